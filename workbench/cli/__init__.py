@@ -1,0 +1,45 @@
+"""``python -m workbench``: the command-line front end on the same core as the app.
+
+Each subcommand lives in its own module exposing ``register(subparsers)``, which adds its
+parser and sets ``func`` to a callable ``(args) -> int`` (the exit status). Errors the
+workbench raises on purpose print one line on stderr, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from workbench.errors import WorkbenchError
+
+# Subcommand modules, imported lazily so `gpu` never loads the OCR stack and vice versa.
+COMMANDS = ("ocr", "parse", "gpu", "plan")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m workbench", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name in COMMANDS:
+        try:
+            module = importlib.import_module(f"workbench.cli.{name}_cmd")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"workbench.cli.{name}_cmd":
+                raise
+            continue
+        module.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args))
+    except WorkbenchError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130

@@ -1,0 +1,44 @@
+"""Exception hierarchy. Every message names the thing at fault and, where it can, what to do.
+
+``WorkbenchError`` is the root; the UI shows ``str(error)`` to the user and the CLI prints it
+as one line on stderr, so messages are complete sentences without tracebacks.
+"""
+
+from __future__ import annotations
+
+
+class WorkbenchError(RuntimeError):
+    """Base of every error the workbench raises on purpose."""
+
+
+class DocumentError(WorkbenchError):
+    """A file cannot be read as a document: corrupt, empty, encrypted, unsupported or too big."""
+
+    def __init__(self, name: str, reason: str) -> None:
+        super().__init__(f"{name}: {reason}")
+        self.name = name
+        self.reason = reason
+
+
+class PageRangeError(WorkbenchError, ValueError):
+    """A page range such as ``1,3-5`` is malformed or outside the document."""
+
+
+class EngineUnavailable(WorkbenchError):
+    """An engine cannot start here (package missing, server down, no GPU); says how to fix it."""
+
+
+class EngineError(WorkbenchError):
+    """An engine failed on a page (server error, timeout, loop); the page is marked, others go on."""
+
+
+class ParseError(WorkbenchError):
+    """Raised only for programming errors; parsers recover from bad model output themselves."""
+
+
+class PlanError(WorkbenchError):
+    """The memory planner cannot fit the model on this GPU; says what would make it fit."""
+
+
+class StoreError(WorkbenchError):
+    """The run store cannot read or write a run."""

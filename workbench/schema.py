@@ -1,0 +1,273 @@
+"""The one currency between modules: typed page, region and run records.
+
+Coordinate spaces
+-----------------
+Every :class:`BBox` names the space its numbers are in. There is one space after parsing:
+
+``page_px``
+    pixels of the page image that was sent to the engine (the ``page-NNNN.png`` the CLI
+    writes), origin top-left, x to the right, y down, ``x0 < x1`` and ``y0 < y1``.
+
+Parsers convert each model's native scale (Chandra 2 0-1000, Chandra 1 0-1024, DeepSeek
+0-999, dots.ocr model-input pixels, ...) to ``page_px`` once, at parse time, with
+:meth:`BBox.from_scaled`; nothing downstream rescales. A region whose box cannot be read is
+*unlocated* (``bbox is None``), never a 1-pixel box at the origin.
+
+On disk a bbox is the list ``[x0, y0, x1, y1]``; the page record carries
+``coordinate_space`` once for all of its regions.
+
+Labels
+------
+Every engine speaks the canonical vocabulary :class:`Label`; the model's own label is kept
+beside it in ``Region.native_label``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from enum import StrEnum
+from typing import Any
+
+from PIL import Image
+from pydantic import BaseModel, ConfigDict, Field, model_serializer, model_validator
+
+
+class Label(StrEnum):
+    TEXT = "text"
+    TITLE = "title"
+    SECTION_HEADER = "section_header"
+    LIST = "list"
+    TABLE = "table"
+    FORMULA = "formula"
+    FIGURE = "figure"
+    CAPTION = "caption"
+    HEADER = "header"
+    FOOTER = "footer"
+    PAGE_NUMBER = "page_number"
+    FOOTNOTE = "footnote"
+    CODE = "code"
+    FORM = "form"
+    SIGNATURE = "signature"
+
+
+#: Running headers, footers and page numbers: kept as regions, out of document Markdown by default.
+FURNITURE: frozenset[Label] = frozenset({Label.HEADER, Label.FOOTER, Label.PAGE_NUMBER})
+
+
+class CoordSpace(StrEnum):
+    PAGE_PX = "page_px"
+
+
+class BBox(BaseModel):
+    """An axis-aligned box; serialized as ``[x0, y0, x1, y1]``."""
+
+    model_config = ConfigDict(frozen=True)
+
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+    space: CoordSpace = CoordSpace.PAGE_PX
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_list(cls, value: Any) -> Any:
+        if isinstance(value, list | tuple):
+            x0, y0, x1, y1 = (float(v) for v in value)
+            return {"x0": x0, "y0": y0, "x1": x1, "y1": y1}
+        return value
+
+    @model_validator(mode="after")
+    def _ordered(self) -> BBox:
+        if not (self.x0 <= self.x1 and self.y0 <= self.y1):
+            raise ValueError(f"bbox corners out of order: {self.as_list()}")
+        return self
+
+    @model_serializer
+    def _to_list(self) -> list[float]:
+        return self.as_list()
+
+    @classmethod
+    def from_scaled(
+        cls,
+        coords: Sequence[float],
+        scale_x: float,
+        scale_y: float,
+        width: int,
+        height: int,
+    ) -> BBox | None:
+        """Convert a native box to ``page_px``: ``coords`` are in a space ``scale_x`` wide and
+        ``scale_y`` tall (1000 for a 0-1000 grid, the model input size for pixel outputs).
+
+        Corners are reordered and clamped to the page; an empty or unreadable box gives None.
+        """
+        try:
+            x0, y0, x1, y1 = (float(c) for c in coords)
+        except (TypeError, ValueError):
+            return None
+        if scale_x <= 0 or scale_y <= 0:
+            return None
+        fx, fy = width / scale_x, height / scale_y
+        xs = sorted((min(max(x0 * fx, 0.0), width), min(max(x1 * fx, 0.0), width)))
+        ys = sorted((min(max(y0 * fy, 0.0), height), min(max(y1 * fy, 0.0), height)))
+        if xs[1] - xs[0] < 1 or ys[1] - ys[0] < 1:
+            return None
+        return cls(x0=round(xs[0], 1), y0=round(ys[0], 1), x1=round(xs[1], 1), y1=round(ys[1], 1))
+
+    def as_list(self) -> list[float]:
+        return [self.x0, self.y0, self.x1, self.y1]
+
+    @property
+    def width(self) -> float:
+        return self.x1 - self.x0
+
+    @property
+    def height(self) -> float:
+        return self.y1 - self.y0
+
+    @property
+    def area(self) -> float:
+        return self.width * self.height
+
+    @property
+    def center(self) -> tuple[float, float]:
+        return ((self.x0 + self.x1) / 2, (self.y0 + self.y1) / 2)
+
+    def intersection(self, other: BBox) -> float:
+        w = min(self.x1, other.x1) - max(self.x0, other.x0)
+        h = min(self.y1, other.y1) - max(self.y0, other.y0)
+        return max(w, 0.0) * max(h, 0.0)
+
+    def iou(self, other: BBox) -> float:
+        inter = self.intersection(other)
+        union = self.area + other.area - inter
+        return inter / union if union > 0 else 0.0
+
+    def union(self, other: BBox) -> BBox:
+        return BBox(
+            x0=min(self.x0, other.x0),
+            y0=min(self.y0, other.y0),
+            x1=max(self.x1, other.x1),
+            y1=max(self.y1, other.y1),
+        )
+
+
+class Region(BaseModel):
+    """One layout block of a page, in reading order."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    label: Label
+    native_label: str
+    bbox: BBox | None = None  # None: unlocated (the model gave no readable box)
+    text: str = ""  # the block's content as Markdown (tables as Markdown/HTML, math as $…$)
+    order: int = 0
+    score: float | None = None
+    continues: bool = False  # LightOnOCR-3 "text+": continues the previous block
+
+
+@dataclass(frozen=True)
+class Sampling:
+    """Sampling for one generation attempt (the spec registry holds each model's values)."""
+
+    temperature: float = 0.0
+    top_p: float = 1.0
+    max_tokens: int = 4096
+    repetition_penalty: float | None = None
+    extra: dict[str, Any] = field(default_factory=dict)  # passed through to the server/vLLM
+
+
+class Attempt(BaseModel):
+    """One generation attempt for a page (a retry after a repetition loop adds one)."""
+
+    temperature: float = 0.0
+    finish_reason: str | None = None  # "stop", "length", or None when the call failed
+    tokens: int = 0
+    seconds: float = 0.0
+    repeated: bool = False  # the output ended in a repetition loop
+    error: str | None = None
+
+
+class PageStatus(StrEnum):
+    OK = "ok"
+    TRUNCATED = "truncated"  # cut off by max_tokens
+    LOOPED = "looped"  # every attempt ended in a repetition loop
+    ERROR = "error"
+
+
+class PageResult(BaseModel):
+    """What one engine made of one page. Coordinates: see the module docstring."""
+
+    document: str
+    page: int  # 1-based
+    width: int  # page image size, page_px
+    height: int
+    engine: str
+    model: str
+    coordinate_space: CoordSpace = CoordSpace.PAGE_PX
+    regions: list[Region] = Field(default_factory=list)
+    markdown: str = ""  # assembled page Markdown, furniture excluded
+    raw: str = ""  # the engine's raw output
+    seconds: float = 0.0
+    tokens: int = 0
+    attempts: list[Attempt] = Field(default_factory=list)
+    status: PageStatus = PageStatus.OK
+    error: str | None = None
+    rotation: int = 0  # degrees the model reported the page needed (olmOCR)
+    notes: list[str] = Field(default_factory=list)  # user-facing remarks ("no boxes from this model")
+
+    @property
+    def retries(self) -> int:
+        return max(len(self.attempts) - 1, 0)
+
+    @property
+    def located(self) -> list[Region]:
+        return [r for r in self.regions if r.bbox is not None]
+
+
+@dataclass(frozen=True)
+class PageImage:
+    """A rasterized page, ready for an engine. ``index`` is 1-based within its document."""
+
+    document: str
+    index: int
+    image: Image.Image = field(repr=False, compare=False)
+    dpi: float | None = None  # None for image inputs
+    scale_note: str | None = None  # set when a giant page was shrunk to the pixel cap
+
+    @property
+    def size(self) -> tuple[int, int]:
+        return self.image.size
+
+
+class DocumentInfo(BaseModel):
+    name: str
+    sha256: str
+    kind: str  # "pdf", "png", "jpeg", "tiff", "webp", "bmp"
+    pages: int  # pages in the file (not only those selected)
+
+
+class RunStatus(StrEnum):
+    RUNNING = "running"
+    DONE = "done"
+    PARTIAL = "partial"  # some pages failed
+    CANCELLED = "cancelled"
+    FAILED = "failed"
+
+
+class RunInfo(BaseModel):
+    """The manifest of one processing of one or more documents."""
+
+    id: str
+    name: str
+    created: datetime = Field(default_factory=lambda: datetime.now(UTC))
+    engine: str
+    model: str
+    profile: str | None = None
+    settings: dict[str, str | int | float | bool | None] = Field(default_factory=dict)
+    versions: dict[str, str] = Field(default_factory=dict)
+    documents: list[DocumentInfo] = Field(default_factory=list)
+    status: RunStatus = RunStatus.RUNNING
