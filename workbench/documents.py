@@ -1,0 +1,266 @@
+"""Documents in, page images out.
+
+Accepted: PDF, PNG, JPEG, TIFF (multi-page), WebP, BMP — recognised by their first bytes,
+never by the file name. Every failure is a :class:`~workbench.errors.DocumentError` whose
+message names the file and says why (empty, corrupt, encrypted, not a document, a
+decompression bomb), so one bad file never stops the others.
+
+Rasterization: PDFs through pypdfium2 (default; about twice as fast as poppler and needs no
+system package) or pdf2image/poppler (``pdf_backend="poppler"`` where ``pdftoppm`` exists).
+A page is rendered at ``dpi`` unless that would exceed ``max_pixels``; then it is rendered
+smaller and :attr:`PageImage.scale_note` says so. Pages are rendered one at a time, on
+demand, so a thousand-page PDF never sits in memory whole.
+
+Page numbers are 1-based everywhere; :func:`parse_page_range` reads ``"1,3-5"``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import math
+import shutil
+import threading
+import warnings
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import PurePath
+from typing import Any
+
+from PIL import Image, ImageOps, ImageSequence
+
+from workbench.errors import DocumentError, PageRangeError
+from workbench.schema import DocumentInfo, PageImage
+from workbench.settings import Settings
+
+#: An image whose header claims more pixels than this is refused as a decompression bomb.
+BOMB_PIXELS = 200_000_000
+
+# PDFium is not thread-safe; Streamlit serves sessions from threads.
+_PDFIUM_LOCK = threading.RLock()
+
+_MAGIC: tuple[tuple[bytes, str], ...] = (
+    (b"\x89PNG\r\n\x1a\n", "png"),
+    (b"\xff\xd8\xff", "jpeg"),
+    (b"II*\x00", "tiff"),
+    (b"MM\x00*", "tiff"),
+    (b"BM", "bmp"),
+)
+_LOOKALIKES: tuple[tuple[bytes, str], ...] = (
+    (b"PK\x03\x04", "a ZIP archive (an Office document?)"),
+    (b"GIF8", "a GIF image (convert it to PNG)"),
+    (b"\xd0\xcf\x11\xe0", "an old Office document"),
+    (b"<", "an HTML/XML file"),
+    (b"{", "a JSON file"),
+)
+
+
+def sniff_kind(name: str, data: bytes) -> str:
+    """The document kind from the first bytes: pdf, png, jpeg, tiff, webp or bmp."""
+    if not data:
+        raise DocumentError(name, "the file is empty")
+    head = data[:1024]
+    if b"%PDF-" in head:  # PDFium, like Acrobat, tolerates junk before the header
+        return "pdf"
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        return "webp"
+    for magic, kind in _MAGIC:
+        if data.startswith(magic):
+            return kind
+    stripped = data.lstrip()[:8]
+    for magic, what in _LOOKALIKES:
+        if stripped.startswith(magic):
+            raise DocumentError(name, f"not a PDF or image: it looks like {what}")
+    claimed = PurePath(name).suffix.lower().lstrip(".") or "no extension"
+    raise DocumentError(
+        name, f"not a PDF or image (named .{claimed}, but its content is neither)"
+    )
+
+
+def parse_page_range(spec: str | None, page_count: int) -> list[int]:
+    """'1,3-5' -> [1, 3, 4, 5]; '4-' runs to the last page; empty or None means all pages."""
+    if spec is None or not spec.strip():
+        return list(range(1, page_count + 1))
+    pages: list[int] = []
+    for part in spec.replace(" ", "").split(","):
+        if not part:
+            continue
+        try:
+            if "-" in part:
+                lo_s, hi_s = part.split("-", 1)
+                lo = int(lo_s) if lo_s else 1
+                hi = int(hi_s) if hi_s else page_count
+            else:
+                lo = hi = int(part)
+        except ValueError:
+            raise PageRangeError(f"cannot read page range {spec!r} (use e.g. 1,3-5)") from None
+        if lo < 1 or hi < lo:
+            raise PageRangeError(f"page range {part!r} is empty or starts below 1")
+        if lo > page_count:
+            raise PageRangeError(f"page {lo} is past the last page ({page_count})")
+        pages.extend(range(lo, min(hi, page_count) + 1))
+    if not pages:
+        raise PageRangeError(f"page range {spec!r} selects no page")
+    return list(dict.fromkeys(pages))
+
+
+def to_rgb(image: Image.Image) -> Image.Image:
+    """RGB on white: transparency flattened, palettes, CMYK and 16-bit greys converted."""
+    if image.mode == "RGB":
+        return image
+    if image.mode in ("RGBA", "LA", "PA") or (image.mode == "P" and "transparency" in image.info):
+        rgba = image.convert("RGBA")
+        canvas = Image.new("RGB", rgba.size, "white")
+        canvas.paste(rgba, mask=rgba.getchannel("A"))
+        return canvas
+    if image.mode.startswith("I;16") or image.mode in ("I", "F"):
+        return image.point(lambda v: v / 256).convert("L").convert("RGB")
+    return image.convert("RGB")
+
+
+def _shrink(image: Image.Image, max_pixels: int) -> tuple[Image.Image, str | None]:
+    w, h = image.size
+    if w * h <= max_pixels:
+        return image, None
+    f = math.sqrt(max_pixels / (w * h))
+    size = (max(1, int(w * f)), max(1, int(h * f)))
+    note = f"page shrunk from {w}×{h} to {size[0]}×{size[1]} px (pixel cap {max_pixels:,})"
+    return image.resize(size, Image.Resampling.LANCZOS), note
+
+
+@dataclass
+class Document:
+    """An opened file. Render pages with :meth:`page` or :meth:`pages` (1-based)."""
+
+    name: str
+    data: bytes = field(repr=False)
+    kind: str
+    page_count: int
+    settings: Settings = field(default_factory=Settings, repr=False)
+    _pdf: Any = field(default=None, repr=False)
+    _frames: list[Image.Image] | None = field(default=None, repr=False)
+
+    @property
+    def sha256(self) -> str:
+        return hashlib.sha256(self.data).hexdigest()
+
+    @property
+    def stem(self) -> str:
+        return PurePath(self.name).stem or "document"
+
+    def info(self) -> DocumentInfo:
+        return DocumentInfo(
+            name=self.name, sha256=self.sha256, kind=self.kind, pages=self.page_count
+        )
+
+    def select(self, spec: str | None = None) -> list[int]:
+        """Page numbers for a range spec, capped at ``settings.max_pages``."""
+        return parse_page_range(spec, self.page_count)[: self.settings.max_pages]
+
+    def page(self, index: int, dpi: float | None = None) -> PageImage:
+        if not 1 <= index <= self.page_count:
+            raise PageRangeError(f"{self.name}: page {index} is outside 1-{self.page_count}")
+        if self.kind == "pdf":
+            return self._render_pdf(index, dpi or self.settings.dpi)
+        assert self._frames is not None
+        image, note = _shrink(to_rgb(self._frames[index - 1]), self.settings.max_pixels)
+        return PageImage(self.name, index, image, None, note)
+
+    def pages(self, indices: list[int] | None = None, dpi: float | None = None) -> Iterator[PageImage]:
+        for index in indices or range(1, self.page_count + 1):
+            yield self.page(index, dpi)
+
+    def _render_pdf(self, index: int, dpi: float) -> PageImage:
+        with _PDFIUM_LOCK:
+            page = self._pdf[index - 1]
+            w_pt, h_pt = page.get_size()
+            scale = dpi / 72
+            note = None
+            if w_pt * h_pt * scale * scale > self.settings.max_pixels:
+                capped = math.sqrt(self.settings.max_pixels / (w_pt * h_pt))
+                note = (
+                    f"page is {w_pt / 72:.0f}×{h_pt / 72:.0f} in; rendered at "
+                    f"{capped * 72:.0f} DPI instead of {dpi:.0f} (pixel cap)"
+                )
+                scale = capped
+            if self.settings.pdf_backend == "poppler" and shutil.which("pdftoppm"):
+                image = self._render_poppler(index, scale * 72)
+            else:
+                image = page.render(scale=scale, may_draw_forms=True).to_pil()
+            page.close()
+        return PageImage(self.name, index, to_rgb(image), round(scale * 72, 1), note)
+
+    def _render_poppler(self, index: int, dpi: float) -> Image.Image:
+        from pdf2image import convert_from_bytes  # optional backend
+
+        images = convert_from_bytes(
+            self.data, dpi=int(dpi), first_page=index, last_page=index, timeout=120
+        )
+        return images[0]
+
+    def close(self) -> None:
+        if self._pdf is not None:
+            with _PDFIUM_LOCK:
+                self._pdf.close()
+            self._pdf = None
+
+
+def open_document(
+    name: str, data: bytes, settings: Settings | None = None, password: str | None = None
+) -> Document:
+    """Open ``data`` (named ``name`` for messages). Raises DocumentError naming the file."""
+    settings = settings or Settings()
+    if len(data) > settings.max_file_mb * 1024 * 1024:
+        raise DocumentError(name, f"the file is larger than {settings.max_file_mb} MB")
+    kind = sniff_kind(name, data)
+    if kind == "pdf":
+        return _open_pdf(name, data, settings, password)
+    frames = _open_image(name, data, kind)
+    return Document(name, data, kind, len(frames), settings, _frames=frames)
+
+
+def _open_pdf(name: str, data: bytes, settings: Settings, password: str | None) -> Document:
+    import pypdfium2 as pdfium
+
+    with _PDFIUM_LOCK:
+        try:
+            pdf = pdfium.PdfDocument(data, password=password)
+        except pdfium.PdfiumError as exc:
+            text = str(exc)
+            if "password" in text.lower():
+                raise DocumentError(
+                    name, "the PDF is encrypted (password-protected); remove the password first"
+                ) from None
+            raise DocumentError(name, "the PDF is damaged or truncated and cannot be read") from None
+        count = len(pdf)
+    if count == 0:
+        pdf.close()
+        raise DocumentError(name, "the PDF has no pages")
+    return Document(name, data, "pdf", count, settings, _pdf=pdf)
+
+
+def _open_image(name: str, data: bytes, kind: str) -> list[Image.Image]:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", Image.DecompressionBombWarning)
+            image = Image.open(io.BytesIO(data))
+            w, h = image.size
+            if w * h > BOMB_PIXELS:
+                raise DocumentError(
+                    name,
+                    f"the image claims {w}×{h} pixels ({w * h / 1e6:.0f} MP): refused as a "
+                    "possible decompression bomb",
+                )
+            frames = []
+            for frame in ImageSequence.Iterator(image):
+                frame.load()
+                frames.append(ImageOps.exif_transpose(frame.copy()) or frame.copy())
+    except DocumentError:
+        raise
+    except (Image.DecompressionBombError, Image.DecompressionBombWarning):
+        raise DocumentError(name, "refused as a possible decompression bomb") from None
+    except (OSError, SyntaxError, ValueError) as exc:
+        raise DocumentError(name, f"the {kind.upper()} image is damaged ({exc})") from None
+    if not frames:
+        raise DocumentError(name, "the image has no frames")
+    return frames
