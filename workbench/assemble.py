@@ -51,9 +51,7 @@ def _block(region: Region, page: int) -> str:
     return text
 
 
-def assemble_page(
-    regions: Sequence[Region], page: int = 1, include_furniture: bool = False
-) -> str:
+def assemble_page(regions: Sequence[Region], page: int = 1, include_furniture: bool = False) -> str:
     parts: list[str] = []
     for region in sorted(regions, key=lambda r: r.order):
         if region.label in FURNITURE and not include_furniture:

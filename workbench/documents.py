@@ -72,9 +72,7 @@ def sniff_kind(name: str, data: bytes) -> str:
         if stripped.startswith(magic):
             raise DocumentError(name, f"not a PDF or image: it looks like {what}")
     claimed = PurePath(name).suffix.lower().lstrip(".") or "no extension"
-    raise DocumentError(
-        name, f"not a PDF or image (named .{claimed}, but its content is neither)"
-    )
+    raise DocumentError(name, f"not a PDF or image (named .{claimed}, but its content is neither)")
 
 
 def parse_page_range(spec: str | None, page_count: int) -> list[int]:
@@ -166,7 +164,9 @@ class Document:
         image, note = _shrink(to_rgb(self._frames[index - 1]), self.settings.max_pixels)
         return PageImage(self.name, index, image, None, note)
 
-    def pages(self, indices: list[int] | None = None, dpi: float | None = None) -> Iterator[PageImage]:
+    def pages(
+        self, indices: list[int] | None = None, dpi: float | None = None
+    ) -> Iterator[PageImage]:
         for index in indices or range(1, self.page_count + 1):
             yield self.page(index, dpi)
 
@@ -231,7 +231,9 @@ def _open_pdf(name: str, data: bytes, settings: Settings, password: str | None) 
                 raise DocumentError(
                     name, "the PDF is encrypted (password-protected); remove the password first"
                 ) from None
-            raise DocumentError(name, "the PDF is damaged or truncated and cannot be read") from None
+            raise DocumentError(
+                name, "the PDF is damaged or truncated; it cannot be read"
+            ) from None
         count = len(pdf)
     if count == 0:
         pdf.close()

@@ -42,7 +42,7 @@ class FakeEngine:
             w, h = req.image.size
             n = req.key.rsplit("#", 1)[-1]
 
-            def box(x0: float, y0: float, x1: float, y1: float) -> BBox:
+            def box(x0: float, y0: float, x1: float, y1: float, w: int = w, h: int = h) -> BBox:
                 return BBox(x0=x0 * w, y0=y0 * h, x1=x1 * w, y1=y1 * h)
 
             specs = [
