@@ -1,0 +1,446 @@
+"""One run folder on disk: its layout, an atomic page-by-page writer and a tolerant reader.
+
+:mod:`workbench.store` keeps many of these under one root; the CLI's ``--out DIR`` is one too.
+Layout::
+
+    manifest.json                 RunManifest: RunInfo + one PageEntry per finished page
+    <doc stem>/                   one folder per document, named by its stem ("-2" on clashes)
+        page-0001.png             the image sent to the engine (page_px space)
+        page-0001.md              the page Markdown
+        page-0001.raw.txt         the engine's raw output (only when non-empty)
+        page-0001.json            PageResult, ``model_dump(mode="json")``, written LAST
+        page-0001.corrected.json  Corrections drawn by hand (never overwrites the .json)
+        document.md               every finished page's Markdown joined, refreshed per document
+
+Contracts
+---------
+* Every file is written atomically: a temporary file in the same folder, then ``os.replace``.
+* A page is *finished* iff its ``page-NNNN.json`` exists and parses as a PageResult. Its other
+  files are written before it, so a run killed at page 37 keeps pages 1-36 whole, and a
+  resumed writer (:meth:`RunWriter.open`) skips exactly those pages.
+* ``manifest.json`` is rewritten (atomically) after every page; if it is lost or corrupt the
+  page files still stand, and :meth:`RunStore.list` shows the run as ``corrupt``.
+* Regions in every file are in ``page_px`` of the ``page-NNNN.png`` beside them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tempfile
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from PIL import Image
+from pydantic import BaseModel, Field, ValidationError
+
+from workbench.errors import StoreError
+from workbench.schema import (
+    CoordSpace,
+    DocumentInfo,
+    PageResult,
+    PageStatus,
+    Region,
+    RunInfo,
+    RunStatus,
+)
+
+MANIFEST = "manifest.json"
+DOCUMENT_MD = "document.md"
+_PAGE_JSON = re.compile(r"^page-(\d{4,})\.json$")
+_TMP_SUFFIX = ".tmp"
+
+
+class PageEntry(BaseModel):
+    """One finished page in the manifest."""
+
+    document: str
+    page: int
+    status: PageStatus
+    seconds: float = 0.0
+    tokens: int = 0
+    retries: int = 0
+    error: str | None = None
+
+
+class RunManifest(RunInfo):
+    """``manifest.json``: the run's RunInfo plus per-page bookkeeping."""
+
+    folders: dict[str, str] = Field(default_factory=dict)  # document name -> folder name
+    pages: list[PageEntry] = Field(default_factory=list)
+    updated: datetime | None = None
+    finished: datetime | None = None
+
+
+class Corrections(BaseModel):
+    """``page-NNNN.corrected.json``: regions fixed by hand, in the same page_px space."""
+
+    document: str
+    page: int
+    coordinate_space: CoordSpace = CoordSpace.PAGE_PX
+    regions: list[Region] = Field(default_factory=list)
+    saved: datetime = Field(default_factory=lambda: datetime.now(UTC))
+
+
+@dataclass(frozen=True)
+class StoredPage:
+    """A finished page as kept on disk: the model's result and, if any, the hand corrections."""
+
+    result: PageResult
+    corrected: list[Region] | None
+    image_path: Path | None
+    image_file: str  # path relative to the run folder, e.g. "scan/page-0001.png"
+
+    @property
+    def regions(self) -> list[Region]:
+        """The regions to show: the corrected layer when present, else the model's."""
+        return self.corrected if self.corrected is not None else self.result.regions
+
+    def load_image(self) -> Image.Image | None:
+        if self.image_path is None or not self.image_path.exists():
+            return None
+        with Image.open(self.image_path) as im:
+            im.load()
+            return im.copy()
+
+
+def page_stem(page: int) -> str:
+    return f"page-{page:04d}"
+
+
+def atomic_write(path: Path, data: bytes | str) -> None:
+    """Write ``path`` so that readers see the old file or the whole new one, never a part."""
+    payload = data.encode("utf-8") if isinstance(data, str) else data
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=_TMP_SUFFIX, dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(payload)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _atomic_png(path: Path, image: Image.Image) -> None:
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=_TMP_SUFFIX, dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            image.save(fh, format="PNG", compress_level=1)  # speed over size: pages are big
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _read_manifest(run_dir: Path) -> RunManifest:
+    path = run_dir / MANIFEST
+    try:
+        return RunManifest.model_validate_json(path.read_bytes())
+    except FileNotFoundError:
+        raise StoreError(f"{run_dir.name}: no {MANIFEST}; this folder is not a run.") from None
+    except (ValidationError, ValueError, OSError) as exc:
+        raise StoreError(f"{run_dir.name}: {MANIFEST} is unreadable ({exc}).") from exc
+
+
+def _read_page(path: Path) -> PageResult | None:
+    try:
+        return PageResult.model_validate_json(path.read_bytes())
+    except (OSError, ValidationError, ValueError):
+        return None
+
+
+def _page_numbers(folder: Path) -> list[int]:
+    if not folder.is_dir():
+        return []
+    return sorted(int(m.group(1)) for p in folder.iterdir() if (m := _PAGE_JSON.match(p.name)))
+
+
+def _stem_folder(name: str, taken: set[str]) -> str:
+    stem = Path(name).stem or "document"
+    stem = re.sub(r"[^\w.-]+", "_", stem).strip("._") or "document"
+    folder, n = stem, 1
+    while folder.lower() in {t.lower() for t in taken} or folder == MANIFEST:
+        n += 1
+        folder = f"{stem}-{n}"
+    return folder
+
+
+def _scan_folders(run_dir: Path) -> dict[str, str]:
+    """Rebuild the document -> folder map from page files (when the manifest is lost)."""
+    found: dict[str, str] = {}
+    for sub in sorted(p for p in run_dir.iterdir() if p.is_dir()):
+        for n in _page_numbers(sub):
+            page = _read_page(sub / f"{page_stem(n)}.json")
+            if page is not None:
+                found.setdefault(page.document, sub.name)
+                break
+    return found
+
+
+def save_corrections(
+    run_dir: Path, folder: str, doc: str, page: int, regions: list[Region]
+) -> Path:
+    base = run_dir / folder / page_stem(page)
+    if _read_page(base.with_suffix(".json")) is None:
+        raise StoreError(f"{doc} page {page}: no finished page to correct in {run_dir.name}.")
+    record = Corrections(document=doc, page=page, regions=list(regions))
+    path = base.with_name(f"{base.name}.corrected.json")
+    atomic_write(path, record.model_dump_json(indent=1))
+    return path
+
+
+class RunReader:
+    """Read one run folder. Missing or unreadable page files are skipped, never fatal."""
+
+    def __init__(self, run_dir: Path | str) -> None:
+        self.path = Path(run_dir)
+        self.info: RunManifest = _read_manifest(self.path)
+        self._folders = dict(self.info.folders) or _scan_folders(self.path)
+
+    @property
+    def documents(self) -> list[str]:
+        return list(self._folders)
+
+    @property
+    def folders(self) -> dict[str, str]:
+        """Document name -> folder name inside the run."""
+        return dict(self._folders)
+
+    def folder(self, doc: str) -> Path:
+        try:
+            return self.path / self._folders[doc]
+        except KeyError:
+            raise StoreError(f"{self.info.id}: no document named {doc!r}.") from None
+
+    def page_numbers(self, doc: str) -> list[int]:
+        return _page_numbers(self.folder(doc))
+
+    def page(self, doc: str, page: int) -> PageResult:
+        result = _read_page(self.folder(doc) / f"{page_stem(page)}.json")
+        if result is None:
+            raise StoreError(f"{self.info.id}: {doc} page {page} is missing or unreadable.")
+        return result
+
+    def pages(self, doc: str) -> list[PageResult]:
+        folder = self.folder(doc)
+        found = (_read_page(folder / f"{page_stem(n)}.json") for n in _page_numbers(folder))
+        return [p for p in found if p is not None]
+
+    def image_path(self, doc: str, page: int) -> Path:
+        return self.folder(doc) / f"{page_stem(page)}.png"
+
+    def image(self, doc: str, page: int) -> Image.Image:
+        path = self.image_path(doc, page)
+        try:
+            with Image.open(path) as im:
+                im.load()
+                return im.copy()
+        except OSError as exc:
+            raise StoreError(f"{self.info.id}: image of {doc} page {page} unreadable.") from exc
+
+    def raw(self, doc: str, page: int) -> str:
+        path = self.folder(doc) / f"{page_stem(page)}.raw.txt"
+        return path.read_text("utf-8") if path.exists() else ""
+
+    def load_corrections(self, doc: str, page: int) -> list[Region] | None:
+        path = self.folder(doc) / f"{page_stem(page)}.corrected.json"
+        if not path.exists():
+            return None
+        try:
+            return Corrections.model_validate_json(path.read_bytes()).regions
+        except (OSError, ValidationError, ValueError) as exc:
+            raise StoreError(f"{self.info.id}: corrections of {doc} p{page} unreadable.") from exc
+
+    def save_corrections(self, doc: str, page: int, regions: list[Region]) -> Path:
+        """Keep hand-corrected regions beside the model's page; its .json is never touched."""
+        return save_corrections(self.path, self.folder(doc).name, doc, page, regions)
+
+    def stored(self, doc: str, page: int) -> StoredPage:
+        """The model's result and the hand corrections (None when there are none) together."""
+        image = self.image_path(doc, page)
+        return StoredPage(
+            result=self.page(doc, page),
+            corrected=self.load_corrections(doc, page),
+            image_path=image if image.exists() else None,
+            image_file=image.relative_to(self.path).as_posix(),
+        )
+
+    def iter_stored(self, doc: str | None = None) -> Iterator[StoredPage]:
+        for name in [doc] if doc is not None else self.documents:
+            for n in self.page_numbers(name):
+                try:
+                    yield self.stored(name, n)
+                except StoreError:
+                    continue
+
+    def markdown(self, doc: str) -> str:
+        path = self.folder(doc) / DOCUMENT_MD
+        if path.exists():
+            return path.read_text("utf-8")
+        return _join_markdown(self.pages(doc))
+
+    def files(self, doc: str | None = None, page: int | None = None) -> list[Path]:
+        """The run's files (all, one document's, or one page's), for ZIP export."""
+        if doc is None:
+            return sorted(
+                p for p in self.path.rglob("*") if p.is_file() and not p.name.endswith(_TMP_SUFFIX)
+            )
+        folder = self.folder(doc)
+        if page is None:
+            return sorted(p for p in folder.iterdir() if p.is_file() and not p.name.startswith("."))
+        return sorted(folder.glob(f"{page_stem(page)}.*"))
+
+
+def _join_markdown(pages: list[PageResult]) -> str:
+    parts = [p.markdown.strip() for p in sorted(pages, key=lambda p: p.page)]
+    return "\n\n".join(part for part in parts if part) + "\n"
+
+
+class RunWriter:
+    """Write one run folder page by page; thread-safe (pages may finish out of order)."""
+
+    def __init__(self, run_dir: Path, manifest: RunManifest) -> None:
+        self.path = run_dir
+        self.info = manifest
+        self._lock = threading.Lock()
+        for stale in run_dir.rglob(f".*{_TMP_SUFFIX}"):  # left by a killed writer
+            stale.unlink(missing_ok=True)
+
+    @classmethod
+    def create(cls, run_dir: Path | str, info: RunInfo) -> RunWriter:
+        """Start a new run in ``run_dir`` (created; must not hold a run already)."""
+        path = Path(run_dir)
+        if (path / MANIFEST).exists():
+            raise StoreError(f"{path}: a run is already there; open it to resume.")
+        path.mkdir(parents=True, exist_ok=True)
+        writer = cls(path, RunManifest.model_validate(info.model_dump()))
+        writer._save_manifest()
+        return writer
+
+    @classmethod
+    def open(cls, run_dir: Path | str, info: RunInfo | None = None) -> RunWriter:
+        """Resume the run in ``run_dir``, or create it from ``info`` when there is none.
+
+        A corrupt manifest is rebuilt from ``info`` and the finished page files.
+        """
+        path = Path(run_dir)
+        if not (path / MANIFEST).exists():
+            if info is None:
+                raise StoreError(f"{path}: no run to resume.")
+            return cls.create(path, info)
+        try:
+            manifest = _read_manifest(path)
+        except StoreError:
+            if info is None:
+                raise
+            manifest = RunManifest.model_validate(info.model_dump())
+            manifest.folders = _scan_folders(path)
+        writer = cls(path, manifest)
+        if info is not None:
+            for doc in info.documents:
+                writer.add_document(doc)
+        with writer._lock:
+            writer.info.status = RunStatus.RUNNING
+            writer.info.finished = None
+            writer._rebuild_entries()
+            writer._save_manifest()
+        return writer
+
+    def add_document(self, doc: DocumentInfo) -> None:
+        with self._lock:
+            if all(d.name != doc.name for d in self.info.documents):
+                self.info.documents.append(doc)
+            self._folder(doc.name)
+            self._save_manifest()
+
+    def _folder(self, doc: str) -> Path:
+        folder = self.info.folders.get(doc)
+        if folder is None:
+            taken = set(self.info.folders.values()) | {p.name for p in self.path.iterdir()}
+            folder = self.info.folders[doc] = _stem_folder(doc, taken)
+        path = self.path / folder
+        path.mkdir(exist_ok=True)
+        return path
+
+    def done_pages(self, doc: str) -> set[int]:
+        """Pages of ``doc`` already finished (their .json exists and parses)."""
+        folder = self.info.folders.get(doc)
+        if folder is None:
+            return set()
+        path = self.path / folder
+        return {n for n in _page_numbers(path) if _read_page(path / f"{page_stem(n)}.json")}
+
+    def write_page(
+        self, result: PageResult, image: Image.Image | None, *, overwrite: bool = False
+    ) -> Path:
+        """Write one page's files, its .json last, then the manifest. Returns the .json path."""
+        with self._lock:
+            base = self._folder(result.document) / page_stem(result.page)
+        json_path = base.with_suffix(".json")
+        if not overwrite and _read_page(json_path) is not None:
+            raise StoreError(f"{result.document} page {result.page} is already finished.")
+        if image is not None:
+            _atomic_png(base.with_suffix(".png"), image)
+        atomic_write(base.with_suffix(".md"), result.markdown)
+        raw = base.with_name(f"{base.name}.raw.txt")
+        if result.raw:
+            atomic_write(raw, result.raw)
+        else:
+            raw.unlink(missing_ok=True)
+        atomic_write(json_path, json.dumps(result.model_dump(mode="json"), ensure_ascii=False))
+        with self._lock:
+            self._record(result)
+            self._save_manifest()
+        return json_path
+
+    def finish_document(self, doc: str) -> Path:
+        """Write ``document.md`` from the document's finished pages."""
+        folder = self._folder(doc)
+        path = folder / DOCUMENT_MD
+        pages = [
+            p for n in _page_numbers(folder) if (p := _read_page(folder / f"{page_stem(n)}.json"))
+        ]
+        atomic_write(path, _join_markdown(pages))
+        return path
+
+    def finish(self, status: RunStatus = RunStatus.DONE) -> None:
+        for doc in list(self.info.folders):
+            self.finish_document(doc)
+        with self._lock:
+            self.info.status = status
+            self.info.finished = datetime.now(UTC)
+            self._save_manifest()
+
+    def save_corrections(self, doc: str, page: int, regions: list[Region]) -> Path:
+        return save_corrections(self.path, self._folder(doc).name, doc, page, regions)
+
+    def _record(self, result: PageResult) -> None:
+        entry = PageEntry(
+            document=result.document,
+            page=result.page,
+            status=result.status,
+            seconds=result.seconds,
+            tokens=result.tokens,
+            retries=result.retries,
+            error=result.error,
+        )
+        key = (entry.document, entry.page)
+        kept = [e for e in self.info.pages if (e.document, e.page) != key]
+        self.info.pages = sorted([*kept, entry], key=lambda e: (e.document, e.page))
+
+    def _rebuild_entries(self) -> None:
+        """Make the page entries agree with the finished page files (after a crash)."""
+        self.info.pages = []
+        for doc, folder in self.info.folders.items():
+            for n in _page_numbers(self.path / folder):
+                page = _read_page(self.path / folder / f"{page_stem(n)}.json")
+                if page is not None and page.document == doc:
+                    self._record(page)
+
+    def _save_manifest(self) -> None:
+        self.info.updated = datetime.now(UTC)
+        atomic_write(self.path / MANIFEST, self.info.model_dump_json(indent=1))
