@@ -80,22 +80,30 @@ def build_request(spec: ModelSpec, key: str, image: Image.Image) -> PageRequest:
 
 
 def to_result(
-    spec: ModelSpec, engine: Engine, page: PageImage, image: Image.Image, output: EngineOutput
+    spec: ModelSpec,
+    output: EngineOutput,
+    *,
+    document: str,
+    page: int,
+    size: tuple[int, int],
+    engine: str,
+    model: str,
+    scale_note: str | None = None,
 ) -> PageResult:
-    """Parse and assemble one engine output into a PageResult for ``image``."""
-    width, height = image.size
+    """Parse and assemble one engine output into a PageResult for a page image of ``size``."""
+    width, height = size
     base = PageResult(
-        document=page.document,
-        page=page.index,
+        document=document,
+        page=page,
         width=width,
         height=height,
-        engine=engine.name,
-        model=engine.model,
+        engine=engine,
+        model=model,
         raw=output.raw,
         seconds=round(output.seconds, 3),
         tokens=output.tokens,
         attempts=list(output.attempts),
-        notes=[page.scale_note] if page.scale_note else [],
+        notes=[scale_note] if scale_note else [],
     )
     if output.error is not None:
         return base.model_copy(update={"status": PageStatus.ERROR, "error": output.error})
@@ -121,11 +129,26 @@ def to_result(
     return base.model_copy(
         update={
             "regions": regions,
-            "markdown": assemble_page(regions, page.index),
+            "markdown": assemble_page(regions, page),
             "status": status,
             "rotation": rotation,
             "notes": list(dict.fromkeys(notes)),
         }
+    )
+
+
+def _result(
+    spec: ModelSpec, engine: Engine, page: PageImage, image: Image.Image, output: EngineOutput
+) -> PageResult:
+    return to_result(
+        spec,
+        output,
+        document=page.document,
+        page=page.index,
+        size=image.size,
+        engine=engine.name,
+        model=engine.model,
+        scale_note=page.scale_note,
     )
 
 
@@ -137,7 +160,7 @@ def _run_chunk(
     rotated: list[tuple[PageImage, Image.Image]] = []
     for output in engine.run(requests):
         page, image = by_key[output.key]
-        result = to_result(spec, engine, page, image, output)
+        result = _result(spec, engine, page, image, output)
         if result.rotation and result.status is not PageStatus.ERROR:
             # The model says the page is turned: send it again upright (olmOCR's rule).
             rotated.append((page, image.rotate(-result.rotation, expand=True)))
@@ -146,7 +169,7 @@ def _run_chunk(
     for page, image in rotated:
         request = build_request(spec, page_key(page), image)
         for output in engine.run([request]):
-            result = to_result(spec, engine, page, image, output)
+            result = _result(spec, engine, page, image, output)
             note = f"page turned {result.rotation or 0}° as the model asked"
             yield Processed(result.model_copy(update={"notes": [*result.notes, note]}), image)
 
