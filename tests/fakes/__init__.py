@@ -1,0 +1,1 @@
+"""Test doubles that speak real protocols (a real HTTP server, not mocks)."""

@@ -1,0 +1,237 @@
+"""VllmServerEngine end to end against a real HTTP server (tests/fakes/openai_server.py)."""
+
+from __future__ import annotations
+
+import socket
+from typing import Any
+
+import pytest
+from PIL import Image
+
+from tests.fakes.openai_server import FakeOpenAIServer, Reply, request_image, request_prompt
+from workbench.engines.base import Engine, PageRequest
+from workbench.engines.vllm_server import VllmServerEngine, normalize_base_url
+from workbench.errors import EngineUnavailable
+from workbench.schema import Sampling
+
+
+def _page(i: int, **kw: Any) -> PageRequest:
+    # Each page has its own width, so the server can tell which page it was sent.
+    image = Image.new("RGB", (100 + i, 60), (255, 255, 255))
+    return PageRequest(key=f"doc.pdf#{i}", image=image, prompt="OCR this page.", **kw)
+
+
+def _by_width(body: dict[str, Any]) -> str:
+    image = request_image(body)
+    assert image is not None
+    return f"page of width {image.width}"
+
+
+def _engine(server: FakeOpenAIServer, **kw: Any) -> VllmServerEngine:
+    kw.setdefault("backoff", 0.01)
+    return VllmServerEngine(server.base_url, **kw)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_pages_come_back_matched_by_key() -> None:
+    with FakeOpenAIServer(respond=_by_width, delay=0.02) as server:
+        engine = _engine(server, concurrency=8)
+        assert isinstance(engine, Engine)
+        outputs = {o.key: o for o in engine.run([_page(i) for i in range(20)])}
+    assert len(outputs) == 20
+    for i in range(20):
+        out = outputs[f"doc.pdf#{i}"]
+        assert out.ok, out.error
+        assert out.raw == f"page of width {100 + i}"
+        assert out.finish_reason == "stop"
+        assert len(out.attempts) == 1 and out.tokens > 0
+    assert engine.model == "fake/ocr-model"  # the first served model
+
+
+@pytest.mark.parametrize("concurrency", [1, 6])
+def test_concurrency_is_what_was_asked(concurrency: int) -> None:
+    with FakeOpenAIServer(delay=0.15) as server:
+        engine = _engine(server, concurrency=concurrency)
+        outputs = list(engine.run([_page(i) for i in range(2 * concurrency + 1)]))
+        assert all(o.ok for o in outputs)
+        assert server.max_in_flight == concurrency
+
+
+def test_request_body_carries_image_prompt_and_sampling() -> None:
+    sampling = Sampling(
+        temperature=0.2, top_p=0.9, max_tokens=1234, repetition_penalty=1.05, extra={"top_k": 20}
+    )
+    request = PageRequest(
+        key="a",
+        image=Image.new("RGB", (64, 48), "white"),
+        prompt="Read it.",
+        system="You are an OCR model.",
+        sampling=sampling,
+        chat_template_kwargs={"enable_thinking": False},
+    )
+    with FakeOpenAIServer(models=["m1", "m2"]) as server:
+        engine = _engine(server, model="m2")
+        [out] = list(engine.run([request]))
+        body = server.requests[0]
+    assert out.ok
+    assert body["model"] == "m2"
+    assert body["messages"][0] == {"role": "system", "content": "You are an OCR model."}
+    url = body["messages"][1]["content"][0]["image_url"]["url"]
+    assert url.startswith("data:image/png;base64,")
+    image = request_image(body)
+    assert image is not None and image.size == (64, 48)
+    assert request_prompt(body) == "Read it."
+    assert (body["temperature"], body["top_p"], body["max_tokens"]) == (0.2, 0.9, 1234)
+    assert body["repetition_penalty"] == 1.05 and body["top_k"] == 20
+    assert body["chat_template_kwargs"] == {"enable_thinking": False}
+
+
+def test_image_only_request_sends_no_text_part() -> None:
+    with FakeOpenAIServer() as server:
+        list(_engine(server).run([PageRequest(key="a", image=Image.new("L", (10, 10)))]))
+        content = server.requests[0]["messages"][0]["content"]
+    assert [part["type"] for part in content] == ["image_url"]
+
+
+def test_server_down_gives_an_actionable_error_per_page() -> None:
+    engine = VllmServerEngine(f"127.0.0.1:{_free_port()}", model="m", backoff=0.01, retries=2)
+    outputs = list(engine.run([_page(i) for i in range(3)]))
+    assert sorted(o.key for o in outputs) == [f"doc.pdf#{i}" for i in range(3)]
+    for out in outputs:
+        assert not out.ok
+        assert f"cannot reach {engine.base_url}" in (out.error or "")
+        assert "vllm serve" in (out.error or "")
+
+
+def test_server_down_without_model_errors_each_page_too() -> None:
+    engine = VllmServerEngine(f"http://127.0.0.1:{_free_port()}", backoff=0.01)
+    outputs = list(engine.run([_page(1), _page(2)]))
+    assert [bool(o.error and "is `vllm serve` running?" in o.error) for o in outputs] == [1, 1]
+
+
+def test_server_stopped_mid_document() -> None:
+    server = FakeOpenAIServer().start()
+    engine = _engine(server, retries=2)
+    [first] = list(engine.run([_page(0)]))
+    server.stop()
+    [second] = list(engine.run([_page(1)]))
+    assert first.ok and not second.ok
+    assert "cannot reach" in (second.error or "")
+
+
+def test_500_twice_then_ok_is_retried() -> None:
+    with FakeOpenAIServer(outputs=["recovered"]) as server:
+        server.fail_next(2, status=500)
+        [out] = list(_engine(server, retries=3).run([_page(0)]))
+        assert server.completions == 3
+    assert out.ok and out.raw == "recovered"
+
+
+def test_500_more_than_retries_fails_the_page_only() -> None:
+    with FakeOpenAIServer() as server:
+        server.fail_next(3, status=503)
+        engine = _engine(server, retries=3, concurrency=1)
+        outputs = {o.key: o for o in engine.run([_page(0), _page(1)])}
+    assert "server error 503" in (outputs["doc.pdf#0"].error or "")
+    assert "tried 3 times" in (outputs["doc.pdf#0"].error or "")
+    assert outputs["doc.pdf#1"].ok
+
+
+def test_timeout_gives_a_timeout_message() -> None:
+    with FakeOpenAIServer() as server:
+        server.hang = True
+        [out] = list(_engine(server, timeout=0.3, retries=2).run([_page(0)]))
+        assert server.completions == 2
+    assert not out.ok
+    assert "timed out after 0.3 s" in (out.error or "")
+    assert out.attempts[-1].error == out.error
+
+
+def test_unknown_model_lists_served_models() -> None:
+    with FakeOpenAIServer(models=["a/one", "b/two"]) as server:
+        engine = _engine(server, model="c/three")
+        [out] = list(engine.run([_page(0)]))
+        status = engine.check()
+        with pytest.raises(EngineUnavailable, match="served models: a/one, b/two"):
+            engine.connect()
+    assert out.error == "server answered 404 for model c/three; served models: a/one, b/two"
+    assert "served models: a/one, b/two" in status
+
+
+def test_loop_then_clean_records_two_attempts_with_hotter_temperature() -> None:
+    hot = Sampling(temperature=0.3, top_p=0.95)
+    with FakeOpenAIServer() as server:
+        server.loop = True
+        [out] = list(_engine(server).run([_page(0, retry_sampling=(hot,))]))
+        temperatures = [body["temperature"] for body in server.requests]
+    assert temperatures == [0.0, 0.3]
+    assert [a.repeated for a in out.attempts] == [True, False]
+    assert [a.temperature for a in out.attempts] == [0.0, 0.3]
+    assert out.attempts[0].finish_reason == "length"
+    assert out.ok and out.finish_reason == "stop" and "|" not in out.raw
+
+
+def test_every_attempt_looping_keeps_the_last_output() -> None:
+    schedule = (Sampling(temperature=0.3), Sampling(temperature=0.5))
+    with FakeOpenAIServer(outputs=[Reply("ab" * 300, "length")] * 3) as server:
+        [out] = list(_engine(server).run([_page(0, retry_sampling=schedule)]))
+        assert server.completions == 3
+    assert out.ok and out.raw == "ab" * 300
+    assert [a.repeated for a in out.attempts] == [True, True, True]
+    assert [a.temperature for a in out.attempts] == [0.0, 0.3, 0.5]
+
+
+def test_api_key_is_sent() -> None:
+    with FakeOpenAIServer(api_key="sekret") as server:
+        assert "401" in VllmServerEngine(server.base_url).check()
+        engine = VllmServerEngine(server.base_url, api_key="sekret")
+        assert engine.check().startswith(f"connected to {server.base_url}")
+        assert all(o.ok for o in engine.run([_page(0)]))
+
+
+def test_check_never_raises_and_connect_raises_when_asked() -> None:
+    url = f"http://127.0.0.1:{_free_port()}/v1"
+    engine = VllmServerEngine(url)
+    assert engine.check() == f"cannot reach {url} — is `vllm serve` running?"
+    with pytest.raises(EngineUnavailable, match="vllm serve"):
+        VllmServerEngine(url, connect=True)
+
+
+def test_close_is_idempotent_and_engine_reusable() -> None:
+    with FakeOpenAIServer() as server:
+        engine = _engine(server)
+        [out] = list(engine.run([_page(0)]))
+        assert out.ok
+        engine.close()
+        engine.close()
+        [out] = list(engine.run([_page(1)]))
+        assert out.ok
+        engine.close()
+
+
+def test_stopping_early_cancels_queued_pages() -> None:
+    with FakeOpenAIServer(delay=0.1) as server:
+        engine = _engine(server, concurrency=2)
+        outputs = engine.run([_page(i) for i in range(20)])
+        next(outputs)
+        outputs.close()  # the consumer (cancel button) stops iterating
+        sent = server.completions
+    assert sent < 20
+
+
+@pytest.mark.parametrize(
+    ("given", "expected"),
+    [
+        ("127.0.0.1:8000", "http://127.0.0.1:8000/v1"),
+        ("http://h:8000/", "http://h:8000/v1"),
+        ("https://h/v1/", "https://h/v1"),
+        ("http://h/openai/v1", "http://h/openai/v1"),
+    ],
+)
+def test_normalize_base_url(given: str, expected: str) -> None:
+    assert normalize_base_url(given) == expected

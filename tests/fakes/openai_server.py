@@ -1,0 +1,324 @@
+"""A real OpenAI-compatible HTTP server for tests, benchmarks and manual UI work.
+
+Speaks the subset of the protocol the workbench uses, on a stdlib ``ThreadingHTTPServer``
+bound to 127.0.0.1 (port 0 = any free port):
+
+* ``GET /v1/models`` lists the served models;
+* ``POST /v1/chat/completions`` answers with the next reply: popped from ``outputs`` (a
+  queue), or computed by ``respond(body) -> str | Reply``, or a default page text. A
+  ``model`` that is not served gets vLLM's 404 body.
+
+Knobs (attributes, safe to change while it runs): ``delay`` seconds per request,
+``fail_next(n, status)`` answers the next ``n`` completions with an error status,
+``hang`` makes completions wait until the server stops, ``loop`` answers a looping text
+(``finish_reason="length"``) whenever ``temperature`` is 0 and a clean one otherwise,
+``api_key`` demands ``Authorization: Bearer <key>``. It records every completion body in
+``requests`` and the most completions ever in flight at once in ``max_in_flight``.
+
+Use it as a context manager (``with FakeOpenAIServer() as server: server.base_url``) or as a
+script: ``python -m tests.fakes.openai_server --port 8000 --delay 0.5 [--replay out.md ...]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import contextlib
+import io
+import json
+import socket
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+from PIL import Image
+
+DEFAULT_MODEL = "fake/ocr-model"
+DEFAULT_TEXT = "# A page\n\nText read by the fake OCR server.\n"
+LOOP_TEXT = "| 1 | 2 | 3 |\n" * 400
+
+
+@dataclass
+class Reply:
+    text: str
+    finish_reason: str = "stop"
+    delay: float | None = None  # overrides the server's delay for this reply
+
+
+Responder = Callable[[dict[str, Any]], "str | Reply"]
+
+
+def request_image(body: dict[str, Any]) -> Image.Image | None:
+    """The first image of a chat body, decoded (for responders that answer per page)."""
+    for message in body.get("messages", []):
+        content = message.get("content")
+        if not isinstance(content, list):
+            continue
+        for part in content:
+            url = part.get("image_url", {}).get("url", "") if isinstance(part, dict) else ""
+            if url.startswith("data:"):
+                data = base64.b64decode(url.split(",", 1)[1])
+                return Image.open(io.BytesIO(data))
+    return None
+
+
+def request_prompt(body: dict[str, Any]) -> str | None:
+    for message in body.get("messages", []):
+        content = message.get("content")
+        if isinstance(content, list):
+            for part in content:
+                if isinstance(part, dict) and part.get("type") == "text":
+                    return str(part.get("text"))
+    return None
+
+
+class FakeOpenAIServer:
+    def __init__(
+        self,
+        outputs: Iterable[str | Reply] = (),
+        *,
+        respond: Responder | None = None,
+        models: Iterable[str] = (DEFAULT_MODEL,),
+        delay: float = 0.0,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        api_key: str | None = None,
+    ) -> None:
+        self.outputs: deque[str | Reply] = deque(outputs)
+        self.respond = respond
+        self.models = list(models)
+        self.delay = delay
+        self.api_key = api_key
+        self.hang = False
+        self.loop = False
+        self.requests: list[dict[str, Any]] = []
+        self.in_flight = 0
+        self.max_in_flight = 0
+        self._fail: deque[int] = deque()
+        self._connections: set[socket.socket] = set()
+        self._lock = threading.Lock()
+        self._stopped = threading.Event()
+        self._httpd = ThreadingHTTPServer((host, port), _handler_for(self))
+        self._httpd.daemon_threads = True
+        self._thread: threading.Thread | None = None
+
+    # ------------------------------------------------------------------ lifecycle
+    @property
+    def port(self) -> int:
+        return int(self._httpd.server_address[1])
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def start(self) -> FakeOpenAIServer:
+        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving and close the socket; hanging requests are released. Idempotent."""
+        if self._stopped.is_set():
+            return
+        self._stopped.set()
+        if self._thread is not None:
+            self._httpd.shutdown()
+            self._thread.join(timeout=5)
+        self._httpd.server_close()
+        with self._lock:
+            connections = list(self._connections)
+        for connection in connections:  # keep-alive clients must see the server go away
+            with contextlib.suppress(OSError):
+                connection.shutdown(socket.SHUT_RDWR)
+
+    def __enter__(self) -> FakeOpenAIServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # ------------------------------------------------------------------ knobs
+    def fail_next(self, n: int, status: int = 500) -> None:
+        with self._lock:
+            self._fail.extend([status] * n)
+
+    @property
+    def completions(self) -> int:
+        return len(self.requests)
+
+    # ------------------------------------------------------------------ behaviour
+    def _take_failure(self) -> int | None:
+        with self._lock:
+            return self._fail.popleft() if self._fail else None
+
+    def _reply_for(self, body: dict[str, Any]) -> Reply:
+        if self.loop:
+            hot = float(body.get("temperature") or 0.0) > 0
+            return Reply(DEFAULT_TEXT) if hot else Reply(LOOP_TEXT, "length")
+        with self._lock:
+            queued = self.outputs.popleft() if self.outputs else None
+        answer: str | Reply = queued if queued is not None else DEFAULT_TEXT
+        if queued is None and self.respond is not None:
+            answer = self.respond(body)
+        return answer if isinstance(answer, Reply) else Reply(answer)
+
+    def _wait(self, seconds: float) -> None:
+        self._stopped.wait(seconds)
+
+
+def _handler_for(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, format: str, *args: Any) -> None:  # quiet
+            pass
+
+        def setup(self) -> None:
+            super().setup()
+            with server._lock:
+                server._connections.add(self.connection)
+
+        def finish(self) -> None:
+            with server._lock:
+                server._connections.discard(self.connection)
+            with contextlib.suppress(OSError):
+                super().finish()
+
+        def _send(self, status: int, payload: dict[str, Any]) -> None:
+            data = json.dumps(payload).encode()
+            try:
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the client gave up (timeout): nothing to answer
+
+        def _error(self, status: int, message: str, kind: str) -> None:
+            error = {"object": "error", "message": message, "type": kind, "code": status}
+            self._send(status, error)
+
+        def _authorized(self) -> bool:
+            if server.api_key and self.headers.get("Authorization") != f"Bearer {server.api_key}":
+                self._error(401, "Unauthorized", "AuthenticationError")
+                return False
+            return True
+
+        def do_GET(self) -> None:
+            if not self._authorized():
+                return
+            if self.path.rstrip("/") != "/v1/models":
+                self._error(404, f"no route {self.path}", "NotFoundError")
+                return
+            data = [
+                {"id": m, "object": "model", "owned_by": "fake", "max_model_len": 16384}
+                for m in server.models
+            ]
+            self._send(200, {"object": "list", "data": data})
+
+        def do_POST(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            raw = self.rfile.read(length)
+            if not self._authorized():
+                return
+            if self.path.rstrip("/") != "/v1/chat/completions":
+                self._error(404, f"no route {self.path}", "NotFoundError")
+                return
+            try:
+                body = json.loads(raw)
+            except json.JSONDecodeError:
+                self._error(400, "body is not JSON", "BadRequestError")
+                return
+            with server._lock:
+                server.requests.append(body)
+                server.in_flight += 1
+                server.max_in_flight = max(server.max_in_flight, server.in_flight)
+            try:
+                self._complete(body)
+            finally:
+                with server._lock:
+                    server.in_flight -= 1
+
+        def _complete(self, body: dict[str, Any]) -> None:
+            model = body.get("model")
+            if model not in server.models:
+                self._error(404, f"The model `{model}` does not exist.", "NotFoundError")
+                return
+            if server.hang:
+                server._wait(60)
+                return
+            status = server._take_failure()
+            if status is not None:
+                server._wait(server.delay)
+                self._error(status, "fake failure", "InternalServerError")
+                return
+            reply = server._reply_for(body)
+            server._wait(reply.delay if reply.delay is not None else server.delay)
+            tokens = max(1, len(reply.text) // 4)
+            self._send(
+                200,
+                {
+                    "id": f"chatcmpl-{time.monotonic_ns()}",
+                    "object": "chat.completion",
+                    "created": int(time.time()),
+                    "model": model,
+                    "choices": [
+                        {
+                            "index": 0,
+                            "message": {"role": "assistant", "content": reply.text},
+                            "finish_reason": reply.finish_reason,
+                        }
+                    ],
+                    "usage": {
+                        "prompt_tokens": 1000,
+                        "completion_tokens": tokens,
+                        "total_tokens": 1000 + tokens,
+                    },
+                },
+            )
+
+    return Handler
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--delay", type=float, default=0.5, help="seconds per completion")
+    parser.add_argument("--model", action="append", help="served model id (repeatable)")
+    parser.add_argument(
+        "--replay", nargs="*", type=Path, default=[], help="text files answered in turn, cycling"
+    )
+    parser.add_argument("--loop", action="store_true", help="loop at temperature 0")
+    args = parser.parse_args(argv)
+    texts = [p.read_text(encoding="utf-8") for p in args.replay]
+    counter = iter(range(10**12))
+
+    def respond(body: dict[str, Any]) -> str:
+        return texts[next(counter) % len(texts)] if texts else DEFAULT_TEXT
+
+    server = FakeOpenAIServer(
+        respond=respond,
+        models=args.model or [DEFAULT_MODEL],
+        delay=args.delay,
+        host=args.host,
+        port=args.port,
+    )
+    server.loop = args.loop
+    print(f"fake OpenAI server on {server.base_url} serving {server.models}", flush=True)
+    try:
+        server._httpd.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server._httpd.server_close()
+
+
+if __name__ == "__main__":
+    main()

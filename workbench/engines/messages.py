@@ -1,0 +1,87 @@
+"""OpenAI chat messages and sampling bodies for VLM engines.
+
+Contract: one page is one conversation ``[system?, user]``; the user turn holds the page image
+first and then the prompt text (omitted when the spec has no prompt, e.g. LightOnOCR plain
+mode). Over HTTP the image travels as a ``data:image/png;base64,...`` URL; in-process vLLM can
+take the PIL image itself (``image_pil`` part), which skips the PNG round trip.
+
+Sampling maps onto the OpenAI body: ``temperature``, ``top_p``, ``max_tokens``, then
+``repetition_penalty`` when set, then :attr:`Sampling.extra` verbatim (vLLM accepts its own
+extensions such as ``top_k``, ``min_p`` or ``skip_special_tokens`` in the same body).
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+from typing import Any
+
+from PIL import Image
+
+from workbench.engines.base import PageRequest
+from workbench.schema import Sampling
+
+Message = dict[str, Any]
+
+
+def png_bytes(image: Image.Image) -> bytes:
+    """The image as PNG (RGB/L kept, anything else converted to RGB). Lossless on purpose:
+    JPEG artefacts change what an OCR model reads."""
+    if image.mode not in ("RGB", "L"):
+        image = image.convert("RGB")
+    buffer = io.BytesIO()
+    image.save(buffer, format="PNG", compress_level=1)  # speed over size: it is sent once
+    return buffer.getvalue()
+
+
+def image_data_url(image: Image.Image) -> str:
+    return "data:image/png;base64," + base64.b64encode(png_bytes(image)).decode("ascii")
+
+
+def image_url_part(image: Image.Image) -> dict[str, Any]:
+    return {"type": "image_url", "image_url": {"url": image_data_url(image)}}
+
+
+def image_pil_part(image: Image.Image) -> dict[str, Any]:
+    """vLLM's in-process image part (no encoding)."""
+    return {"type": "image_pil", "image_pil": image.convert("RGB")}
+
+
+def build_messages(request: PageRequest, image_part: dict[str, Any] | None = None) -> list[Message]:
+    """The conversation for one page; ``image_part`` defaults to a PNG data URL."""
+    content: list[dict[str, Any]] = [image_part or image_url_part(request.image)]
+    if request.prompt:
+        content.append({"type": "text", "text": request.prompt})
+    messages: list[Message] = []
+    if request.system:
+        messages.append({"role": "system", "content": request.system})
+    messages.append({"role": "user", "content": content})
+    return messages
+
+
+def sampling_body(sampling: Sampling) -> dict[str, Any]:
+    """Sampling as OpenAI/vLLM request fields (also valid ``SamplingParams`` keywords)."""
+    body: dict[str, Any] = {
+        "temperature": sampling.temperature,
+        "top_p": sampling.top_p,
+        "max_tokens": sampling.max_tokens,
+    }
+    if sampling.repetition_penalty is not None:
+        body["repetition_penalty"] = sampling.repetition_penalty
+    body.update(sampling.extra)
+    return body
+
+
+def chat_body(
+    model: str, request: PageRequest, sampling: Sampling, image_url: str | None = None
+) -> dict[str, Any]:
+    """The full ``POST /v1/chat/completions`` body for one attempt at one page.
+
+    ``image_url`` lets a caller encode the page once and reuse it across retries."""
+    part = {"type": "image_url", "image_url": {"url": image_url}} if image_url else None
+    body: dict[str, Any] = {"model": model, "messages": build_messages(request, part)}
+    body.update(sampling_body(sampling))
+    if request.chat_template_kwargs:
+        merged = {**body.get("chat_template_kwargs", {}), **request.chat_template_kwargs}
+        body["chat_template_kwargs"] = merged
+    return body
