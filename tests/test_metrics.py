@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import pytest
 
@@ -81,7 +82,7 @@ def test_plain_text_strips_markdown_and_html_tables() -> None:
     assert text.split() == ["Title", "a", "b", "1", "2", "x", "bold", "&"]
 
 
-def page(n: int, md: str, seconds: float, doc: str = "d.pdf", **kw: object) -> PageResult:
+def page(n: int, md: str, seconds: float, doc: str = "d.pdf", **kw: Any) -> PageResult:
     regions = [
         Region(id="1", label=Label.TEXT, native_label="t", bbox=BBox(x0=0, y0=0, x1=5, y1=5)),
         Region(id="2", label=Label.TEXT, native_label="t"),
@@ -98,7 +99,7 @@ def page(n: int, md: str, seconds: float, doc: str = "d.pdf", **kw: object) -> P
         seconds=seconds,
         tokens=100,
         regions=regions,
-        **kw,  # type: ignore[arg-type]
+        **kw,
     )
 
 

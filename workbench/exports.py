@@ -1,0 +1,220 @@
+"""Exports of a page or a whole run: Markdown, JSON, ZIP here; HTML and COCO beside it.
+
+Every export states its coordinate space (:data:`COORDINATES`): in the JSON and COCO ``info``,
+in an HTML comment and footer, in the ZIP's ``README.txt``. Boxes are written exactly as
+stored (``page_px`` of the page image); nothing is rescaled on export.
+
+Exports take :class:`ExportPage` objects: anything with ``result``, ``corrected``,
+``image_file`` and ``load_image()`` -- :class:`workbench.store.StoredPage` is one (structurally;
+this module does not import the store), :class:`MemoryPage` wraps a result still in memory.
+Where regions matter (HTML boxes, COCO), the corrected layer wins when present and the export
+says which layer each page used.
+
+* :func:`to_markdown` -- the pages' Markdown, documents in order, pages joined by blank lines.
+* :func:`to_json` / :func:`load_json` -- ``{"info", "pages": [PageResult...], "corrections"}``.
+* :func:`write_zip` -- files of a run folder, kept under their relative names, plus README.txt.
+* :func:`workbench.exports_html.to_html`, :func:`workbench.exports_coco.to_coco`.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import IO, Any, Protocol
+
+from PIL import Image
+from pydantic import TypeAdapter
+
+from workbench.errors import WorkbenchError
+from workbench.schema import PageResult, Region, RunInfo
+
+FORMAT = "ocr-workbench-export/1"
+COORDINATES = (
+    "page_px: pixels of the page image sent to the engine (page-NNNN.png), origin top-left, "
+    "x right, y down; region bbox [x0, y0, x1, y1]"
+)
+_REGIONS = TypeAdapter(list[Region])
+
+
+class ExportPage(Protocol):
+    @property
+    def result(self) -> PageResult: ...
+
+    @property
+    def corrected(self) -> list[Region] | None: ...
+
+    @property
+    def image_file(self) -> str: ...
+
+    def load_image(self) -> Image.Image | None: ...
+
+
+@dataclass(frozen=True)
+class MemoryPage:
+    """A page not (yet) in the store."""
+
+    result: PageResult
+    image: Image.Image | None = None
+    corrected: list[Region] | None = None
+
+    @property
+    def image_file(self) -> str:
+        return f"{Path(self.result.document).stem or 'document'}/page-{self.result.page:04d}.png"
+
+    def load_image(self) -> Image.Image | None:
+        return self.image
+
+
+def regions_of(page: ExportPage) -> tuple[list[Region], str]:
+    """The regions to export and which layer they come from (``corrected`` or ``model``)."""
+    if page.corrected is not None:
+        return list(page.corrected), "corrected"
+    return list(page.result.regions), "model"
+
+
+def _by_document(pages: Sequence[ExportPage]) -> dict[str, list[ExportPage]]:
+    groups: dict[str, list[ExportPage]] = {}
+    for page in pages:
+        groups.setdefault(page.result.document, []).append(page)
+    for group in groups.values():
+        group.sort(key=lambda p: p.result.page)
+    return groups
+
+
+def to_markdown(pages: Sequence[ExportPage], *, page_markers: bool = False) -> str:
+    """The pages' Markdown. With several documents each starts with an HTML comment naming
+    it; ``page_markers`` adds ``<!-- page N -->`` before each page."""
+    groups = _by_document(pages)
+    parts: list[str] = []
+    for doc, group in groups.items():
+        if len(groups) > 1:
+            parts.append(f"<!-- document: {_comment_safe(doc)} -->")
+        for page in group:
+            if page_markers:
+                parts.append(f"<!-- page {page.result.page} -->")
+            text = page.result.markdown.strip()
+            if text:
+                parts.append(text)
+    return "\n\n".join(parts) + "\n"
+
+
+def _comment_safe(text: str) -> str:
+    return text.replace("--", "- -").replace(">", "&gt;")
+
+
+def export_info(run: RunInfo | None = None, **extra: Any) -> dict[str, Any]:
+    info: dict[str, Any] = {
+        "format": FORMAT,
+        "exported": datetime.now(UTC).isoformat(timespec="seconds"),
+        "coordinate_space": COORDINATES,
+    }
+    if run is not None:
+        info["run"] = {
+            "id": run.id,
+            "name": run.name,
+            "engine": run.engine,
+            "model": run.model,
+            "created": run.created.isoformat(),
+            "status": run.status.value,
+        }
+    info.update(extra)
+    return info
+
+
+def to_json(pages: Sequence[ExportPage], run: RunInfo | None = None) -> str:
+    """Our schema as JSON: each page is ``PageResult.model_dump(mode="json")``; hand
+    corrections ride beside the pages, never inside them."""
+    ordered = [p for group in _by_document(pages).values() for p in group]
+    payload = {
+        "info": export_info(run),
+        "pages": [p.result.model_dump(mode="json") for p in ordered],
+        "corrections": [
+            {
+                "document": p.result.document,
+                "page": p.result.page,
+                "regions": _REGIONS.dump_python(p.corrected, mode="json"),
+            }
+            for p in ordered
+            if p.corrected is not None
+        ],
+    }
+    return json.dumps(payload, ensure_ascii=False, indent=1)
+
+
+def load_json(text: str | bytes) -> tuple[list[PageResult], dict[tuple[str, int], list[Region]]]:
+    """Read :func:`to_json` output back: the pages and the corrections by (document, page)."""
+    try:
+        data = json.loads(text)
+        pages = [PageResult.model_validate(p) for p in data["pages"]]
+        fixes = {
+            (c["document"], int(c["page"])): _REGIONS.validate_python(c["regions"])
+            for c in data.get("corrections", [])
+        }
+    except (ValueError, KeyError, TypeError) as exc:
+        raise WorkbenchError(f"not an OCR Workbench JSON export ({exc}).") from exc
+    return pages, fixes
+
+
+README = """OCR Workbench export
+====================
+
+{title}
+Exported {when}.
+
+Coordinate space: {coords}.
+COCO files (if any) use bbox [x, y, width, height] in the same page pixels.
+
+Layout (one folder per document, named by its stem):
+  manifest.json                 the run: engine, model, settings, per-page status and timings
+  <doc>/page-0001.png           the page image sent to the engine
+  <doc>/page-0001.md            the page Markdown
+  <doc>/page-0001.json          the engine's result (regions, Markdown, timings)
+  <doc>/page-0001.raw.txt       the engine's raw output, when it gave any
+  <doc>/page-0001.corrected.json  regions corrected by hand, when there are any
+  <doc>/document.md             all pages' Markdown joined
+"""
+
+
+def write_zip(
+    root: Path,
+    files: Sequence[Path],
+    dest: Path | IO[bytes],
+    *,
+    title: str = "",
+    extras: Mapping[str, str | bytes] | None = None,
+) -> None:
+    """Zip ``files`` (inside ``root``) under their names relative to it, plus README.txt and
+    ``extras`` (name -> content, e.g. a COCO file). PNGs are stored, text is deflated."""
+    root = Path(root).resolve()
+    readme = README.format(
+        title=title or root.name,
+        when=datetime.now(UTC).isoformat(timespec="seconds"),
+        coords=COORDINATES,
+    )
+    with zipfile.ZipFile(dest, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("README.txt", readme)
+        for path in files:
+            resolved = Path(path).resolve()
+            if not resolved.is_relative_to(root):
+                raise WorkbenchError(f"{path} is outside {root}; not exported.")
+            stored = zipfile.ZIP_STORED if resolved.suffix == ".png" else zipfile.ZIP_DEFLATED
+            zf.write(resolved, resolved.relative_to(root).as_posix(), compress_type=stored)
+        for name, content in (extras or {}).items():
+            zf.writestr(name, content)
+
+
+def zip_bytes(
+    root: Path,
+    files: Sequence[Path],
+    *,
+    title: str = "",
+    extras: Mapping[str, str | bytes] | None = None,
+) -> bytes:
+    buffer = io.BytesIO()
+    write_zip(root, files, buffer, title=title, extras=extras)
+    return buffer.getvalue()
