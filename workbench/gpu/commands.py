@@ -1,0 +1,81 @@
+"""Turn (model spec, profile, plan) into a ``vllm serve`` command line and ``vllm.LLM`` kwargs.
+
+Precedence, lowest first: the spec's recommended ``vllm_args`` (model needs:
+``trust_remote_code``, ``mm_processor_kwargs``, ``max_model_len`` …) < the profile's engine
+arguments (hardware: ``max_num_seqs``, ``kv_cache_dtype`` …) < the plan's
+``gpu_memory_utilization``, ``max_model_len`` and ``limit_mm_per_prompt`` (this GPU, now).
+
+Flag spelling follows vLLM 0.33's argparse: ``snake_case`` → ``--kebab-case``; booleans are
+``BooleanOptionalAction`` (``--enforce-eager`` / ``--no-enforce-eager``); dict values are
+JSON (``--limit-mm-per-prompt '{"image": …}'``); ``max_model_len=-1`` is written ``auto``.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from typing import Any
+
+from workbench.gpu.planner import MemoryPlan
+from workbench.gpu.profiles import Profile
+from workbench.specs import ModelSpec
+
+ORDER = (
+    "gpu_memory_utilization",
+    "max_model_len",
+    "max_num_seqs",
+    "max_num_batched_tokens",
+    "kv_cache_dtype",
+    "block_size",
+    "enforce_eager",
+    "enable_prefix_caching",
+    "mm_processor_cache_gb",
+    "limit_mm_per_prompt",
+)
+
+
+def engine_kwargs(
+    model_id: str, spec: ModelSpec | None, profile: Profile, plan: MemoryPlan
+) -> dict[str, Any]:
+    """``vllm.LLM(**kwargs)`` for this model on this GPU (``model`` included)."""
+    merged: dict[str, Any] = dict(spec.vllm_args) if spec else {}
+    merged.pop("model", None)
+    merged.update(plan.engine_args)  # the plan already holds the profile's args
+    spec_limit = (spec.vllm_args if spec else {}).get("limit_mm_per_prompt")
+    if isinstance(spec_limit, dict):  # keep the spec's other modalities, size from the plan
+        merged["limit_mm_per_prompt"] = {**spec_limit, **plan.engine_args["limit_mm_per_prompt"]}
+    ordered = {k: merged.pop(k) for k in ORDER if k in merged}
+    return {"model": model_id, **ordered, **dict(sorted(merged.items()))}
+
+
+def _flag_value(value: Any) -> str:
+    if isinstance(value, dict | list):
+        return json.dumps(value, separators=(",", ":"))
+    return str(value)
+
+
+def serve_argv(kwargs: dict[str, Any]) -> list[str]:
+    args = dict(kwargs)
+    argv = ["vllm", "serve", str(args.pop("model"))]
+    for key, value in args.items():
+        if value is None:
+            continue
+        flag = "--" + key.replace("_", "-")
+        if isinstance(value, bool):
+            argv.append(flag if value else "--no-" + flag[2:])
+        elif key == "max_model_len" and value == -1:
+            argv += [flag, "auto"]
+        else:
+            argv += [flag, _flag_value(value)]
+    return argv
+
+
+def serve_command(kwargs: dict[str, Any]) -> str:
+    """One shell-safe line: ``vllm serve MODEL --flag value …``."""
+    return shlex.join(serve_argv(kwargs))
+
+
+def llm_snippet(kwargs: dict[str, Any]) -> str:
+    """Python source that builds the engine: ``vllm.LLM(model=…, …)``."""
+    body = "".join(f"    {k}={v!r},\n" for k, v in kwargs.items())
+    return f"import vllm\n\nllm = vllm.LLM(\n{body})\n"

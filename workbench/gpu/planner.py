@@ -1,0 +1,401 @@
+"""Memory planner: the longest ``max_model_len`` that fits, pure arithmetic, no GPU needed.
+
+It mirrors how vLLM 0.33 sizes its KV cache (shared/notes/vllm.md §3):
+
+``util_eff``   ``min(profile cap, (free - margin) / total)``; margin = 1 GiB because the CUDA
+               context alone took 529 MiB on an H200 before vLLM's free-memory check
+               (vLLM refuses to start when free < util x total)
+``budget``     ``util_eff x total - weights - activation peak - CUDA graphs``
+``B``          bytes a block = ``block_size x 2 x kv_layers x kv_heads x head_dim x dtype``
+``blocks``     ``floor(budget / B)`` (hybrid models first set aside one GDN state)
+``fit``        ``(blocks - 1) x block_size`` tokens (vLLM reserves one null block)
+``max_model_len``  ``min(fit, max_position_embeddings, the spec's max_model_len if any)``
+
+Estimates (they can only be measured; the plan says so in ``assumptions``):
+
+* activation peak = decoder forward of ``max_num_batched_tokens`` tokens, ``(6 hidden +
+  3 intermediate) x 2`` bytes a token (residual, norm, qkv, attention out, gate/up/act) + the
+  ViT on the largest allowed image (the page: 4 patches a token, same per-patch rule) +
+  the sampler's dummy run ``max_num_seqs x vocab x 8`` (fp32 logits and probabilities)
+  + 512 MiB for cuBLAS workspaces and allocator slack;
+* CUDA graphs = 0 with ``enforce_eager``, else 0.5 GiB (≤ 3 B) or 1 GiB: a guess from typical
+  "Graph capturing finished … took 0.3-1.2 GiB" logs, not measured here.
+
+A page needs ``vision tokens (at the page size) + prompt tokens + max output tokens``; pages
+that run at once = ``min(max_num_seqs, blocks_usable // blocks a page)``.
+The plan errs low on purpose; pass ``max_model_len=-1`` to vLLM to let it measure exactly.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from workbench.errors import PlanError
+from workbench.gpu.architectures import (
+    ARCHITECTURES,
+    Architecture,
+    find_architecture,
+    find_architecture_exact,
+)
+from workbench.gpu.profiles import Profile
+from workbench.specs import ModelSpec, PageSizing, get_spec, match_served_model
+
+GiB = 1024**3
+MiB = 1024**2
+MARGIN_BYTES = 1 * GiB
+FIXED_ACTIVATION_BYTES = 512 * MiB
+LETTER_ASPECT = 8.5 / 11  # width / height of the page the plan assumes (US letter portrait)
+KV_DTYPE_BYTES = {"auto": 2, "bfloat16": 2, "float16": 2}  # every fp8*/int8 variant: 1
+
+
+def kv_dtype_bytes(kv_cache_dtype: str) -> int:
+    return KV_DTYPE_BYTES.get(kv_cache_dtype, 1)
+
+
+def page_dimensions(sizing: PageSizing, cap: int | None = None) -> tuple[int, int]:
+    """(width, height) of a US-letter portrait page after ``sizing`` (see PageSizing) and a
+    profile cap on the long edge."""
+    if sizing.dpi:
+        w, h = 8.5 * sizing.dpi, 11.0 * sizing.dpi
+    elif sizing.longest_edge:
+        h = float(sizing.longest_edge)
+        w = h * LETTER_ASPECT
+    else:
+        w, h = 1700.0, 2200.0  # 200 DPI
+    if sizing.min_short_edge and w < sizing.min_short_edge:
+        w, h = sizing.min_short_edge, h * sizing.min_short_edge / w
+    min_pixels = getattr(sizing, "min_pixels", None)  # newer PageSizing field
+    if min_pixels and w * h < min_pixels:
+        s = math.sqrt(min_pixels / (w * h))
+        w, h = w * s, h * s
+    for edge in (sizing.longest_edge, cap):
+        if edge and h > edge:
+            w, h = w * edge / h, float(edge)
+    if sizing.max_pixels and w * h > sizing.max_pixels:
+        s = math.sqrt(sizing.max_pixels / (w * h))
+        w, h = w * s, h * s
+    wi, hi = int(w), int(h)
+    if sizing.grid:
+        wi, hi = wi - wi % sizing.grid, hi - hi % sizing.grid
+    return wi, hi
+
+
+def bytes_per_block(arch: Architecture, block_size: int, kv_cache_dtype: str) -> int:
+    return (block_size * 2 * arch.kv_layers * arch.kv_heads * arch.head_dim) * kv_dtype_bytes(
+        kv_cache_dtype
+    )
+
+
+def activation_peak(arch: Architecture, mnbt: int, max_num_seqs: int, vision_tokens: int) -> int:
+    decoder = mnbt * (6 * arch.hidden_size + 3 * arch.intermediate_size) * 2
+    vision = 4 * vision_tokens * (6 * arch.vision_hidden + 3 * arch.vision_intermediate) * 2
+    sampler = max_num_seqs * arch.vocab_size * 8
+    return decoder + vision + sampler + FIXED_ACTIVATION_BYTES
+
+
+def cuda_graph_bytes(arch: Architecture, enforce_eager: bool) -> int:
+    if enforce_eager:
+        return 0
+    return GiB // 2 if arch.small else GiB
+
+
+@dataclass(frozen=True)
+class MemorySplit:
+    weights: int
+    activations: int
+    cuda_graphs: int
+    kv_cache: int
+    free: int  # total minus all of the above (outside vLLM's share, or unused)
+
+    def as_dict(self) -> dict[str, int]:
+        return {
+            "weights": self.weights,
+            "activations": self.activations,
+            "cuda_graphs": self.cuda_graphs,
+            "kv_cache": self.kv_cache,
+            "free": self.free,
+        }
+
+
+@dataclass(frozen=True)
+class MemoryPlan:
+    model_id: str
+    profile: str
+    total_bytes: int
+    free_bytes: int
+    util_eff: float
+    weights_bytes: int
+    activation_bytes: int
+    cuda_graph_bytes: int
+    kv_cache_bytes: int  # num_blocks x bytes_per_block (0 when nothing fits)
+    block_size: int
+    kv_cache_dtype: str
+    bytes_per_block: int
+    num_blocks: int
+    max_model_len_fit: int  # longest context the KV cache holds
+    max_model_len: int  # what to pass to vLLM
+    page_width: int
+    page_height: int
+    vision_tokens: int
+    prompt_tokens: int
+    max_tokens: int
+    tokens_per_page: int
+    pages_in_flight: int  # pages the KV cache holds at once (≤ max_num_seqs)
+    client_pages_in_flight: int  # what the workbench should keep open: min(profile, above)
+    fits: bool
+    advice: tuple[str, ...] = ()
+    assumptions: tuple[str, ...] = ()
+    engine_args: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def split(self) -> MemorySplit:
+        used = self.weights_bytes + self.activation_bytes + self.cuda_graph_bytes
+        kv = self.kv_cache_bytes
+        return MemorySplit(
+            self.weights_bytes,
+            self.activation_bytes,
+            self.cuda_graph_bytes,
+            kv,
+            max(self.total_bytes - used - kv, 0),
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "model": self.model_id,
+            "profile": self.profile,
+            "fits": self.fits,
+            "max_model_len": self.max_model_len,
+            "max_model_len_fit": self.max_model_len_fit,
+            "kv_cache_bytes": self.kv_cache_bytes,
+            "num_blocks": self.num_blocks,
+            "bytes_per_block": self.bytes_per_block,
+            "block_size": self.block_size,
+            "kv_cache_dtype": self.kv_cache_dtype,
+            "tokens_per_page": self.tokens_per_page,
+            "vision_tokens": self.vision_tokens,
+            "page_size": [self.page_width, self.page_height],
+            "pages_in_flight": self.pages_in_flight,
+            "client_pages_in_flight": self.client_pages_in_flight,
+            "gpu_memory_utilization": round(self.util_eff, 4),
+            "total_bytes": self.total_bytes,
+            "free_bytes": self.free_bytes,
+            "memory_split": self.split.as_dict(),
+            "advice": list(self.advice),
+            "assumptions": list(self.assumptions),
+            "engine_args": self.engine_args,
+        }
+
+
+def plan_memory(
+    arch: Architecture,
+    profile: Profile,
+    total_bytes: int,
+    free_bytes: int | None = None,
+    *,
+    sizing: PageSizing | None = None,
+    max_tokens: int | None = None,
+    prompt_tokens: int = 200,
+    requested_max_model_len: int | None = None,
+    _advise: bool = True,
+) -> MemoryPlan:
+    """Plan one model on one GPU. ``free_bytes`` defaults to ``total_bytes`` (an idle card);
+    ``sizing``/``max_tokens`` default to the architecture's (pass the ModelSpec's)."""
+    free = total_bytes if free_bytes is None else free_bytes
+    small = arch.small
+    eng = profile.engine_args(small=small)
+    block_size = int(eng.get("block_size") or 16)
+    kv_dtype = str(eng.get("kv_cache_dtype", "auto"))
+    mnbt = int(eng.get("max_num_batched_tokens", 8192))
+    max_seqs = int(eng.get("max_num_seqs", 256))
+    eager = bool(eng.get("enforce_eager", False))
+    out_tokens = max_tokens or arch.max_tokens
+
+    util = max(min(profile.util_cap, (free - MARGIN_BYTES) / total_bytes), 0.0)
+    width, height = page_dimensions(sizing or arch.sizing, profile.page_longest_edge)
+    vision = arch.vision_tokens(width, height)
+    per_page = vision + prompt_tokens + out_tokens
+
+    weights = arch.weight_bytes
+    act = activation_peak(arch, mnbt, max_seqs, vision)
+    graphs = cuda_graph_bytes(arch, eager)
+    budget = math.floor(util * total_bytes) - weights - act - graphs
+    bpb = bytes_per_block(arch, block_size, kv_dtype)
+    state = arch.state_bytes_per_seq
+    blocks = max((budget - state) // bpb, 0) if budget > 0 else 0
+    fit = max(blocks - 1, 0) * block_size
+    limits = [fit, arch.max_position_embeddings]
+    if requested_max_model_len and requested_max_model_len > 0:
+        limits.append(requested_max_model_len)
+    mml = min(limits)
+    blocks_per_page = math.ceil(per_page / block_size)
+    # Each running page holds its blocks plus (hybrid) one GDN state, taken from the same pool.
+    per_page_bytes = blocks_per_page * bpb + state
+    usable = max(blocks - 1, 0) * bpb + state
+    in_flight = min(max_seqs, usable // per_page_bytes) if per_page_bytes else 0
+    fits = budget > 0 and mml >= per_page
+
+    engine_args = {
+        **eng,
+        "gpu_memory_utilization": round(util, 4),
+        "max_model_len": mml if fits else -1,
+        "limit_mm_per_prompt": {
+            "image": {"count": 1, "width": width, "height": height},
+            "video": 0,
+        },
+    }
+    plan = MemoryPlan(
+        model_id=arch.model_id,
+        profile=profile.name,
+        total_bytes=total_bytes,
+        free_bytes=free,
+        util_eff=util,
+        weights_bytes=weights,
+        activation_bytes=act,
+        cuda_graph_bytes=graphs,
+        kv_cache_bytes=blocks * bpb,
+        block_size=block_size,
+        kv_cache_dtype=kv_dtype,
+        bytes_per_block=bpb,
+        num_blocks=blocks,
+        max_model_len_fit=fit,
+        max_model_len=mml,
+        page_width=width,
+        page_height=height,
+        vision_tokens=vision,
+        prompt_tokens=prompt_tokens,
+        max_tokens=out_tokens,
+        tokens_per_page=per_page,
+        pages_in_flight=int(in_flight),
+        client_pages_in_flight=int(min(in_flight, profile.pages_in_flight)),
+        fits=fits,
+        assumptions=_assumptions(arch, eager),
+        engine_args=engine_args,
+    )
+    if fits or not _advise:
+        return plan
+    return replace(plan, advice=tuple(_advice(plan, arch, profile, sizing, out_tokens)))
+
+
+def _assumptions(arch: Architecture, eager: bool) -> tuple[str, ...]:
+    notes = [
+        "activation peak is an estimate (decoder forward of max_num_batched_tokens + ViT on "
+        "one page + sampler + 512 MiB); vLLM measures it at start-up",
+        "page is US letter portrait; prompt 200 tokens",
+    ]
+    if not eager:
+        notes.append("CUDA-graph memory is a guess (0.5 GiB ≤3 B, else 1 GiB)")
+    if arch.hybrid:
+        notes.append(
+            "hybrid model: KV counts full-attention layers only, plus one GDN state a page; "
+            "vLLM raises the block size itself, so prefer max_model_len=-1"
+        )
+    notes += [f"unverified: {u}" for u in arch.unverified]
+    return tuple(notes)
+
+
+def _advice(
+    plan: MemoryPlan,
+    arch: Architecture,
+    profile: Profile,
+    sizing: PageSizing | None,
+    max_tokens: int,
+) -> list[str]:
+    gib = plan.total_bytes / GiB
+    tips: list[str] = []
+    fixed = plan.weights_bytes + plan.activation_bytes + plan.cuda_graph_bytes
+    if fixed >= plan.util_eff * plan.total_bytes:
+        held = plan.total_bytes - plan.free_bytes
+        tips.append(
+            f"The weights ({plan.weights_bytes / GiB:.1f} GiB) and start-up peak "
+            f"({plan.activation_bytes / GiB:.1f} GiB) alone exceed {plan.util_eff:.2f} x "
+            f"{gib:.1f} GiB"
+            + (f"; other processes hold {held / GiB:.1f} GiB" if held > MARGIN_BYTES else "")
+            + ": a quantised checkpoint or a smaller model is needed."
+        )
+    else:
+        tips.append(
+            f"One page needs {plan.tokens_per_page:,} tokens ({plan.vision_tokens:,} vision + "
+            f"{plan.prompt_tokens} prompt + {max_tokens:,} output) but the KV cache holds "
+            f"{plan.max_model_len_fit:,}."
+        )
+        edge = max(plan.page_width, plan.page_height)
+        smaller = int(edge * 0.75)
+        w2, h2 = page_dimensions(PageSizing(longest_edge=smaller), None)
+        saved = plan.vision_tokens - arch.vision_tokens(w2, h2)
+        if saved > 0:
+            tips.append(
+                f"Smaller page: a {smaller} px long edge instead of {edge} px saves {saved:,} "
+                f"tokens a page (page_longest_edge)."
+            )
+        if plan.kv_cache_dtype in KV_DTYPE_BYTES:
+            tips.append(
+                "FP8 KV cache (kv_cache_dtype=fp8) halves the bytes a token: 2x the tokens "
+                f"({2 * plan.max_model_len_fit:,})."
+            )
+        if plan.cuda_graph_bytes:
+            tips.append(
+                f"enforce_eager=True frees the CUDA-graph memory "
+                f"(~{plan.cuda_graph_bytes / GiB:.1f} GiB) for KV, at slower decode."
+            )
+        tips.append(f"Fewer output tokens: max_tokens {max_tokens:,} → {max_tokens // 2:,}.")
+    smaller_models = [
+        a
+        for a in sorted(ARCHITECTURES, key=lambda a: -a.weight_bytes)
+        if a.weight_bytes < arch.weight_bytes
+        and plan_memory(a, profile, plan.total_bytes, plan.free_bytes, _advise=False).fits
+    ]
+    if smaller_models:
+        names = ", ".join(a.display for a in smaller_models[:3])
+        tips.append(f"A smaller model that fits this GPU with this profile: {names}.")
+    return tips
+
+
+def prompt_token_estimate(spec: ModelSpec | None) -> int:
+    """Prompt + chat template tokens: ~3 characters a token (conservative for English and
+    HTML-heavy prompts) + 32 for the template; 200 when the spec is unknown."""
+    if spec is None:
+        return 200
+    text = (spec.system or "") + (spec.prompt or "")
+    return len(text) // 3 + 32
+
+
+def resolve_model(model_id: str) -> tuple[Architecture, ModelSpec | None]:
+    """The architecture numbers and (if registered) the ModelSpec for a model id or alias."""
+    spec: ModelSpec | None
+    try:
+        spec = get_spec(model_id)
+    except KeyError:
+        spec = match_served_model(model_id)
+    names = [spec.id, *spec.aliases] if spec else [model_id]
+    arch = next((a for a in map(find_architecture_exact, names) if a), None)
+    arch = arch or next((a for a in map(find_architecture, names) if a), None)
+    if arch is None:
+        known = ", ".join(a.model_id for a in ARCHITECTURES)
+        raise PlanError(f"no memory numbers for model {model_id!r}; the planner knows: {known}")
+    return arch, spec
+
+
+def plan_for_model(
+    model_id: str, profile: Profile, total_bytes: int, free_bytes: int | None = None
+) -> tuple[MemoryPlan, Architecture, ModelSpec | None]:
+    """:func:`plan_memory` with the spec's page sizing, max_tokens, prompt and max_model_len."""
+    if not profile.supported:
+        raise PlanError(f"profile {profile.name!r} is unsupported: {profile.reason}")
+    if profile.name == "cpu":
+        raise PlanError("the cpu profile runs the embedded CPU engine, not vLLM; pick a GPU one")
+    arch, spec = resolve_model(model_id)
+    sizing = spec.sizing if spec and spec.sizing != PageSizing() else None
+    requested = spec.vllm_args.get("max_model_len") if spec else None
+    plan = plan_memory(
+        arch,
+        profile,
+        total_bytes,
+        free_bytes,
+        sizing=sizing,
+        max_tokens=spec.sampling.max_tokens if spec else None,
+        prompt_tokens=prompt_token_estimate(spec),
+        requested_max_model_len=requested if isinstance(requested, int) else None,
+    )
+    return plan, arch, spec

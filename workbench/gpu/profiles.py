@@ -1,0 +1,353 @@
+"""Tuning profiles: real vLLM 0.33 engine arguments plus two client-side knobs, per GPU class.
+
+A :class:`Profile` is a list of :class:`Knob` s. Each knob is one real setting with the reason
+it has that value (``why``) and ``guessed=True`` where the number is a starting point rather
+than a measurement (shared/notes/vllm.md §7 says they all are, except vLLM's own defaults).
+
+Knob kinds:
+
+``engine``  a ``vllm.LLM(...)`` keyword / ``vllm serve --flag`` (underscores become dashes)
+``page``    ``page_longest_edge``: a cap on the long edge of the page image sent to the model
+            (None keeps the model's recommended size)
+``client``  ``pages_in_flight``: how many page requests the workbench keeps open at once
+
+``max_num_seqs`` has two values: small models (≤ 3 B parameters) and 7-9 B models.
+``gpu_memory_utilization`` is a *cap*: the planner uses ``min(cap, (free - margin)/total)``.
+``limit_mm_per_prompt`` is filled in by the planner (the page size decides its width/height).
+
+Detection (:func:`detect_profile`) matches the GPU name by word (``L4`` is not ``L40S``),
+then falls back on total memory; no GPU gives ``cpu``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Literal
+
+KnobKind = Literal["engine", "page", "client"]
+GiB = 1024**3
+
+
+@dataclass(frozen=True)
+class Knob:
+    name: str
+    value: Any
+    why: str
+    kind: KnobKind = "engine"
+    guessed: bool = False
+    large_value: Any = None  # max_num_seqs for 7-9 B models; None = same as value
+
+
+@dataclass(frozen=True)
+class Profile:
+    name: str
+    label: str
+    knobs: tuple[Knob, ...] = ()
+    supported: bool = True
+    reason: str = ""  # why unsupported, or a one-line summary
+    name_pattern: str | None = None  # regex on the NVML device name
+    min_gib: float = 0.0  # with name_pattern: memory range that also has to match
+    max_gib: float = 1e9
+
+    def knob(self, name: str) -> Knob | None:
+        return next((k for k in self.knobs if k.name == name), None)
+
+    def value(self, name: str, default: Any = None, *, small: bool = True) -> Any:
+        knob = self.knob(name)
+        if knob is None:
+            return default
+        if not small and knob.large_value is not None:
+            return knob.large_value
+        return knob.value
+
+    @property
+    def util_cap(self) -> float:
+        return float(self.value("gpu_memory_utilization", 0.9))
+
+    @property
+    def page_longest_edge(self) -> int | None:
+        value = self.value("page_longest_edge")
+        return int(value) if value is not None else None
+
+    @property
+    def pages_in_flight(self) -> int:
+        return int(self.value("pages_in_flight", 8))
+
+    def engine_args(self, *, small: bool = True) -> dict[str, Any]:
+        """The profile's engine arguments (limit_mm_per_prompt is the planner's)."""
+        return {
+            k.name: (k.large_value if not small and k.large_value is not None else k.value)
+            for k in self.knobs
+            if k.kind == "engine"
+        }
+
+
+_COMMON = (
+    Knob(
+        "enable_prefix_caching",
+        False,
+        "OCR pages share no prefix beyond the short prompt; caching costs hashing for nothing "
+        "(LightOnOCR turns it off; DeepSeek-OCR loops less without it).",
+    ),
+    Knob(
+        "mm_processor_cache_gb",
+        0,
+        "Each page is seen once, so the 4 GiB default host-RAM cache of processed images only "
+        "grows memory (#35191, #16185).",
+    ),
+)
+
+
+def _util(cap: float, extra: str = "") -> Knob:
+    return Knob(
+        "gpu_memory_utilization",
+        cap,
+        "Cap on the fraction of TOTAL memory vLLM takes; the planner lowers it to "
+        "(free - 1 GiB)/total when other processes hold memory, because startup fails if "
+        "free < util x total." + extra,
+    )
+
+
+def _seqs(small: int, large: int, why: str, guessed: bool = True) -> Knob:
+    return Knob("max_num_seqs", small, why, large_value=large, guessed=guessed)
+
+
+def _mnbt(value: int, why: str, guessed: bool = False) -> Knob:
+    return Knob("max_num_batched_tokens", value, why, guessed=guessed)
+
+
+def _kv(value: str, why: str) -> Knob:
+    return Knob("kv_cache_dtype", value, why)
+
+
+def _eager(value: bool, why: str) -> Knob:
+    return Knob("enforce_eager", value, why)
+
+
+def _client(pages: int, edge: int | None, edge_why: str) -> tuple[Knob, ...]:
+    return (
+        Knob(
+            "pages_in_flight",
+            pages,
+            "Client-side concurrency: enough open requests to keep the batch full, no more "
+            "(the planner lowers it to what the KV cache holds).",
+            kind="client",
+            guessed=True,
+        ),
+        Knob("page_longest_edge", edge, edge_why, kind="page"),
+    )
+
+
+_MODEL_SIZE = "None keeps the model's recommended page size (its accuracy was measured there)."
+
+PROFILES: tuple[Profile, ...] = (
+    Profile(
+        "h100-h200",
+        "H100 / H200 (80-141 GB, Hopper)",
+        (
+            _util(0.92, " 0.92 is vLLM's default."),
+            _seqs(256, 128, "Hopper bandwidth (3.35-4.8 TB/s) keeps a large batch busy."),
+            _mnbt(16_384, "vLLM's own default for H100/H200 (engine/arg_utils.py)."),
+            _kv("auto", "bf16 KV; fp8 is optional here (FA3 does FP8 attention on sm90)."),
+            _eager(False, "CUDA graphs speed decode; their memory is small next to 80+ GB."),
+            *_COMMON,
+            *_client(64, None, _MODEL_SIZE),
+        ),
+        reason="compute capability 9.0",
+        name_pattern=r"\bG?H(100|200|800|20)\b",
+    ),
+    Profile(
+        "a100-80g",
+        "A100 80 GB",
+        (
+            _util(0.90),
+            _seqs(128, 64, "Half the H100 batch for ~60% of its bandwidth (2.0 TB/s)."),
+            _mnbt(8192, "vLLM keeps A100 at 8192 on purpose (PR #17885 note in arg_utils.py)."),
+            _kv("auto", "fp8 is storage-only on Ampere (FlashInfer), enable it for capacity."),
+            _eager(False, "CUDA graphs speed decode; 80 GB has room for them."),
+            *_COMMON,
+            *_client(48, None, _MODEL_SIZE),
+        ),
+        reason="compute capability 8.0",
+        name_pattern=r"\bA100\b",
+        min_gib=60,
+    ),
+    Profile(
+        "a100-40g",
+        "A100 40 GB",
+        (
+            _util(0.90),
+            _seqs(64, 32, "Half the 80 GB batch: the KV cache is about half as big."),
+            _mnbt(8192, "vLLM keeps A100 at 8192 (PR #17885)."),
+            _kv("auto", "bf16 KV; switch to fp8 (storage only) if a 7-9 B model runs short."),
+            _eager(False, "CUDA graphs speed decode."),
+            *_COMMON,
+            *_client(32, None, _MODEL_SIZE),
+        ),
+        reason="compute capability 8.0",
+        name_pattern=r"\bA100\b",
+        max_gib=60,
+    ),
+    Profile(
+        "l40s",
+        "L40S (48 GB, Ada)",
+        (
+            _util(0.90),
+            _seqs(64, 16, "864 GB/s: between A100-40G and the 24 GB cards; a guess."),
+            _mnbt(8192, "vLLM's default below 70 GB."),
+            _kv("auto", "48 GB leaves room for bf16 KV even with 7-9 B weights."),
+            _eager(False, "CUDA graphs speed decode."),
+            *_COMMON,
+            *_client(24, None, _MODEL_SIZE),
+        ),
+        reason="compute capability 8.9",
+        name_pattern=r"\bL40S?\b|\bA6000\b|\bA40\b",
+    ),
+    Profile(
+        "a10g",
+        "A10G / A10 (24 GB, Ampere)",
+        (
+            _util(0.88, " 0.88 leaves room for the display-less driver and a second process."),
+            _seqs(32, 8, "600 GB/s; a 7-9 B bf16 model leaves little KV for more sequences."),
+            _mnbt(8192, "vLLM's default below 70 GB; one page of every model fits in it."),
+            _kv(
+                "fp8",
+                "Halves KV memory (2x tokens). sm_86 has no FP8 tensor cores: FlashInfer or "
+                "Triton dequantise, a memory win, no compute win.",
+            ),
+            _eager(False, "CUDA graphs speed decode; switch on enforce_eager if KV is short."),
+            *_COMMON,
+            *_client(8, None, _MODEL_SIZE),
+        ),
+        reason="compute capability 8.6",
+        name_pattern=r"\bA10G?\b",
+    ),
+    Profile(
+        "l4",
+        "L4 (24 GB, Ada)",
+        (
+            _util(0.88),
+            _seqs(32, 8, "300 GB/s makes decode bandwidth-bound; max_num_seqs=2 would starve it."),
+            _mnbt(
+                4096,
+                "Lower peak activations on a small card; an image larger than this still runs "
+                "(vLLM's encoder budget is max(mnbt, largest image)).",
+                guessed=True,
+            ),
+            _kv("fp8", "Halves KV memory; Ada stores FP8 natively."),
+            _eager(False, "CUDA graphs matter most on a slow card."),
+            *_COMMON,
+            *_client(8, None, _MODEL_SIZE),
+        ),
+        reason="compute capability 8.9",
+        name_pattern=r"\bL4\b",
+    ),
+    Profile(
+        "rtx-4090",
+        "RTX 4090 (24 GB, Ada)",
+        (
+            _util(
+                0.90,
+                " A desktop card often drives a display too: the free-memory rule matters here.",
+            ),
+            _seqs(32, 8, "1,008 GB/s but 24 GB: the KV cache, not compute, limits the batch."),
+            _mnbt(8192, "vLLM's default below 70 GB."),
+            _kv("fp8", "Halves KV memory on 24 GB; Ada stores FP8 natively."),
+            _eager(False, "CUDA graphs speed decode."),
+            *_COMMON,
+            *_client(8, None, _MODEL_SIZE),
+        ),
+        reason="compute capability 8.9",
+        name_pattern=r"\b4090\b",
+    ),
+    Profile(
+        "generic-24gb",
+        "Generic 24 GB card (safe settings)",
+        (
+            _util(0.85, " Lower for an unknown card that may share memory with a display."),
+            _seqs(16, 4, "Unknown bandwidth: a small batch keeps latency sane.", guessed=True),
+            _mnbt(4096, "Lower profiling peak; images larger than this still run.", guessed=True),
+            _kv("fp8", "Halves KV memory (2x tokens); needs compute capability ≥ 8.0."),
+            _eager(
+                True,
+                "No CUDA-graph memory and faster restarts; slower decode. The safe 24 GB toggle.",
+            ),
+            *_COMMON,
+            *_client(
+                4,
+                1280,
+                "A smaller page gives fewer vision tokens (~28% fewer than 1540 px); check "
+                "accuracy on your pages.",
+            ),
+        ),
+        reason="unknown card: conservative settings",
+    ),
+    Profile(
+        "cpu",
+        "CPU only (embedded engine)",
+        (
+            Knob(
+                "pages_in_flight",
+                1,
+                "The embedded CPU engine uses every core for one page already.",
+                kind="client",
+            ),
+        ),
+        reason="no NVIDIA GPU: the embedded Tesseract + RapidOCR engine runs instead of vLLM",
+    ),
+    Profile(
+        "t4",
+        "T4 (16 GB, Turing) — unsupported",
+        supported=False,
+        reason=(
+            "sm_75 has no bf16 (cc < 8.0) and no FlashAttention/FlashInfer kernels; vLLM 0.33 "
+            "runs it only in fp16 with Triton attention. The OCR models are bf16-trained: "
+            "use the CPU engine or a newer GPU."
+        ),
+        name_pattern=r"\bT4\b",
+    ),
+    Profile(
+        "v100",
+        "V100 (16/32 GB, Volta) — unsupported",
+        supported=False,
+        reason=(
+            "The vLLM 0.33 wheel ships no sm_70 kernels (its fatbins hold sm_75/80/86/89/90/"
+            "100/120) and V100 has no bf16 (cc 7.0)."
+        ),
+        name_pattern=r"\bV100\b",
+    ),
+)
+
+_BY_NAME = {p.name: p for p in PROFILES}
+
+
+def profile_names() -> list[str]:
+    return [p.name for p in PROFILES]
+
+
+def get_profile(name: str) -> Profile:
+    try:
+        return _BY_NAME[name.lower()]
+    except KeyError:
+        known = ", ".join(_BY_NAME)
+        raise KeyError(f"unknown profile {name!r}; known: {known}") from None
+
+
+def detect_profile(gpu_name: str | None, total_bytes: int | None) -> Profile:
+    """The profile for a GPU: by name (word match, memory range), else by memory size alone
+    (no name: a card given only by its memory); no memory at all means ``cpu``."""
+    if not total_bytes:
+        return _BY_NAME["cpu"]
+    gib = total_bytes / GiB
+    for profile in PROFILES if gpu_name else ():
+        named = profile.name_pattern and re.search(profile.name_pattern, gpu_name or "", re.I)
+        if named and profile.min_gib <= gib < profile.max_gib:
+            return profile
+    if gib >= 70:
+        return _BY_NAME["a100-80g"]  # unknown big card: A100-like, conservative mnbt
+    if gib >= 44:
+        return _BY_NAME["l40s"]
+    if gib >= 36:
+        return _BY_NAME["a100-40g"]
+    return _BY_NAME["generic-24gb"]
