@@ -1,0 +1,48 @@
+"""OCR Workbench entry point: ``streamlit run workbench/Home.py`` from the repository root.
+
+Puts the repository root on ``sys.path`` (``streamlit run`` adds only this script's folder),
+routes explicitly to the top-level ``pages/`` (Streamlit's automatic discovery only looks
+beside the entry script), and draws the sidebar shared by every page. Pages owned by other
+parts of the app are registered only when their file exists.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+import streamlit as st  # noqa: E402
+
+from workbench.ui.sidebar import render_sidebar  # noqa: E402
+
+PAGES = ROOT / "pages"
+#: (file, title, icon, url path); the first is the default page.
+NAV = [
+    ("viewer.py", "Viewer", ":material/document_scanner:", "viewer"),
+    ("compare.py", "Compare", ":material/compare:", "compare"),
+    ("runs.py", "Runs", ":material/history:", "runs"),
+    ("batch.py", "Batch", ":material/stacks:", "batch"),
+    ("gpu.py", "GPU", ":material/memory:", "gpu"),
+    ("about.py", "About", ":material/info:", "about"),
+]
+
+
+def main() -> None:
+    st.set_page_config(
+        page_title="OCR Workbench", page_icon=":material/document_scanner:", layout="wide"
+    )
+    pages = [
+        st.Page(PAGES / file, title=title, icon=icon, url_path=url, default=i == 0)
+        for i, (file, title, icon, url) in enumerate(NAV)
+        if (PAGES / file).exists()
+    ]
+    nav = st.navigation(pages)
+    render_sidebar()
+    nav.run()
+
+
+main()

@@ -1,0 +1,97 @@
+"""What goes into the viewer: uploaded files, sample documents, and the page range.
+
+Files are recognised by content (:func:`workbench.documents.open_document`), never by name:
+the uploader's ``type`` list only filters the file picker. A file that cannot be read becomes a
+:class:`~workbench.ui.resources.LoadedFile` with ``error`` set (the message names the file and
+says why), and the others go on. Samples are the files in ``assets/`` (see assets/SOURCES.md).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import streamlit as st
+
+from workbench.errors import PageRangeError
+from workbench.ui.resources import LoadedFile, load_file
+
+ASSETS = Path(__file__).resolve().parents[2] / "assets"
+UPLOAD_TYPES = ["pdf", "png", "jpg", "jpeg", "tif", "tiff", "webp", "bmp"]
+_SAMPLE_SUFFIXES = {f".{t}" for t in UPLOAD_TYPES}
+UPLOADER_KEY = "wb_uploads"
+SAMPLES_KEY = "wb_samples"
+RANGE_KEY = "wb_range"
+
+
+@dataclass(frozen=True)
+class Selected:
+    """One readable file and the 1-based pages picked from it."""
+
+    file: LoadedFile
+    pages: tuple[int, ...]
+
+
+def sample_paths() -> list[Path]:
+    if not ASSETS.is_dir():
+        return []
+    return sorted(p for p in ASSETS.iterdir() if p.suffix.lower() in _SAMPLE_SUFFIXES)
+
+
+@st.cache_data(show_spinner=False)
+def _read_sample(path: str, mtime: float) -> bytes:
+    return Path(path).read_bytes()
+
+
+def input_widgets() -> tuple[list[LoadedFile], str]:
+    """The uploader, the sample picker and the page range; returns files and range spec."""
+    left, right = st.columns([3, 2], vertical_alignment="top")
+    with left:
+        uploads = st.file_uploader(
+            "Drop PDFs or images (PNG, JPEG, TIFF, WebP, BMP)",
+            type=UPLOAD_TYPES,
+            accept_multiple_files=True,
+            key=UPLOADER_KEY,
+        )
+    with right:
+        samples = sample_paths()
+        picked = st.pills(
+            "…or try a sample",
+            [p.name for p in samples],
+            selection_mode="multi",
+            key=SAMPLES_KEY,
+        )
+        spec = st.text_input(
+            "Pages",
+            key=RANGE_KEY,
+            placeholder="all pages — or e.g. 1,3-5",
+            help="1-based page numbers for every file: `1,3-5`, `4-` to the end; empty = all.",
+        )
+    files = [load_file(u.name, u.getvalue()) for u in uploads or []]
+    by_name = {p.name: p for p in samples}
+    for name in picked or []:
+        path = by_name.get(name)
+        if path is not None:
+            files.append(load_file(path.name, _read_sample(str(path), path.stat().st_mtime)))
+    return files, spec or ""
+
+
+def select_pages(files: list[LoadedFile], spec: str) -> tuple[list[Selected], list[str]]:
+    """Readable files with their pages, and one message per readable file whose pages the
+    range does not reach (unreadable files are left out; their ``error`` says why)."""
+    chosen: list[Selected] = []
+    problems: list[str] = []
+    seen: set[str] = set()
+    for f in files:
+        if f.doc is None:
+            continue
+        if f.sha256 in seen:  # the same content twice (uploaded and picked as a sample)
+            continue
+        seen.add(f.sha256)
+        try:
+            pages = f.doc.select(spec)
+        except PageRangeError as exc:
+            problems.append(f"{f.name}: {exc}")
+            continue
+        chosen.append(Selected(f, tuple(pages)))
+    return chosen, problems

@@ -1,0 +1,295 @@
+"""The viewer page: drop documents, process them, and read each page's layout and Markdown.
+
+Flow of one script run: inputs -> (process the pages not yet in the OCR cache, with a
+progress bar) -> pager over every (file, page) pair -> the page: overlay on the left, Markdown
+on the right -> downloads. Only pages missing from the cache reach the engine, so navigation,
+label toggles and selection never recompute OCR or rasterization (see resources.py).
+
+Session state (``wb_`` prefix): ``wb_pos`` is the 0-based index into the (file, page) list,
+clamped every run; ``wb_hidden`` the set of labels the user switched off.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pandas as pd
+import streamlit as st
+
+from workbench.assemble import assemble_document
+from workbench.engines.base import Engine
+from workbench.errors import WorkbenchError
+from workbench.pipeline import process
+from workbench.schema import PageResult, PageStatus
+from workbench.specs import CPU_SPEC, ModelSpec
+from workbench.ui import markdown_view as mv
+from workbench.ui import resources
+from workbench.ui.inputs import Selected, input_widgets, select_pages
+from workbench.ui.overlay import get_selection, render_page_overlay, set_selection
+
+POS = "wb_pos"
+HIDDEN = "wb_hidden"
+FURNITURE_KEY = "wb_furniture"
+DISPLAY_WIDTH = 1100
+_STATUS_COLOR = {
+    PageStatus.OK: "green",
+    PageStatus.TRUNCATED: "orange",
+    PageStatus.LOOPED: "orange",
+    PageStatus.ERROR: "red",
+}
+
+
+def _load_engine() -> tuple[Engine | None, ModelSpec, str]:
+    """The session's engine, its spec and its OCR-cache key; None when it cannot run."""
+    choice = resources.current_choice()
+    if st.session_state.get(resources.OVERRIDE_KEY) is None and choice is None:
+        st.info("The engine picked in the sidebar is not configured yet; pages show without OCR.")
+        return None, CPU_SPEC, ""
+    choice = choice or resources.EngineChoice("cpu")
+    try:
+        engine = resources.use_engine(choice)
+        return engine, resources.spec_for(engine), resources.engine_key(engine, choice)
+    except WorkbenchError as exc:
+        st.error(f"Engine not available: {exc}", icon=":material/memory:")
+    except Exception as exc:  # a broken engine must not take the page down
+        st.error(f"Engine failed to start ({type(exc).__name__}: {exc})", icon=":material/memory:")
+    return None, CPU_SPEC, ""
+
+
+def _process(selected: list[Selected], engine: Engine, spec: ModelSpec, ekey: str) -> None:
+    cache = resources.results()
+    dpi = resources.dpi_for(spec)
+    todo = [(s, [p for p in s.pages if cache.get(s.file.sha256, p, ekey) is None]) for s in selected]
+    total = sum(len(pages) for _, pages in todo)
+    if not total:
+        return
+    bar = st.progress(0.0, text=f"Processing {total} page(s) with {engine.name}…")
+    done, started = 0, time.perf_counter()
+    for sel, pages in todo:
+        f, doc = sel.file, sel.file.doc
+        if not pages or doc is None:
+            continue
+        images = (resources.page_image(f.sha256, f.name, p, dpi, doc) for p in pages)
+        try:
+            for item in process(engine, spec, images, total=len(pages)):
+                r = item.result
+                cache.put(f.sha256, r.page, ekey, r)
+                done += 1
+                bar.progress(
+                    min(done / total, 1.0),
+                    text=f"{done}/{total} · {f.name} page {r.page} took {r.seconds:.2f} s",
+                )
+        except WorkbenchError as exc:
+            st.error(f"{f.name}: {exc}")
+        except Exception as exc:  # one file failing must not stop the others
+            st.error(f"{f.name}: processing failed ({type(exc).__name__}: {exc})")
+    bar.empty()
+    elapsed = time.perf_counter() - started
+    if done:
+        st.toast(f"Processed {done} page(s) in {elapsed:.1f} s ({elapsed / done:.2f} s/page)")
+
+
+def _pager(items: list[tuple[Selected, int]]) -> int:
+    """Prev/next, file picker and a global 1-based page number; returns the 0-based index."""
+    n = len(items)
+    pos = min(max(int(st.session_state.get(POS, 0)), 0), n - 1)
+    st.session_state[POS] = pos
+    names = list(dict.fromkeys(s.file.name for s, _ in items))
+    first = {name: next(i for i, (s, _) in enumerate(items) if s.file.name == name) for name in names}
+
+    def go(to: int) -> None:
+        st.session_state[POS] = min(max(to, 0), n - 1)
+
+    st.session_state["wb_page_in"] = pos + 1
+    st.session_state["wb_file_in"] = items[pos][0].file.name
+    c = st.columns([1, 4, 2, 1], vertical_alignment="bottom")
+    c[0].button(
+        "◀ Prev", key="wb_prev", disabled=pos == 0, on_click=go, args=(pos - 1,),
+        width="stretch",
+    )
+    c[1].selectbox(
+        "File", names, key="wb_file_in",
+        on_change=lambda: go(first[st.session_state["wb_file_in"]]),
+    )
+    c[2].number_input(
+        f"Page (of {n})", min_value=1, max_value=n, step=1, key="wb_page_in",
+        on_change=lambda: go(int(st.session_state["wb_page_in"]) - 1),
+    )
+    c[3].button(
+        "Next ▶", key="wb_next", disabled=pos >= n - 1, on_click=go, args=(pos + 1,),
+        width="stretch",
+    )
+    return pos
+
+
+def _stats(f_name: str, page: int, pages: int, result: PageResult | None) -> None:
+    line = f"**{f_name}** · page {page} of {pages}"
+    if result is None:
+        st.markdown(line + " · :gray-badge[not processed]")
+        return
+    color = _STATUS_COLOR.get(result.status, "gray")
+    parts = [
+        line,
+        f":{color}-badge[{result.status.value}]",
+        f":material/timer: {result.seconds:.2f} s",
+        f"{result.tokens} tokens" if result.tokens else "",
+        f":orange-badge[{result.retries} retries]" if result.retries else "0 retries",
+        f"{len(result.regions)} regions ({len(result.located)} located)",
+        f"`{result.engine}` · `{result.model}`",
+    ]
+    st.markdown(" · ".join(p for p in parts if p))
+    if result.error:
+        st.error(f"This page failed: {result.error}")
+    for note in result.notes:
+        st.caption(f":material/info: {note}")
+
+
+def _label_filter(result: PageResult, pos: int) -> set[str]:
+    counts: dict[str, int] = {}
+    for r in result.regions:
+        counts[str(r.label)] = counts.get(str(r.label), 0) + 1
+    if not counts:
+        return set()
+    hidden: set[str] = st.session_state.setdefault(HIDDEN, set())
+    key = f"wb_labels_{pos}"
+    options = sorted(counts, key=lambda lab: -counts[lab])
+    if key not in st.session_state:
+        st.session_state[key] = [lab for lab in options if lab not in hidden]
+
+    def changed() -> None:
+        shown = set(st.session_state[key])
+        hidden.difference_update(shown)
+        hidden.update(set(options) - shown)
+
+    picked = st.pills(
+        "Labels",
+        options,
+        selection_mode="multi",
+        key=key,
+        format_func=lambda lab: f"{lab} {counts[lab]}",
+        on_change=changed,
+        label_visibility="collapsed",
+    )
+    return set(picked or [])
+
+
+def _region_picker(result: PageResult, ov_key: str, selected: str | None) -> None:
+    ids = [r.id for r in sorted(result.regions, key=lambda r: r.order)]
+    if not ids:
+        return
+    by_id = {r.id: r for r in result.regions}
+    key = f"{ov_key}_pick"
+    st.session_state[key] = selected if selected in by_id else None
+    st.selectbox(
+        "Selected region",
+        ids,
+        key=key,
+        index=None,
+        placeholder="Click a box or a block of text, or pick a region here",
+        format_func=lambda i: f"{i} · {by_id[i].label} · {' '.join(by_id[i].text.split())[:60]}",
+        on_change=lambda: set_selection(ov_key, st.session_state[key]),
+        label_visibility="collapsed",
+    )
+
+
+def _page_view(sel: Selected, page: int, result: PageResult | None, spec: ModelSpec, pos: int) -> None:
+    f, doc = sel.file, sel.file.doc
+    assert doc is not None
+    dpi = resources.dpi_for(spec)
+    jpeg = resources.display_image(f.sha256, f.name, page, dpi, spec.sizing, DISPLAY_WIDTH, doc)
+    _stats(f.name, page, doc.page_count, result)
+    ov_key, prefix = f"wb_ov_{pos}", f"wbblk-{pos}-"
+    if result is None:
+        st.image(jpeg, caption=f"{f.name} page {page}", width="stretch")
+        return
+    bar = st.columns([5, 2], vertical_alignment="center")
+    with bar[0]:
+        visible = _label_filter(result, pos)
+    with bar[1]:
+        furniture = st.toggle(
+            "Running headers/footers in Markdown", key=FURNITURE_KEY,
+            help="Page headers, footers and numbers are kept as regions; this puts them back "
+            "into the Markdown and the downloads.",
+        )
+    left, right = st.columns(2, gap="medium")
+    with left:
+        chosen = render_page_overlay(
+            jpeg, result.regions, visible, None, ov_key,
+            page_size=(result.width, result.height), block_prefix=prefix,
+        )
+    with right:
+        _region_picker(result, ov_key, chosen)
+        tabs = st.tabs(["Rendered", "Markdown", "Regions JSON", "Raw output"])
+        with tabs[0], st.container(height=900, border=False):
+            mv.render_blocks(
+                result, prefix=prefix, selected=get_selection(ov_key) or chosen,
+                include_furniture=furniture, visible_labels=visible or None, image_jpeg=jpeg,
+            )
+        with tabs[1]:
+            st.code(mv.page_markdown(result, furniture) or "(empty)", language="markdown")
+        with tabs[2]:
+            st.dataframe(pd.DataFrame(mv.regions_table(result)), hide_index=True)
+            st.code(mv.regions_json(result), language="json")
+        with tabs[3]:
+            st.code(result.raw or "(no raw output)", language="text", wrap_lines=True)
+
+
+def _downloads(sel: Selected, result: PageResult | None, ekey: str) -> None:
+    cache, f = resources.results(), sel.file
+    furniture = bool(st.session_state.get(FURNITURE_KEY))
+    done = [r for p in sel.pages if (r := cache.get(f.sha256, p, ekey)) is not None]
+    stem = f.doc.stem if f.doc else "document"
+    c = st.columns(4)
+    if result is not None:
+        name = f"{stem}-page-{result.page:04d}"
+        c[0].download_button(
+            "Page Markdown", mv.page_markdown(result, furniture), f"{name}.md",
+            mime="text/markdown", on_click="ignore", icon=":material/download:",
+        )
+        c[1].download_button(
+            "Page JSON", json.dumps(result.model_dump(mode="json"), indent=2), f"{name}.json",
+            mime="application/json", on_click="ignore", icon=":material/download:",
+        )
+    if done:
+        doc_md = assemble_document((r.page, mv.page_markdown(r, furniture)) for r in done)
+        doc_json = json.dumps([r.model_dump(mode="json") for r in done], indent=2)
+        c[2].download_button(
+            f"Document Markdown ({len(done)} p.)", doc_md, f"{stem}.md",
+            mime="text/markdown", on_click="ignore", icon=":material/download:",
+        )
+        c[3].download_button(
+            f"Document JSON ({len(done)} p.)", doc_json, f"{stem}.json",
+            mime="application/json", on_click="ignore", icon=":material/download:",
+        )
+        with st.expander(f"Timing per page · {f.name}"):
+            st.dataframe(pd.DataFrame([
+                {"page": r.page, "status": r.status.value, "seconds": r.seconds,
+                 "tokens": r.tokens, "retries": r.retries, "regions": len(r.regions)}
+                for r in done
+            ]), hide_index=True)
+
+
+def viewer_page() -> None:
+    files, spec_text = input_widgets()
+    for f in files:
+        if not f.ok:
+            st.error(f.error or f"{f.name}: cannot be read", icon=":material/error:")
+    selected, warnings = select_pages(files, spec_text)
+    for w in warnings:
+        st.warning(w, icon=":material/warning:")
+    if not selected:
+        if not files:
+            st.info("Drop one or more PDFs or images above, or pick a sample, to see each "
+                    "page's layout regions and Markdown.", icon=":material/upload_file:")
+        return
+    engine, spec, ekey = _load_engine()
+    if engine is not None:
+        _process(selected, engine, spec, ekey)
+    items = [(s, p) for s in selected for p in s.pages]
+    pos = _pager(items)
+    sel, page = items[pos]
+    result = resources.results().get(sel.file.sha256, page, ekey) if engine else None
+    _page_view(sel, page, result, spec, pos)
+    st.divider()
+    _downloads(sel, result, ekey)
