@@ -1,0 +1,97 @@
+"""LightOnOCR output (lightonai/LightOnOCR ``grounding.py``, ``models.py``, README).
+
+Plain mode (LightOnOCR-1B-1025, LightOnOCR-2-1B, and LightOnOCR-3 without the "grounding"
+prompt): Markdown with HTML tables and LaTeX math, **no boxes**. The page is split into
+unlocated blocks by :func:`~workbench.parsers.md_blocks.split_markdown`.
+
+Grounding mode (LightOnOCR-3 only, the image plus the text "grounding")::
+
+    ![caption](400,555,591,566) Figure 1: Model architecture.
+
+One marker before each block, coordinates ``x1,y1,x2,y2`` normalised **0-1000** on both axes
+whatever the image size; a block's text runs to the next marker (tables and lists span
+lines). A ``+`` after the label (``text+``) marks a block that continues the previous one
+(``Region.continues``). A marker cut off mid-way (``![text](12,3``) is not a block.
+"""
+
+from __future__ import annotations
+
+import re
+
+from workbench.parsers.base import ParseContext, ParsedPage, register
+from workbench.parsers.common import Draft, finish, unlocated_note
+from workbench.parsers.html_md import clean_tables
+from workbench.parsers.md_blocks import split_markdown
+from workbench.schema import Label
+
+NO_BOXES_NOTE = "this model gives no layout boxes: Markdown only"
+
+LABELS: dict[str, Label] = {
+    "title": Label.TITLE,
+    "section": Label.SECTION_HEADER,
+    "text": Label.TEXT,
+    "list": Label.LIST,
+    "caption": Label.CAPTION,
+    "footnote": Label.FOOTNOTE,
+    "aside_text": Label.TEXT,
+    "header": Label.HEADER,
+    "footer": Label.FOOTER,
+    "page_number": Label.PAGE_NUMBER,
+    "table": Label.TABLE,
+    "chart": Label.FIGURE,  # a chart's data comes as an HTML table, its place is a figure
+    "formula": Label.FORMULA,
+    "code": Label.CODE,
+    "image": Label.FIGURE,
+}
+
+# Same marker grammar as LightOnOCR's grounding.MARKER (label, optional "+", four integers).
+MARKER = re.compile(
+    r"!\[([A-Za-z_][\w-]*?)(\+?)\]\(\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*\)[ \t]*"
+)
+
+# The start of a marker at the very end of the text (cut off before its closing parenthesis).
+_PARTIAL = re.compile(r"!\[(?:[A-Za-z_][\w-]*\+?(?:\]\(?[\d\s,]*)?)?$")
+
+
+def markdown_regions(raw: str, ctx: ParseContext) -> ParsedPage:
+    """Unlocated blocks from a Markdown page (shared with olmOCR)."""
+    drafts = [Draft(native, None, text, label=label) for label, native, text in split_markdown(raw)]
+    regions = finish(drafts, {}, scale_x=1, scale_y=1, width=ctx.width, height=ctx.height)
+    return ParsedPage(regions=regions, notes=[NO_BOXES_NOTE])
+
+
+@register("lighton_plain")
+def parse_plain(raw: str, ctx: ParseContext) -> ParsedPage:
+    return markdown_regions(raw or "", ctx)
+
+
+@register("lighton_grounding")
+def parse_grounding(raw: str, ctx: ParseContext) -> ParsedPage:
+    raw = raw or ""
+    marks = list(MARKER.finditer(raw))
+    partial = _PARTIAL.search(raw)
+    if not marks and partial and not raw[: partial.start()].strip():
+        # Cut off inside the very first marker: nothing complete yet.
+        return ParsedPage(
+            regions=[], truncated=True, notes=["the output was cut off inside a block marker"]
+        )
+    if not marks:
+        # The server answered in plain mode (a LightOnOCR-1/2 model, or no "grounding" text).
+        page = markdown_regions(raw, ctx)
+        if raw.strip():
+            page.notes = ["the output had no grounding markers; shown as Markdown without boxes"]
+        return page
+    drafts: list[Draft] = []
+    for i, m in enumerate(marks):
+        end = marks[i + 1].start() if i + 1 < len(marks) else len(raw)
+        if i == len(marks) - 1 and partial and partial.start() >= m.end():
+            end = partial.start()  # a next marker cut off mid-way is not text
+        text = raw[m.end() : end].strip()
+        box = [float(m.group(k)) for k in (3, 4, 5, 6)]
+        drafts.append(Draft(m.group(1), box, clean_tables(text), continues=m.group(2) == "+"))
+    truncated = partial is not None
+    regions = finish(drafts, LABELS, scale_x=1000, scale_y=1000, width=ctx.width, height=ctx.height)
+    notes = unlocated_note(regions)
+    if truncated:
+        notes.append("the output was cut off inside a block marker")
+    return ParsedPage(regions=regions, truncated=truncated, notes=notes)
