@@ -5,8 +5,10 @@ Prints the memory plan as JSON: ``max_model_len``, ``kv_cache_bytes``, ``tokens_
 memory split and, when a page does not fit, ``advice``.
 
 GPU precedence: ``--gpu-memory`` (total GiB; free = total minus ``--used-memory``) > the first
-NVIDIA GPU NVML sees > an assumed 24 GiB card. Profile: ``--profile`` > detected from the GPU
-name and memory. Exit status 0 when a page fits, 1 when it does not, 2 on bad input.
+NVIDIA GPU NVML sees (total as CUDA sees it: NVML total minus reserved, which is what vLLM
+multiplies by gpu_memory_utilization) > an assumed 24 GiB card. Profile: ``--profile`` >
+detected from the GPU name and memory. Exit status 0 when a page fits, 1 when it does not,
+2 on bad input.
 """
 
 from __future__ import annotations
@@ -47,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
         snap = read_snapshot(with_processes=False)
         if snap.first is not None:
             gpu = snap.first
-            gpu_name, total, free = gpu.name, gpu.total_bytes, gpu.free_bytes
+            gpu_name, total, free = gpu.name, gpu.cuda_total_bytes, gpu.free_bytes
             source = f"GPU 0: {gpu.name}"
         else:
             total = free = int(DEFAULT_GIB * GiB)

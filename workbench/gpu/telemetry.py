@@ -53,6 +53,12 @@ class GpuReading:
     processes: tuple[GpuProcess, ...] = ()
 
     @property
+    def cuda_total_bytes(self) -> int:
+        """Total as CUDA (``torch.cuda.mem_get_info``, hence vLLM) sees it: NVML total minus
+        the driver-reserved part (143,771 - 615 = 143,156 MiB on an H200)."""
+        return self.total_bytes - (self.reserved_bytes or 0)
+
+    @property
     def used_fraction(self) -> float:
         return self.used_bytes / self.total_bytes if self.total_bytes else 0.0
 
