@@ -162,8 +162,9 @@ def _run_chunk(
         page, image = by_key[output.key]
         result = _result(spec, engine, page, image, output)
         if result.rotation and result.status is not PageStatus.ERROR:
-            # The model says the page is turned: send it again upright (olmOCR's rule).
-            rotated.append((page, image.rotate(-result.rotation, expand=True)))
+            # The model says the page is turned: send it again upright, turned counter-clockwise
+            # by its correction as olmOCR itself does (PIL ROTATE_n).
+            rotated.append((page, image.rotate(result.rotation, expand=True)))
             continue
         yield Processed(result, image)
     for page, image in rotated:

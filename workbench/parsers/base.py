@@ -33,7 +33,7 @@ class ParseContext:
 @dataclass
 class ParsedPage:
     regions: list[Region]
-    rotation: int = 0  # degrees clockwise the page should be turned (olmOCR front matter)
+    rotation: int = 0  # degrees the page must be turned counter-clockwise (olmOCR front matter)
     truncated: bool = False  # the output was cut off mid-structure
     notes: list[str] = field(default_factory=list)
 
