@@ -165,6 +165,9 @@ def test_html_is_standalone_and_sanitized(reader: RunReader) -> None:
     assert "left:2.500%;top:10.000%;width:25.000%;height:20.000%" in page
     assert "coordinate space: page_px" in page and "<footer>" in page
     assert "<script>" not in render_markdown("<script>alert(1)</script>")
+    table = render_markdown("<table><tr><td onclick='x()'>1</td></tr></table>")
+    assert table == "<table><tbody><tr><td>1</td></tr></tbody></table>"
+    assert "<img" not in render_markdown("<img src=https://tracker.example/x.png>")
 
 
 def test_markdown_export_and_memory_pages() -> None:

@@ -236,3 +236,18 @@ def test_run_ids_sort_by_time() -> None:
 def test_default_root_comes_from_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("WORKBENCH_STORE_DIR", str(tmp_path / "runs"))
     assert RunStore().root == tmp_path / "runs"
+
+
+def test_page_files_include_figure_crops(tmp_path: Path) -> None:
+    writer = RunStore(tmp_path).create(info())
+    writer.write_page(make_page("scan.pdf", 1), image())
+    writer.write_page(make_page("scan.pdf", 10), image())
+    (writer.path / "scan" / "page-0001-r3.png").write_bytes(b"png")
+    names = [p.name for p in RunReader(writer.path).files("scan.pdf", 1)]
+    assert names == [
+        "page-0001-r3.png",
+        "page-0001.json",
+        "page-0001.md",
+        "page-0001.png",
+        "page-0001.raw.txt",
+    ]

@@ -1,7 +1,9 @@
 """A standalone HTML report of pages: image with region boxes beside the rendered Markdown.
 
-Model output is untrusted: Markdown is rendered by markdown-it with raw HTML disabled, then
-cleaned by nh3; labels, names and region text go through :func:`html.escape`. Page images
+Model output is untrusted: Markdown is rendered by markdown-it with raw HTML on (VLMs write
+tables as HTML), then cleaned by nh3 with its default allow-list minus ``img`` (no script, no
+``on*`` attributes, no ``javascript:`` URLs, no remote fetches); labels, names and region text
+go through :func:`html.escape`. Page images
 are embedded as JPEG data URIs (at most :data:`MAX_IMAGE_SIDE` px on the long side); boxes are
 placed in percent of the page, so they stay on the image at any size. Box coordinates are
 the stored ``page_px`` ones (stated in an HTML comment and in the footer).
@@ -22,6 +24,7 @@ from workbench.exports import COORDINATES, ExportPage, regions_of
 from workbench.schema import Label, RunInfo
 
 MAX_IMAGE_SIDE = 1600
+_ALLOWED_TAGS = set(nh3.ALLOWED_TAGS) - {"img"}
 COLORS: dict[Label, str] = {
     Label.TEXT: "#1f77b4",
     Label.TITLE: "#d62728",
@@ -55,9 +58,9 @@ footer{color:#666;font-size:.85rem}
 
 
 def render_markdown(markdown: str) -> str:
-    """Safe HTML for untrusted Markdown: no raw HTML through markdown-it, then nh3."""
-    rendered = MarkdownIt("commonmark", {"html": False}).enable("table").render(markdown)
-    return nh3.clean(rendered)
+    """Safe HTML for untrusted Markdown (see the module docstring)."""
+    rendered = MarkdownIt("commonmark", {"html": True}).enable("table").render(markdown)
+    return nh3.clean(rendered, tags=_ALLOWED_TAGS)
 
 
 def _data_uri(image: Image.Image) -> str:

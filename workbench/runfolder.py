@@ -292,7 +292,7 @@ class RunReader:
         folder = self.folder(doc)
         if page is None:
             return sorted(p for p in folder.iterdir() if p.is_file() and not p.name.startswith("."))
-        return sorted(folder.glob(f"{page_stem(page)}.*"))
+        return sorted(folder.glob(f"{page_stem(page)}[.-]*"))  # with figure crops -rN.png
 
 
 def _join_markdown(pages: list[PageResult]) -> str:
