@@ -31,7 +31,7 @@ from typing import Any
 from workbench import __version__
 from workbench.assemble import figure_filename
 from workbench.documents import Document, open_document
-from workbench.errors import DocumentError, EngineUnavailable, WorkbenchError
+from workbench.errors import DocumentError, EngineUnavailable, PlanError, WorkbenchError
 from workbench.pipeline import process, render_dpi
 from workbench.runfolder import RunWriter, atomic_write
 from workbench.schema import Label, PageResult, PageStatus, RunInfo, RunStatus
@@ -76,7 +76,7 @@ def expand_inputs(inputs: list[Path]) -> list[Path]:
 
 
 def build_engine(args: argparse.Namespace, settings: Settings) -> tuple[Any, ModelSpec]:
-    from workbench.engines import factory
+    import workbench.engines.factory as factory
 
     if args.engine == "cpu":
         return factory.build_engine(factory.CpuOptions()), get_spec("cpu")
@@ -98,10 +98,28 @@ def build_engine(args: argparse.Namespace, settings: Settings) -> tuple[Any, Mod
     if not args.model:
         raise EngineUnavailable("--engine vllm needs --model MODEL_ID")
     spec = get_spec(args.spec or args.model)
-    from workbench.gpu.commands import engine_args_for  # the profile + planner's arguments
-
-    engine_args = engine_args_for(spec, args.profile)
+    engine_args = local_engine_args(spec, args.profile)
     return factory.build_engine(factory.LocalOptions(model=spec.id, engine_args=engine_args)), spec
+
+
+def local_engine_args(spec: ModelSpec, profile_name: str | None) -> dict[str, Any]:
+    """vllm.LLM keyword arguments for ``spec`` on this machine's first GPU: the tuning profile
+    (named, or detected from the GPU) and the memory planner's safe max_model_len. Refuses,
+    with the planner's advice, before anything is loaded when a single page cannot fit."""
+    from workbench.gpu import commands, planner, profiles, telemetry
+
+    gpu = telemetry.read_snapshot(with_processes=False).first
+    if gpu is None:
+        raise EngineUnavailable("--engine vllm needs an NVIDIA GPU and none was found")
+    profile = (
+        profiles.get_profile(profile_name)
+        if profile_name
+        else profiles.detect_profile(gpu.name, gpu.total_bytes)
+    )
+    plan, _, _ = planner.plan_for_model(spec.id, profile, gpu.cuda_total_bytes, gpu.free_bytes)
+    if not plan.fits:
+        raise PlanError(f"{spec.id} cannot fit one page on {gpu.name}: " + " ".join(plan.advice))
+    return commands.engine_kwargs(spec.id, spec, profile, plan)
 
 
 def _write_figures(json_path: Path, result: PageResult, image: Any) -> None:
