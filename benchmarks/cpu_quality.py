@@ -1,0 +1,122 @@
+"""CPU engine quality on real pages: Tesseract alone vs RapidOCR alone vs the combined engine.
+
+Ground truth is each PDF page's own text layer (pypdfium2). Pages: the born-digital PDFs in
+tests/data, plus any PDFs in ``--extra DIR`` (held-out pages, e.g. extracted sdists). Prints,
+per variant: CER pooled over all pages, median page CER, mean word-F1, seconds per page.
+
+    python benchmarks/cpu_quality.py [--extra DIR] [--dpi 200] [--max-pages 20]
+
+Each variant runs in this one process, page by page, side by side. The combined engine's
+Markdown includes furniture (headers, footers, page numbers) here, since the text layer has it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pypdfium2 as pdfium
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from workbench.assemble import assemble_page
+from workbench.engines.cpu.engine import CpuEngine
+from workbench.engines.cpu.metrics import cer, plain, word_f1
+
+DATA = Path(__file__).resolve().parents[1] / "tests" / "data"
+BORN_DIGITAL = [
+    "sf424_page2.pdf",
+    "dd0293_p1-2.pdf",
+    "va210966_p1.pdf",
+    "census_12s0324.pdf",
+    "pdflatex_outline.pdf",
+]
+
+
+def pages(extra: Path | None, dpi: int, max_pages: int):
+    files = [DATA / f for f in BORN_DIGITAL]
+    if extra is not None:
+        files += sorted(extra.rglob("*.pdf"))
+    for f in files:
+        try:
+            doc = pdfium.PdfDocument(f)
+        except Exception:
+            continue
+        for i in range(min(len(doc), 3)):
+            ref = doc[i].get_textpage().get_text_range()
+            if len(ref.strip()) < 50:
+                continue
+            image = doc[i].render(scale=dpi / 72).to_pil().convert("RGB")
+            yield f"{f.name}#{i + 1}", image, ref
+            max_pages -= 1
+            if max_pages <= 0:
+                return
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--extra", type=Path)
+    ap.add_argument("--dpi", type=int, default=200)
+    ap.add_argument("--max-pages", type=int, default=20)
+    args = ap.parse_args()
+
+    engine = CpuEngine()
+    assert engine.tess is not None and engine.rapid is not None
+
+    def tesseract(im):
+        return "\n".join(ln.text for ln in engine.tess.read(im)[0])
+
+    def rapid(im):
+        return "\n".join(ln.text for ln in engine.rapid.read(im, latin=False))
+
+    def rapid_latin(im):
+        return "\n".join(ln.text for ln in engine.rapid.read(im))
+
+    def combined(im):
+        regions, _ = engine.analyze(im)
+        return plain(assemble_page(regions, include_furniture=True))
+
+    variants = {
+        "tesseract": tesseract,
+        "rapidocr": rapid,
+        "rapidocr+cjk-filter": rapid_latin,
+        "cpu engine": combined,
+    }
+    stats: dict[str, dict[str, list[float]]] = {
+        v: {"d": [], "n": [], "f1": [], "s": []} for v in variants
+    }
+    for key, image, ref in pages(args.extra, args.dpi, args.max_pages):
+        row = []
+        for name, fn in variants.items():
+            t = time.perf_counter()
+            hyp = fn(image)
+            secs = time.perf_counter() - t
+            d, n = cer(hyp, ref)
+            s = stats[name]
+            (
+                s["d"].append(d),
+                s["n"].append(n),
+                s["f1"].append(word_f1(hyp, ref)),
+                s["s"].append(secs),
+            )
+            row.append(f"{name}={d / max(n, 1):.3f}")
+        print(f"{key:32s} " + "  ".join(row), flush=True)
+    print()
+    print(f"{'variant':22s} {'CER pooled':>10s} {'CER median':>10s} {'word-F1':>8s} {'s/page':>7s}")
+    for name, s in stats.items():
+        if not s["n"]:
+            continue
+        pooled = sum(s["d"]) / max(sum(s["n"]), 1)
+        med = statistics.median(d / max(n, 1) for d, n in zip(s["d"], s["n"], strict=True))
+        print(
+            f"{name:22s} {pooled:10.3f} {med:10.3f} {float(np.mean(s['f1'])):8.3f} "
+            f"{statistics.median(s['s']):7.2f}"
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,77 @@
+"""Plain geometry records shared by the CPU engine's modules.
+
+Boxes are ``(x0, y0, x1, y1)`` float tuples in ``page_px`` of the page image (origin top-left);
+they become :class:`workbench.schema.BBox` only when regions are built, in ``compose``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+Box = tuple[float, float, float, float]
+
+
+@dataclass
+class Word:
+    text: str
+    box: Box
+    conf: float  # 0-100
+
+
+@dataclass
+class Line:
+    """One OCR text line (Tesseract TEXTLINE, or one RapidOCR detection box)."""
+
+    text: str
+    box: Box
+    conf: float  # 0-100
+    source: str  # "tesseract" | "rapidocr"
+    words: list[Word] = field(default_factory=list)
+
+    @property
+    def height(self) -> float:
+        return self.box[3] - self.box[1]
+
+
+@dataclass
+class LayoutBox:
+    """One layout-model region before text is attached."""
+
+    native: str  # the model's own label ("text", "figure_caption", "TABLE", ...)
+    box: Box
+    score: float
+
+
+def area(b: Box) -> float:
+    return max(b[2] - b[0], 0.0) * max(b[3] - b[1], 0.0)
+
+
+def inter(a: Box, b: Box) -> float:
+    w = min(a[2], b[2]) - max(a[0], b[0])
+    h = min(a[3], b[3]) - max(a[1], b[1])
+    return max(w, 0.0) * max(h, 0.0)
+
+
+def union(a: Box, b: Box) -> Box:
+    return (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]))
+
+
+def union_all(boxes: list[Box]) -> Box:
+    out = boxes[0]
+    for b in boxes[1:]:
+        out = union(out, b)
+    return out
+
+
+def cover(inner: Box, outer: Box) -> float:
+    """Share of ``inner``'s area that lies inside ``outer`` (0 when ``inner`` is empty)."""
+    a = area(inner)
+    return inter(inner, outer) / a if a > 0 else 0.0
+
+
+def median(values: list[float], default: float = 0.0) -> float:
+    if not values:
+        return default
+    s = sorted(values)
+    mid = len(s) // 2
+    return s[mid] if len(s) % 2 else (s[mid - 1] + s[mid]) / 2

@@ -1,0 +1,171 @@
+"""OCR lines + layout boxes → ordered, labelled :class:`~workbench.schema.Region` list.
+
+Contract:
+
+1. Every OCR line lands in exactly one region, so no text is lost: it goes to the layout box
+   that holds the largest share of it (at least half; the smaller box wins ties, so a caption
+   inside a figure goes to the caption). Lines no box holds are grouped into new text regions
+   (``native_label="ocr_lines"``) by vertical proximity and horizontal overlap.
+2. A figure box that holds much text (≥ 6 lines covering ≥ 12 % of it) is a form or a diagram
+   the layout model misread: it is dissolved and its lines regrouped as text, since the
+   assembler would print the figure's text unstructured anyway.
+3. Layout boxes nearly duplicated by a higher-scoring box of the same label are dropped; text,
+   title, caption, header and footer boxes that received no line are dropped; figures,
+   tables, formulas and signatures are kept even when empty.
+4. Titles: a CDLA ``title`` whose lines are ≥ 1.4× the page's median line height and which is
+   the first such box from the top is the page title; others are section headers. Headers and
+   footers (and text blocks in the top/bottom 6 % of the page) whose text is only a page
+   number become ``page_number``.
+5. Regions are ordered by :func:`reading_order`; ids ``r0, r1, …`` follow that order.
+"""
+
+from __future__ import annotations
+
+from itertools import pairwise
+
+from workbench.engines.cpu import tables, text
+from workbench.engines.cpu.boxes import Box, LayoutBox, Line, area, cover, inter, median, union_all
+from workbench.engines.cpu.layout import canonical
+from workbench.engines.cpu.reading_order import reading_order
+from workbench.schema import BBox, Label, Region
+
+_KEEP_EMPTY = {Label.FIGURE, Label.TABLE, Label.FORMULA, Label.SIGNATURE}
+
+
+def compose(
+    width: int,
+    height: int,
+    layout: list[LayoutBox],
+    lines: list[Line],
+    signatures: list[Box] | None = None,
+) -> list[Region]:
+    boxes = _dedupe(layout)
+    boxes += [LayoutBox("signature", s, 1.0) for s in signatures or []]
+    line_h = median([ln.height for ln in lines], 20.0)
+
+    members = _assign(boxes, lines)
+    for k, b in enumerate(boxes):
+        if b.native == "figure" and _texty(b, members[k]):
+            members.setdefault(-1, []).extend(members.pop(k))
+    orphans = members.pop(-1, [])
+
+    blocks: list[tuple[str, Box, list[Line], float]] = []
+    for k, b in enumerate(boxes):
+        if k in members or canonical(b.native) in _KEEP_EMPTY or b.native == "signature":
+            blocks.append((b.native, b.box, members.get(k, []), b.score))
+    for group in _cluster(orphans, line_h):
+        blocks.append(("ocr_lines", union_all([ln.box for ln in group]), group, 0.0))
+
+    order = reading_order([b[1] for b in blocks])
+    title_seen = False
+    regions: list[Region] = []
+    for pos, k in enumerate(order):
+        native, box, group, score = blocks[k]
+        group = _sorted_lines(group)
+        label = Label.SIGNATURE if native == "signature" else canonical(native, box, height)
+        if native == "title" and not title_seen and _big(group, line_h):
+            label, title_seen = Label.TITLE, True
+        body = _body(label, group, line_h)
+        if label in (Label.HEADER, Label.FOOTER, Label.TEXT) and text.is_page_number(body):
+            edge = box[1] < 0.06 * height or box[3] > 0.94 * height
+            if label is not Label.TEXT or edge:
+                label = Label.PAGE_NUMBER
+        if (
+            native == "ocr_lines"
+            and label is Label.TEXT
+            and text.is_list([ln.text for ln in group])
+        ):
+            label = Label.LIST
+        bbox = BBox.from_scaled(box, width, height, width, height)
+        regions.append(
+            Region(
+                id=f"r{pos}",
+                label=label,
+                native_label=native,
+                bbox=bbox,
+                text=body,
+                order=pos,
+                score=round(score, 3) if score else None,
+            )
+        )
+    return regions
+
+
+def _dedupe(layout: list[LayoutBox]) -> list[LayoutBox]:
+    kept: list[LayoutBox] = []
+    for b in sorted(layout, key=lambda b: -b.score):
+        if any(k.native == b.native and cover(b.box, k.box) > 0.8 for k in kept):
+            continue
+        kept.append(b)
+    return kept
+
+
+def _assign(boxes: list[LayoutBox], lines: list[Line]) -> dict[int, list[Line]]:
+    """Line → index of the box holding most of it (-1: none holds half)."""
+    members: dict[int, list[Line]] = {}
+    for ln in lines:
+        best, best_key = -1, (0.5, 0.0)
+        a = max(area(ln.box), 1.0)
+        for k, b in enumerate(boxes):
+            share = inter(ln.box, b.box) / a
+            key = (round(share, 2), -area(b.box))
+            if share >= 0.5 and key > best_key:
+                best, best_key = k, key
+        members.setdefault(best, []).append(ln)
+    return members
+
+
+def _texty(box: LayoutBox, group: list[Line]) -> bool:
+    covered = sum(area(ln.box) for ln in group)
+    return len(group) >= 6 and covered >= 0.12 * max(area(box.box), 1.0)
+
+
+def _cluster(lines: list[Line], line_h: float) -> list[list[Line]]:
+    groups: list[list[Line]] = []
+    for ln in sorted(lines, key=lambda ln: (ln.box[1], ln.box[0])):
+        home = None
+        for g in groups:
+            last = g[-1].box
+            gap = ln.box[1] - last[3]
+            h = max(ln.height, line_h)
+            overlap = min(ln.box[2], last[2]) - max(ln.box[0], last[0])
+            narrow = min(ln.box[2] - ln.box[0], last[2] - last[0])
+            if -h <= gap <= 0.9 * h and overlap >= 0.3 * max(narrow, 1.0):
+                home = g
+        if home is None:
+            groups.append([ln])
+        else:
+            home.append(ln)
+    return groups
+
+
+def _sorted_lines(group: list[Line]) -> list[Line]:
+    """Lines top to bottom; lines sharing a row (centres within half a height) left to right."""
+    rows: list[list[Line]] = []
+    for ln in sorted(group, key=lambda ln: (ln.box[1] + ln.box[3]) / 2):
+        c = (ln.box[1] + ln.box[3]) / 2
+        if rows:
+            r = rows[-1][0]
+            if abs(c - (r.box[1] + r.box[3]) / 2) < 0.5 * max(r.height, ln.height, 1.0):
+                rows[-1].append(ln)
+                continue
+        rows.append([ln])
+    return [ln for r in rows for ln in sorted(r, key=lambda ln: ln.box[0])]
+
+
+def _big(group: list[Line], line_h: float) -> bool:
+    return bool(group) and median([ln.height for ln in group]) >= 1.4 * line_h
+
+
+def _body(label: Label, group: list[Line], line_h: float) -> str:
+    texts = [ln.text for ln in group]
+    if not texts:
+        return ""
+    if label is Label.TABLE:
+        return tables.table_markdown(group) or "\n".join(texts)
+    if label is Label.FORMULA:
+        return text.formula_markdown(texts)
+    if label in (Label.TITLE, Label.SECTION_HEADER):
+        return " ".join(t.strip() for t in texts)
+    gaps = [max(b.box[1] - a.box[3], 0.0) for a, b in pairwise(group)]
+    return text.paragraphs(texts, gaps, median([ln.height for ln in group], line_h))

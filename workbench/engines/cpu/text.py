@@ -1,0 +1,91 @@
+"""Region text as Markdown: paragraphs, lists, headings, formulas, page numbers.
+
+* Paragraph lines are joined with spaces; a line ending in a hyphen directly after a letter is
+  joined to the next without the hyphen when the next line starts in lower case
+  ("exam-" + "ple" → "example"), and kept with its hyphen otherwise ("self-" + "Help").
+* A block whose lines start with bullets or enumerators is a list: one Markdown item a line,
+  continuation lines joined to their item.
+* Formulas are wrapped as display math ``$$ … $$`` with a few OCR-to-LaTeX substitutions
+  (Greek letters, ≤ ≥ ≠ × · ∞ ∑ ∫ √ ±).
+* ``is_page_number`` recognises "12", "- 12 -", "Page 3", "Page 3 of 9", "3 of 9", roman
+  numerals.
+"""
+
+from __future__ import annotations
+
+import re
+
+_BULLET = re.compile(r"^\s*(?:[•·▪●○◦\-–*»]|\(?\d{1,3}[.)]|\(?[a-zA-Z][.)])\s+")
+_PAGE = re.compile(
+    r"^\s*(?:[-–—]\s*)?(?:page\s+)?(\d{1,4}|[ivxlcdm]{1,7})(?:\s+of\s+\d{1,4})?(?:\s*[-–—])?\s*$",
+    re.IGNORECASE,
+)
+_LATEX = {
+    "α": r"\alpha", "β": r"\beta", "γ": r"\gamma", "δ": r"\delta", "ε": r"\epsilon",
+    "θ": r"\theta", "λ": r"\lambda", "μ": r"\mu", "π": r"\pi", "σ": r"\sigma", "φ": r"\phi",
+    "ω": r"\omega", "Σ": r"\Sigma", "Δ": r"\Delta", "Ω": r"\Omega", "≤": r"\leq",
+    "≥": r"\geq", "≠": r"\neq", "×": r"\times", "·": r"\cdot", "∞": r"\infty", "∑": r"\sum",
+    "∫": r"\int", "√": r"\sqrt", "±": r"\pm", "→": r"\to", "∈": r"\in", "≈": r"\approx",
+}  # fmt: skip
+
+
+def join_lines(lines: list[str]) -> str:
+    """One paragraph from OCR lines, de-hyphenating line breaks."""
+    out = ""
+    for raw in lines:
+        line = raw.strip()
+        if not line:
+            continue
+        if not out:
+            out = line
+        elif re.search(r"[A-Za-z]-$", out) and line[:1].islower():
+            out = out[:-1] + line
+        else:
+            out = f"{out} {line}"
+    return out
+
+
+def is_list(lines: list[str]) -> bool:
+    starts = sum(bool(_BULLET.match(s)) for s in lines)
+    return len(lines) >= 2 and starts >= 2 and bool(_BULLET.match(lines[0]))
+
+
+def list_markdown(lines: list[str]) -> str:
+    items: list[list[str]] = []
+    for line in lines:
+        if _BULLET.match(line) or not items:
+            items.append([_strip_bullet(line)])
+        else:
+            items[-1].append(line)
+    return "\n".join(f"- {join_lines(item)}" for item in items)
+
+
+def _strip_bullet(line: str) -> str:
+    m = _BULLET.match(line)
+    if m and re.match(r"^\s*[•·▪●○◦\-–*»]", line):
+        return line[m.end() :].strip()
+    return line.strip()  # keep "1." / "a)" enumerators: they carry meaning
+
+
+def paragraphs(lines: list[str], gaps: list[float], line_height: float) -> str:
+    """Text of a block; a vertical gap over 1.2 line heights starts a new paragraph."""
+    if is_list(lines):
+        return list_markdown(lines)
+    paras: list[list[str]] = [[]]
+    for i, line in enumerate(lines):
+        if i and gaps[i - 1] > 1.2 * line_height:
+            paras.append([])
+        paras[-1].append(line)
+    return "\n\n".join(join_lines(p) for p in paras if p)
+
+
+def is_page_number(text: str) -> bool:
+    return bool(_PAGE.match(text.strip())) if text.strip() else False
+
+
+def formula_markdown(lines: list[str]) -> str:
+    body = " ".join(s.strip() for s in lines if s.strip())
+    for ch, tex in _LATEX.items():
+        body = body.replace(ch, f"{tex} ")
+    body = re.sub(r"\s{2,}", " ", body).strip()
+    return f"$$\n{body}\n$$" if body else ""
