@@ -1,0 +1,201 @@
+"""Batch: many documents (uploaded, or a folder on the server's disk) processed as ONE run.
+
+Each page is written by the run writer the moment it finishes, so a batch that is cancelled
+(the Cancel button interrupts the script at its next progress update) or crashes keeps every
+finished page; the run is then marked ``cancelled``. Files that cannot be read are listed
+and skipped; the others go on. The engine is the one the sidebar selected (or the embedded
+CPU engine), through :mod:`workbench.ui.resources`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import streamlit as st
+
+from workbench.documents import Document, open_document
+from workbench.engines.base import Engine
+from workbench.errors import WorkbenchError
+from workbench.pipeline import process, render_dpi
+from workbench.schema import RunInfo, RunStatus
+from workbench.settings import Settings
+from workbench.specs import ModelSpec
+from workbench.store import RunStore
+from workbench.ui.runs_common import engine_choices, get_store
+
+SUFFIXES = {".pdf", ".png", ".jpg", ".jpeg", ".tif", ".tiff", ".webp", ".bmp"}
+LAST = "batch_last"
+
+#: Called after each written page with (pages done, pages total, seconds elapsed).
+Progress = Callable[[int, int, float], None]
+
+
+@dataclass
+class BatchOutcome:
+    run_id: str = ""
+    done: int = 0
+    total: int = 0
+    status: str = RunStatus.RUNNING.value
+    skipped: list[str] = field(default_factory=list)  # "name: why"
+    seconds: float = 0.0
+
+
+def folder_files(folder: str) -> list[tuple[str, bytes]]:
+    """Every document file directly in ``folder`` (sorted by name)."""
+    path = Path(folder).expanduser()
+    if not path.is_dir():
+        raise WorkbenchError(f"{path} is not a folder on the server.")
+    files = sorted(p for p in path.iterdir() if p.is_file() and p.suffix.lower() in SUFFIXES)
+    if not files:
+        raise WorkbenchError(f"{path} holds no PDF or image file.")
+    return [(p.name, p.read_bytes()) for p in files]
+
+
+def run_batch(
+    files: Sequence[tuple[str, bytes]],
+    engine: Engine,
+    spec: ModelSpec,
+    store: RunStore,
+    name: str,
+    settings: Settings,
+    progress: Progress | None = None,
+    cancelled: Callable[[], bool] | None = None,
+    outcome: BatchOutcome | None = None,
+) -> BatchOutcome:
+    """Process ``files`` into one new run. Interrupted (any exception): finished pages stay,
+    the run is marked cancelled, the exception goes on. ``outcome`` is updated in place."""
+    outcome = outcome if outcome is not None else BatchOutcome()
+    docs: list[Document] = []
+    for fname, data in files:
+        try:
+            docs.append(open_document(fname, data, settings))
+        except WorkbenchError as exc:
+            outcome.skipped.append(str(exc))
+    names = [d.name for d in docs]
+    docs = [d for i, d in enumerate(docs) if d.name not in names[:i]]  # same name twice: once
+    if not docs:
+        outcome.status = RunStatus.FAILED.value
+        return outcome
+    selections = {d.name: d.select() for d in docs}
+    outcome.total = sum(len(s) for s in selections.values())
+    info = RunInfo(
+        id="",
+        name=name or docs[0].stem,
+        engine=engine.name,
+        model=engine.model,
+        settings={"dpi": render_dpi(spec, settings.dpi), "batch": True},
+        documents=[d.info() for d in docs],
+    )
+    writer = store.create(info)
+    outcome.run_id = writer.info.id
+    started = time.monotonic()
+    failed = False
+    try:
+        for doc in docs:
+            pages = doc.pages(selections[doc.name], dpi=render_dpi(spec, settings.dpi))
+            for item in process(engine, spec, pages, total=outcome.total, cancelled=cancelled):
+                writer.write_page(item.result, item.image)  # on disk before anything else
+                outcome.done += 1
+                failed = failed or item.result.status.value == "error"
+                if progress is not None:
+                    progress(outcome.done, outcome.total, time.monotonic() - started)
+            if cancelled is not None and cancelled():
+                break
+    except BaseException:
+        writer.finish(RunStatus.CANCELLED)
+        outcome.status = RunStatus.CANCELLED.value
+        raise
+    finally:
+        outcome.seconds = time.monotonic() - started
+        for doc in docs:
+            doc.close()
+    if outcome.done < outcome.total:
+        status = RunStatus.CANCELLED
+    else:
+        status = RunStatus.PARTIAL if failed else RunStatus.DONE
+    writer.finish(status)
+    outcome.status = status.value
+    return outcome
+
+
+def progress_text(done: int, total: int, elapsed: float) -> str:
+    rate = done / elapsed if elapsed > 0 else 0.0
+    left = (total - done) / rate if rate > 0 else None
+    eta = f"about {left:.0f} s left" if left is not None else "estimating time left"
+    return f"{done}/{total} pages · {rate:.2f} pages/s · {eta}"
+
+
+def _cancel() -> None:
+    st.session_state["batch_cancel_clicked"] = True
+
+
+def render() -> None:
+    last: BatchOutcome | None = st.session_state.get(LAST)
+    if st.session_state.pop("batch_cancel_clicked", False):
+        st.warning("Batch cancelled: the pages finished before Cancel are kept in the run.")
+    if last is not None:
+        note = (
+            f"Last batch: run {last.run_id or '—'}, {last.done}/{last.total} pages, {last.status}"
+        )
+        st.caption(note + (f" · skipped: {'; '.join(last.skipped)}" if last.skipped else ""))
+    source = st.radio(
+        "Documents", ["Upload files", "Folder on the server"], horizontal=True, key="batch_src"
+    )
+    uploads = []
+    folder = ""
+    if source == "Upload files":
+        uploads = (
+            st.file_uploader(
+                "Documents for the batch",
+                type=["pdf", "png", "jpg", "jpeg", "tif", "tiff", "webp", "bmp"],
+                accept_multiple_files=True,
+                key="batch_files",
+            )
+            or []
+        )
+    else:
+        folder = st.text_input("Folder path", key="batch_folder", placeholder="/data/scans")
+    choices = engine_choices()
+    c1, c2 = st.columns(2)
+    engine_name = c1.selectbox("Engine", list(choices), key="batch_engine")
+    run_name = c2.text_input("Run name", key="batch_name", placeholder="batch")
+    if not st.button("Start batch", key="batch_start", type="primary"):
+        return
+    try:
+        files = (
+            [(u.name, u.getvalue()) for u in uploads]
+            if source == "Upload files"
+            else folder_files(folder)
+        )
+    except (WorkbenchError, OSError) as exc:
+        st.error(str(exc))
+        return
+    if not files:
+        st.error("Add at least one document first.")
+        return
+    try:
+        engine, spec = choices[engine_name]()
+    except WorkbenchError as exc:
+        st.error(f"The engine cannot start: {exc}")
+        return
+    bar = st.progress(0.0, text=f"0 pages · starting {engine.name}/{engine.model}…")
+    st.button("Cancel", key="batch_cancel", on_click=_cancel, help="Finished pages are kept")
+
+    def update(done: int, total: int, elapsed: float) -> None:
+        bar.progress(min(done / max(total, 1), 1.0), text=progress_text(done, total, elapsed))
+
+    settings = Settings.from_env(store_dir=get_store().root)
+    outcome = st.session_state[LAST] = BatchOutcome()  # kept even if Cancel interrupts
+    try:
+        run_batch(files, engine, spec, get_store(), run_name, settings, update, outcome=outcome)
+    except WorkbenchError as exc:
+        st.error(f"The batch stopped: {exc}")
+    if outcome.run_id:
+        st.session_state["open_run_id"] = outcome.run_id
+        st.session_state.pop("runs_pick", None)
+        st.rerun()
+    for why in outcome.skipped:
+        st.error(f"Skipped {why}")

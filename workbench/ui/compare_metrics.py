@@ -1,0 +1,207 @@
+"""Compare page, lower half: word diff of the Markdown, metrics tables and a chart.
+
+* Diff: :func:`workbench.compare.diff_html` (every word HTML-escaped there), cleaned again
+  with nh3 here and shown with ``st.html``: model text is never rendered unsanitised.
+* Metrics (:mod:`workbench.metrics`): per page and per document -- seconds per page,
+  tokens, regions per label, text similarity of A vs B, and CER of each side against a
+  reference: text the user pastes for the current page, or the text layer of the original
+  PDF the user uploads (page N of the PDF is the reference for page N).
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import nh3
+import pandas as pd
+import streamlit as st
+
+from workbench import metrics
+from workbench.compare import diff_counts, diff_html, word_diff
+from workbench.errors import WorkbenchError
+from workbench.schema import PageResult
+from workbench.store import RunReader
+
+DIFF_CSS = (
+    "<style>.wb-diff{line-height:1.7;font-size:0.95rem;max-height:420px;overflow:auto;"
+    "padding:.5rem;border:1px solid #ddd;border-radius:6px}"
+    ".wb-diff del{background:#ffd8d8;color:#a00;text-decoration:line-through}"
+    ".wb-diff ins{background:#d3f9d8;color:#1b5e20;text-decoration:none}</style>"
+)
+REF_PDF = "cmp_ref_pdf"
+
+
+def document_results(reader: RunReader, doc: str, use_fix: bool) -> list[PageResult]:
+    """Every finished page of ``doc``; regions from the corrected layer when asked."""
+    out = []
+    for stored in reader.iter_stored(doc):
+        result = stored.result
+        if use_fix and stored.corrected is not None:
+            result = result.model_copy(update={"regions": stored.corrected})
+        out.append(result)
+    return out
+
+
+@st.cache_data(max_entries=32, show_spinner="Measuring…")
+def measure(
+    pages_json: tuple[str, ...], others_json: tuple[str, ...], refs: tuple[tuple[int, str], ...]
+) -> list[metrics.PageMetrics]:
+    """Cached :func:`metrics.metrics_table` (keyed by the pages' JSON and the references)."""
+    pages = [PageResult.model_validate_json(p) for p in pages_json]
+    others = [PageResult.model_validate_json(p) for p in others_json]
+    doc = pages[0].document if pages else ""
+    return metrics.metrics_table(pages, others=others, references={(doc, n): t for n, t in refs})
+
+
+def diff_block(left: str, right: str) -> tuple[str, dict[str, int]]:
+    """Sanitised diff HTML (``<del>`` A only, ``<ins>`` B only) and word counts."""
+    ops = word_diff(left, right)
+    safe = nh3.clean(diff_html(ops), tags={"del", "ins"}, attributes={})
+    return f'{DIFF_CSS}<div class="wb-diff">{safe}</div>', diff_counts(ops)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def _pdf_layer(digest: str, data: bytes, pages: tuple[int, ...]) -> dict[int, str]:
+    out: dict[int, str] = {}
+    for n in pages:
+        try:
+            out[n] = metrics.pdf_text_layer(data, n)
+        except WorkbenchError:
+            continue
+    return out
+
+
+def references(doc: str, pages: list[int]) -> dict[int, str]:
+    """Reference text by page: pasted text wins over the PDF text layer."""
+    refs: dict[int, str] = {}
+    upload = st.session_state.get(REF_PDF)
+    if upload is not None:
+        data = upload.getvalue()
+        layer = _pdf_layer(hashlib.sha256(data).hexdigest(), data, tuple(pages))
+        refs.update({n: t for n, t in layer.items() if t.strip()})
+    for n in pages:
+        pasted = st.session_state.get(f"cmp_ref_{doc}_{n}", "")
+        if pasted.strip():
+            refs[n] = pasted
+    return refs
+
+
+def side_by_side(
+    rows_a: list[metrics.PageMetrics], rows_b: list[metrics.PageMetrics]
+) -> pd.DataFrame:
+    b_by_page = {r.page: r for r in rows_b}
+    out = []
+    for a in rows_a:
+        b = b_by_page.get(a.page)
+        out.append(
+            {
+                "page": a.page,
+                "A s/page": a.seconds,
+                "B s/page": b.seconds if b else None,
+                "A tokens": a.tokens,
+                "B tokens": b.tokens if b else None,
+                "A regions": a.regions,
+                "B regions": b.regions if b else None,
+                "similarity": a.similarity,
+                "A CER": a.cer,
+                "B CER": b.cer if b else None,
+            }
+        )
+    return pd.DataFrame(out)
+
+
+def labels_frame(a: dict[str, int], b: dict[str, int]) -> pd.DataFrame:
+    labels = sorted(set(a) | set(b))
+    return pd.DataFrame(
+        {"label": labels, "A": [a.get(x, 0) for x in labels], "B": [b.get(x, 0) for x in labels]}
+    )
+
+
+def render(
+    reader_a: RunReader,
+    doc_a: str,
+    reader_b: RunReader,
+    doc_b: str,
+    page: int,
+    res_a: PageResult | None,
+    res_b: PageResult | None,
+    use_fix: bool,
+) -> None:
+    st.subheader(f"Text diff, page {page}")
+    if res_a is None or res_b is None:
+        st.info("One side has no result for this page.")
+    else:
+        block, counts = diff_block(res_a.markdown, res_b.markdown)
+        st.caption(
+            f"{counts['equal']} words equal · {counts['delete']} only in A (red) · "
+            f"{counts['insert']} only in B (green)"
+        )
+        st.html(block)
+
+    pages_a = document_results(reader_a, doc_a, use_fix)
+    pages_b = document_results(reader_b, doc_b, use_fix)
+    numbers = sorted({p.page for p in pages_a} | {p.page for p in pages_b})
+    st.subheader("Metrics")
+    with st.expander("Reference text for CER", expanded=False):
+        st.file_uploader(
+            "Original PDF (its text layer is the reference, page by page)",
+            type=["pdf"],
+            key=REF_PDF,
+        )
+        st.text_area(
+            f"Or paste the true text of page {page}",
+            key=f"cmp_ref_{doc_a}_{page}",
+            height=120,
+        )
+    refs = references(doc_a, numbers)
+    # Both sides under A's document name, so pages pair by number and share references.
+    json_a = tuple(p.model_copy(update={"document": doc_a}).model_dump_json() for p in pages_a)
+    json_b = tuple(p.model_copy(update={"document": doc_a}).model_dump_json() for p in pages_b)
+    ref_items = tuple(sorted(refs.items()))
+    rows_a = measure(json_a, json_b, ref_items)
+    rows_b = measure(json_b, json_a, ref_items)
+    if not rows_a:
+        st.info("Run A has no finished page to measure.")
+        return
+    table = side_by_side(rows_a, rows_b)
+    docs_a, docs_b = metrics.document_metrics(rows_a), metrics.document_metrics(rows_b)
+    da, db = docs_a[0], (docs_b[0] if docs_b else None)
+    st.markdown("**Document**")
+    doc_rows = {
+        "s/page": (da.seconds_per_page, db.seconds_per_page if db else None),
+        "tokens": (da.tokens, db.tokens if db else None),
+        "regions": (da.regions, db.regions if db else None),
+        "similarity A↔B": (da.similarity, db.similarity if db else None),
+        "CER vs reference": (da.cer, db.cer if db else None),
+        "word F1 vs reference": (da.word_f1, db.word_f1 if db else None),
+    }
+    st.dataframe(
+        pd.DataFrame([{"metric": k, "A": v[0], "B": v[1]} for k, v in doc_rows.items()]).astype(
+            {"A": "object", "B": "object"}
+        ),
+        hide_index=True,
+    )
+    if not refs:
+        st.caption("CER needs a reference: paste text or upload the original PDF above.")
+    st.markdown("**Per page**")
+    st.dataframe(table, hide_index=True, width="stretch")
+    c1, c2 = st.columns(2)
+    with c1:
+        st.markdown(f"**Regions per label, page {page}**")
+        a_now = next((r.regions_by_label for r in rows_a if r.page == page), {})
+        b_now = next((r.regions_by_label for r in rows_b if r.page == page), {})
+        st.dataframe(labels_frame(a_now, b_now), hide_index=True)
+    with c2:
+        st.markdown("**Regions per label, document**")
+        st.dataframe(
+            labels_frame(da.regions_by_label, db.regions_by_label if db else {}), hide_index=True
+        )
+    st.markdown("**Across pages**")
+    chart = table.set_index("page")
+    quality = [c for c in ("similarity", "A CER", "B CER") if chart[c].notna().any()]
+    g1, g2 = st.columns(2)
+    if quality:
+        g1.caption("Similarity and CER (0–1)")
+        g1.line_chart(chart[quality])
+    g2.caption("Seconds per page")
+    g2.line_chart(chart[["A s/page", "B s/page"]])

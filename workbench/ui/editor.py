@@ -1,0 +1,232 @@
+"""Edit mode: fix a page's regions by hand on a canvas, save them as a corrections layer.
+
+The model's output is never overwritten: Save writes ``page-NNNN.corrected.json`` through
+the run store (``RunReader.save_corrections``); both layers stay exportable.
+
+Canvas (streamlit-drawable-canvas 0.13, Fabric.js 7)
+----------------------------------------------------
+* The canvas has a fixed pixel ``width``; the page image is stretched onto it, so one canvas
+  pixel is ``image.width / width`` page pixels across and ``image.height / height`` down
+  (``height`` is rounded, so the two differ slightly). Boxes go in scaled by the inverse of
+  each and come back through
+  :func:`regions_from_boxes`, which divides again: a round trip is exact to 0.1 px.
+* Boxes are built with ``boxes_to_drawing`` (``originX/Y = left/top``; Fabric 7's default
+  origin is the centre) and read back with ``CanvasResult.boxes`` (origin and
+  ``scaleX/Y`` from resizing already folded in).
+* Fabric keeps only ``label`` of our data, so a box's chip reads ``#N label``: N is the
+  region's 1-based position in the list the canvas was built from. A box without ``#N``
+  is new (drawn by the user). Moving, resizing and deleting happen on the canvas (its
+  toolbar's edit toggle); relabel and delete also work from the panel beside it, which
+  rebuilds the canvas (a new widget key) from the edited list.
+* ``streamlit_drawable_canvas`` is imported inside :func:`render_editor` only: it can be
+  imported only under a running Streamlit (see notes §3).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+from PIL import Image
+
+from workbench.schema import BBox, Label, Region
+from workbench.store import RunReader
+
+LABELS = [label.value for label in Label]
+_CHIP = re.compile(r"^#(\d+)\s+(\S+)$")
+
+
+def chip(n: int, region: Region) -> str:
+    return f"#{n} {region.label.value}"
+
+
+def canvas_boxes(regions: Sequence[Region], sx: float, sy: float) -> list[dict[str, Any]]:
+    """Located regions as canvas boxes (``CanvasResult.boxes`` shape); ``sx``, ``sy`` are
+    canvas px per page px (the image is stretched onto the canvas, so both are needed)."""
+    boxes = []
+    for n, region in enumerate(regions, start=1):
+        if region.bbox is None:
+            continue
+        b = region.bbox
+        boxes.append(
+            {
+                "label": chip(n, region),
+                "left": b.x0 * sx,
+                "top": b.y0 * sy,
+                "width": b.width * sx,
+                "height": b.height * sy,
+            }
+        )
+    return boxes
+
+
+def _new_id(taken: set[str]) -> str:
+    k = 1
+    while f"u{k}" in taken:
+        k += 1
+    taken.add(f"u{k}")
+    return f"u{k}"
+
+
+def regions_from_boxes(
+    start: Sequence[Region],
+    boxes: Sequence[dict[str, Any]],
+    fx: float,
+    fy: float,
+    size: tuple[int, int],
+) -> list[Region]:
+    """Canvas boxes back to ``page_px`` regions (``fx``, ``fy``: page px per canvas px).
+
+    A box whose chip names region N updates it (box and, if the chip was retyped, label);
+    a box with a bare label is a new region; unlocated regions are kept as they were.
+    Unchanged boxes keep their exact original coordinates.
+    """
+    w, h = size
+    taken = {r.id for r in start}
+    used: set[int] = set()
+    out: list[Region] = []
+    next_order = max((r.order for r in start), default=-1) + 1
+    for box in boxes:
+        text = str(box.get("label", "")).strip()
+        m = _CHIP.match(text)
+        n = int(m.group(1)) if m else 0
+        label_text = m.group(2) if m else text
+        x0, x1 = sorted((box["left"] * fx, (box["left"] + box["width"]) * fx))
+        y0, y1 = sorted((box["top"] * fy, (box["top"] + box["height"]) * fy))
+        x0, x1 = min(max(x0, 0.0), w), min(max(x1, 0.0), w)
+        y0, y1 = min(max(y0, 0.0), h), min(max(y1, 0.0), h)
+        if x1 - x0 < 1 or y1 - y0 < 1:
+            continue
+        bbox = BBox(x0=round(x0, 1), y0=round(y0, 1), x1=round(x1, 1), y1=round(y1, 1))
+        if 1 <= n <= len(start) and n not in used and start[n - 1].bbox is not None:
+            used.add(n)
+            old = start[n - 1]
+            assert old.bbox is not None
+            if (
+                max(abs(a - b) for a, b in zip(old.bbox.as_list(), bbox.as_list(), strict=True))
+                < 0.2
+            ):
+                bbox = old.bbox  # untouched: no float drift from the round trip
+            label = Label(label_text) if label_text in LABELS else old.label
+            out.append(old.model_copy(update={"bbox": bbox, "label": label}))
+            continue
+        label = Label(label_text) if label_text in LABELS else Label.TEXT
+        out.append(
+            Region(
+                id=_new_id(taken),
+                label=label,
+                native_label="hand",
+                bbox=bbox,
+                order=next_order,
+            )
+        )
+        next_order += 1
+    out.extend(r for r in start if r.bbox is None)
+    return out
+
+
+def _describe(n: int, r: Region) -> str:
+    box = "unlocated" if r.bbox is None else ", ".join(f"{v:.0f}" for v in r.bbox.as_list())
+    return f"#{n} {r.label.value} [{box}]"
+
+
+def regions_frame(regions: Sequence[Region]) -> pd.DataFrame:
+    rows = [
+        {
+            "#": n,
+            "id": r.id,
+            "label": r.label.value,
+            "x0": r.bbox.x0 if r.bbox else None,
+            "y0": r.bbox.y0 if r.bbox else None,
+            "x1": r.bbox.x1 if r.bbox else None,
+            "y1": r.bbox.y1 if r.bbox else None,
+            "text": r.text[:60],
+        }
+        for n, r in enumerate(regions, start=1)
+    ]
+    return pd.DataFrame(rows, columns=["#", "id", "label", "x0", "y0", "x1", "y1", "text"])
+
+
+def render_editor(reader: RunReader, doc: str, page: int, image: Image.Image, key: str) -> None:
+    """The canvas editor for one page of one run; Save writes the corrections layer."""
+    from streamlit_drawable_canvas import boxes_to_drawing, st_canvas
+
+    ss = st.session_state
+    base = f"ed_{key}_{reader.info.id}_{reader.folders.get(doc, doc)}_{page}"
+    start_key, ver_key = f"{base}_start", f"{base}_ver"
+    saved = reader.load_corrections(doc, page)
+    if start_key not in ss:
+        ss[start_key] = list(saved if saved is not None else reader.page(doc, page).regions)
+        ss[ver_key] = 0
+    start: list[Region] = ss[start_key]
+
+    c1, c2, c3 = st.columns([2, 2, 3])
+    width = int(
+        c1.number_input("Canvas width (px)", 300, 1600, min(900, image.width), 20, key=f"{base}_w")
+    )
+    new_label = c2.selectbox("Label for new boxes", LABELS, key=f"{base}_newlabel")
+    c3.caption(
+        "Draw a box to add a region. Turn on the canvas toolbar's edit toggle to move, "
+        "resize or delete (Del key) boxes. Relabel or delete in the panel below."
+    )
+    height = round(image.height * width / image.width)
+    fx, fy = image.width / width, image.height / height
+    drawing = boxes_to_drawing(
+        canvas_boxes(start, 1 / fx, 1 / fy), stroke_color="#e8590c", stroke_width=2
+    )
+    result = st_canvas(
+        background_image=image,
+        initial_drawing=drawing,
+        drawing_mode="labeled_rect",
+        label=new_label,
+        stroke_width=2,
+        stroke_color="#e03131",
+        fill_color="rgba(0, 0, 0, 0)",
+        font_size=12,
+        width=width,
+        height=height,
+        key=f"{base}_canvas_{ss[ver_key]}_{width}",
+    )
+    working = regions_from_boxes(start, result.boxes, fx, fy, image.size)
+    ss[f"{base}_working"] = working
+
+    st.dataframe(regions_frame(working), hide_index=True, width="stretch", height=220)
+    st.caption(f"Coordinates in page_px of the {image.width}×{image.height} page image.")
+    p1, p2, p3, p4 = st.columns([3, 2, 1, 1])
+    options = list(range(len(working)))
+    pick = p1.selectbox(
+        "Region", options, format_func=lambda i: _describe(i + 1, working[i]), key=f"{base}_pick"
+    )
+    relabel = p2.selectbox("New label", LABELS, key=f"{base}_relabel")
+    if p3.button("Relabel", key=f"{base}_do_relabel", disabled=not options):
+        working[pick] = working[pick].model_copy(update={"label": Label(relabel)})
+        _rebuild(base, working)
+    if p4.button("Delete", key=f"{base}_do_delete", disabled=not options):
+        del working[pick]
+        _rebuild(base, working)
+
+    s1, s2, s3 = st.columns([1, 1, 3])
+    if s1.button("Save corrections", key=f"{base}_save", type="primary"):
+        try:
+            path = reader.save_corrections(doc, page, working)
+        except Exception as exc:
+            st.error(f"Could not save: {exc}")
+        else:
+            ss[f"{base}_saved_msg"] = f"Saved {len(working)} region(s) to {path.name}"
+            _rebuild(base, working)
+    if s2.button("Reset to model output", key=f"{base}_reset"):
+        _rebuild(base, list(reader.page(doc, page).regions))
+    if msg := ss.get(f"{base}_saved_msg"):
+        s3.success(msg)
+    elif saved is not None:
+        s3.caption("This page has saved corrections; the model's output is kept too.")
+
+
+def _rebuild(base: str, regions: list[Region]) -> None:
+    """Make ``regions`` the canvas's starting point (a fresh widget key) and rerun."""
+    st.session_state[f"{base}_start"] = list(regions)
+    st.session_state[f"{base}_ver"] = int(st.session_state.get(f"{base}_ver", 0)) + 1
+    st.rerun()

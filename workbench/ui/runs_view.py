@@ -1,0 +1,210 @@
+"""The Runs page: every run in the store, with open / delete / export and a viewer.
+
+Runs are listed from :class:`~workbench.store.RunStore` (never raises for a bad run: a corrupt
+one shows as such). Opening a run sets ``open_run_id`` / ``open_document`` / ``open_page``
+in session state; the viewer below the table reads them, and the app's viewer page may too.
+Deleting asks for confirmation first. The viewer shows the corrected layer when there is
+one (switchable to the model's own output) and has an edit mode (:mod:`workbench.ui.editor`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import streamlit as st
+
+from workbench.assemble import assemble_page
+from workbench.store import RunReader, RunSummary
+from workbench.ui import editor, exports_view
+from workbench.ui.runs_common import (
+    get_store,
+    open_reader,
+    page_image,
+    safe_html,
+    show_interactive,
+    store_location_widget,
+)
+
+OPEN_RUN = "open_run_id"
+OPEN_DOC = "open_document"
+OPEN_PAGE = "open_page"
+_CONFIRM = "runs_confirm_delete"
+
+
+def runs_table(runs: list[RunSummary]) -> pd.DataFrame:
+    rows = [
+        {
+            "run": r.id,
+            "document": ", ".join(r.documents) or "—",
+            "engine": r.engine,
+            "model": r.model,
+            "date": r.created.strftime("%Y-%m-%d %H:%M") if r.created else "?",
+            "pages": r.pages,
+            "s/page": round(r.seconds_per_page, 2) if r.seconds_per_page is not None else None,
+            "status": r.status + (f" ({r.problem})" if r.problem else ""),
+        }
+        for r in runs
+    ]
+    return pd.DataFrame(rows, columns=list(rows[0]) if rows else ["run"])
+
+
+def _describe(run: RunSummary) -> str:
+    when = run.created.strftime("%Y-%m-%d %H:%M") if run.created else "?"
+    docs = ", ".join(run.documents) or "no document"
+    return f"{docs} · {run.engine}/{run.model} · {when} · {run.id}"
+
+
+def render() -> None:
+    st.title("Runs")
+    st.caption("Every processing is kept as a run until you delete it.")
+    store_location_widget()
+    store = get_store()
+    runs = store.list()
+
+    from workbench.ui import batch_view
+
+    with st.expander("Batch: process many documents as one run", expanded=not runs):
+        batch_view.render()
+
+    if not runs:
+        st.info(f"No runs in {store.root} yet. Process a document, or run a batch above.")
+        return
+    st.dataframe(runs_table(runs), hide_index=True, width="stretch")
+
+    by_id = {r.id: r for r in runs}
+    ids = list(by_id)
+    current = st.session_state.get(OPEN_RUN)
+    index = ids.index(current) if current in by_id else 0
+    run_id = st.selectbox(
+        "Run", ids, index=index, format_func=lambda i: _describe(by_id[i]), key="runs_pick"
+    )
+    if run_id != st.session_state.get(OPEN_RUN):
+        _open(run_id)
+    run = by_id[run_id]
+
+    c1, c2, _ = st.columns([1, 1, 3])
+    if c1.button("Compare with…", key="runs_to_compare", icon=":material/compare:"):
+        st.session_state["compare_run_a"] = run_id
+        _switch("compare")
+    if c2.button("Delete", key="runs_delete", icon=":material/delete:"):
+        st.session_state[_CONFIRM] = run_id
+    if st.session_state.get(_CONFIRM) == run_id:
+        _confirm_delete(run)
+
+    if run.status == "corrupt":
+        st.error(f"This run cannot be read: {run.problem}")
+        return
+    reader = open_reader(run_id)
+    if reader is None:
+        return
+    tab_view, tab_export = st.tabs(["View", "Export"])
+    with tab_view:
+        viewer(reader)
+    with tab_export:
+        exports_view.render(reader)
+
+
+def _open(run_id: str) -> None:
+    st.session_state[OPEN_RUN] = run_id
+    st.session_state.pop(OPEN_DOC, None)
+    st.session_state[OPEN_PAGE] = 1
+
+
+def _switch(name: str) -> None:
+    root = Path(__file__).resolve().parents[2]
+    target = root / "pages" / f"{name}.py"
+    try:
+        st.switch_page(str(target))
+    except Exception as exc:  # the page is not registered in this app
+        st.warning(f"Cannot open the {name} page here ({exc}).")
+
+
+def _confirm_delete(run: RunSummary) -> None:
+    with st.container(border=True):
+        st.warning(
+            f"Delete run **{run.id}** ({run.pages} page(s)) and every file in it, "
+            "corrections included? This cannot be undone."
+        )
+        yes, no = st.columns(2)
+        if yes.button("Yes, delete it", key="runs_delete_yes", type="primary"):
+            try:
+                get_store().delete(run.id)
+            except Exception as exc:
+                st.error(f"Could not delete {run.id}: {exc}")
+                return
+            st.session_state.pop(_CONFIRM, None)
+            st.session_state.pop(OPEN_RUN, None)
+            st.session_state.pop("runs_pick", None)
+            st.toast(f"Deleted {run.id}")
+            st.rerun()
+        if no.button("Cancel", key="runs_delete_no"):
+            st.session_state.pop(_CONFIRM, None)
+            st.rerun()
+
+
+def viewer(reader: RunReader) -> None:
+    """Read-only view of one run's pages (regions over the image, Markdown beside)."""
+    docs = reader.documents
+    if not docs:
+        st.info("This run has no finished page yet.")
+        return
+    doc = st.selectbox("Document", docs, key=OPEN_DOC) if len(docs) > 1 else docs[0]
+    numbers = reader.page_numbers(doc)
+    if not numbers:
+        st.info(f"{doc}: no finished page yet.")
+        return
+    page = int(st.session_state.get(OPEN_PAGE, numbers[0]))
+    if page not in numbers:
+        page = numbers[0]
+        st.session_state[OPEN_PAGE] = page
+    c1, c2, c3, c4 = st.columns([2, 2, 3, 2])
+    c1.number_input(
+        f"Page (of {len(numbers)})", min_value=numbers[0], max_value=numbers[-1], key=OPEN_PAGE
+    )
+    page = int(st.session_state[OPEN_PAGE])
+    width = c2.slider("Zoom (px)", 300, 1400, 620, 20, key="runs_width")
+    try:
+        stored = reader.stored(doc, page)
+    except Exception as exc:
+        st.error(f"{doc} page {page}: {exc}")
+        return
+    has_fix = stored.corrected is not None
+    layer = c4.radio(
+        "Layer",
+        ["corrected", "model"] if has_fix else ["model"],
+        key="runs_layer",
+        help="Hand corrections are kept beside the model's output, never over it.",
+    )
+    regions = stored.corrected if layer == "corrected" and has_fix else stored.result.regions
+    labels = sorted({r.label.value for r in regions or []})
+    visible = c3.multiselect("Labels", labels, default=labels, key=f"runs_labels_{page}")
+    result = stored.result
+    st.caption(
+        f"{doc} · page {page} · {result.width}×{result.height} page_px · {result.engine}/"
+        f"{result.model} · {result.seconds:.2f} s · {result.tokens} tokens · {result.status}"
+        + (" · **corrected layer**" if layer == "corrected" and has_fix else "")
+    )
+    for note in result.notes:
+        st.caption(f"ℹ️ {note}")
+    if result.error:
+        st.error(f"The engine failed on this page: {result.error}")
+
+    image = page_image(reader, doc, page)
+    if st.toggle("Edit mode", key="runs_edit", help="Add, move, resize, delete, relabel boxes"):
+        if image is None:
+            st.error("The page image is missing; regions cannot be edited without it.")
+        else:
+            editor.render_editor(reader, doc, page, image, key="runs")
+        return
+    left, right = st.columns([3, 2])
+    with left:
+        if image is None:
+            st.warning("The page image is missing from the run folder.")
+        else:
+            show_interactive(image, regions or [], width, visible, key=f"runs_ov_{page}")
+    with right:
+        text = result.markdown
+        if layer == "corrected" and stored.corrected is not None:
+            text = assemble_page(stored.corrected, page)
+        st.markdown(safe_html(text) or "_(no text)_", unsafe_allow_html=True)
