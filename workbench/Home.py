@@ -36,11 +36,18 @@ def main() -> None:
         page_title="OCR Workbench", page_icon=":material/document_scanner:", layout="wide"
     )
     pages = [
-        st.Page(PAGES / file, title=title, icon=icon, url_path=url, default=i == 0)
-        for i, (file, title, icon, url) in enumerate(NAV)
+        st.Page(PAGES / file, title=title, icon=icon, url_path=url)
+        for file, title, icon, url in NAV
         if (PAGES / file).exists()
     ]
-    nav = st.navigation(pages)
+    viewer = pages[0]
+
+    def home() -> None:
+        # The default page answers at "/" only; send it on so that /viewer is the viewer's URL.
+        st.switch_page(viewer)
+
+    landing = st.Page(home, title="Home", url_path="home", default=True, visibility="hidden")
+    nav = st.navigation([landing, *pages])
     render_sidebar()
     nav.run()
 

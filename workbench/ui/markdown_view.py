@@ -123,7 +123,9 @@ def render_blocks(
             if region.id == selected:
                 st.caption(f"**{region.id} · {region.label}** ({region.native_label})")
             if region.label is Label.FIGURE:
-                crop = _crop(image_jpeg, (result.width, result.height), region) if image_jpeg else None
+                crop = (
+                    _crop(image_jpeg, (result.width, result.height), region) if image_jpeg else None
+                )
                 if crop is not None:
                     st.image(crop, caption=f"Figure {region.id}", width="content")
                 else:

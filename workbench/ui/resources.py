@@ -18,6 +18,7 @@ the deterministic ``tests.fakes.fake_engine.FakeEngine`` (value: seconds of dela
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import hashlib
 import io
@@ -86,7 +87,13 @@ def page_image(sha256: str, name: str, index: int, dpi: float, _doc: Document) -
 
 @st.cache_data(max_entries=256, show_spinner=False)
 def display_image(
-    sha256: str, name: str, index: int, dpi: float, sizing: PageSizing, max_width: int, _doc: Document
+    sha256: str,
+    name: str,
+    index: int,
+    dpi: float,
+    sizing: PageSizing,
+    max_width: int,
+    _doc: Document,
 ) -> bytes:
     """JPEG bytes of the page as the engine saw it (spec sizing), at most ``max_width`` wide."""
     image = model_input(page_image(sha256, name, index, dpi, _doc).image, sizing)
@@ -138,15 +145,13 @@ def _build(choice: EngineChoice) -> Engine:
     except ImportError as exc:
         raise EngineUnavailable(f"the engine factory is not available ({exc})") from None
     if choice.options is None:
-        return factory.build_engine(factory.CpuOptions())  # type: ignore[no-any-return]
-    return factory.build_engine(choice.options)  # type: ignore[no-any-return]
+        return factory.build_engine(factory.CpuOptions())
+    return factory.build_engine(choice.options)
 
 
 def _close(engine: Engine) -> None:
-    try:
+    with contextlib.suppress(Exception):  # releasing must never fail the page
         engine.close()
-    except Exception:  # releasing must never fail the page
-        pass
 
 
 @st.cache_resource(max_entries=1, show_spinner="Loading engine…", on_release=_close)
@@ -163,7 +168,7 @@ def use_engine(choice: EngineChoice) -> Engine:
     """The engine for ``choice``; a different choice releases the previous engine first."""
     override = st.session_state.get(OVERRIDE_KEY)
     if override is not None:
-        return override  # type: ignore[no-any-return]
+        return override
     with _engine_lock:
         if _current_key.get("key") not in (None, choice.key):
             _engine.clear()  # release the old engine BEFORE building the new one

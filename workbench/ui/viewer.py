@@ -60,7 +60,9 @@ def _load_engine() -> tuple[Engine | None, ModelSpec, str]:
 def _process(selected: list[Selected], engine: Engine, spec: ModelSpec, ekey: str) -> None:
     cache = resources.results()
     dpi = resources.dpi_for(spec)
-    todo = [(s, [p for p in s.pages if cache.get(s.file.sha256, p, ekey) is None]) for s in selected]
+    todo = [
+        (s, [p for p in s.pages if cache.get(s.file.sha256, p, ekey) is None]) for s in selected
+    ]
     total = sum(len(pages) for _, pages in todo)
     if not total:
         return
@@ -96,7 +98,9 @@ def _pager(items: list[tuple[Selected, int]]) -> int:
     pos = min(max(int(st.session_state.get(POS, 0)), 0), n - 1)
     st.session_state[POS] = pos
     names = list(dict.fromkeys(s.file.name for s, _ in items))
-    first = {name: next(i for i, (s, _) in enumerate(items) if s.file.name == name) for name in names}
+    first = {
+        name: next(i for i, (s, _) in enumerate(items) if s.file.name == name) for name in names
+    }
 
     def go(to: int) -> None:
         st.session_state[POS] = min(max(to, 0), n - 1)
@@ -105,19 +109,33 @@ def _pager(items: list[tuple[Selected, int]]) -> int:
     st.session_state["wb_file_in"] = items[pos][0].file.name
     c = st.columns([1, 4, 2, 1], vertical_alignment="bottom")
     c[0].button(
-        "◀ Prev", key="wb_prev", disabled=pos == 0, on_click=go, args=(pos - 1,),
+        "◀ Prev",
+        key="wb_prev",
+        disabled=pos == 0,
+        on_click=go,
+        args=(pos - 1,),
         width="stretch",
     )
     c[1].selectbox(
-        "File", names, key="wb_file_in",
+        "File",
+        names,
+        key="wb_file_in",
         on_change=lambda: go(first[st.session_state["wb_file_in"]]),
     )
     c[2].number_input(
-        f"Page (of {n})", min_value=1, max_value=n, step=1, key="wb_page_in",
+        f"Page (of {n})",
+        min_value=1,
+        max_value=n,
+        step=1,
+        key="wb_page_in",
         on_change=lambda: go(int(st.session_state["wb_page_in"]) - 1),
     )
     c[3].button(
-        "Next ▶", key="wb_next", disabled=pos >= n - 1, on_click=go, args=(pos + 1,),
+        "Next ▶",
+        key="wb_next",
+        disabled=pos >= n - 1,
+        on_click=go,
+        args=(pos + 1,),
         width="stretch",
     )
     return pos
@@ -193,7 +211,9 @@ def _region_picker(result: PageResult, ov_key: str, selected: str | None) -> Non
     )
 
 
-def _page_view(sel: Selected, page: int, result: PageResult | None, spec: ModelSpec, pos: int) -> None:
+def _page_view(
+    sel: Selected, page: int, result: PageResult | None, spec: ModelSpec, pos: int
+) -> None:
     f, doc = sel.file, sel.file.doc
     assert doc is not None
     dpi = resources.dpi_for(spec)
@@ -208,23 +228,33 @@ def _page_view(sel: Selected, page: int, result: PageResult | None, spec: ModelS
         visible = _label_filter(result, pos)
     with bar[1]:
         furniture = st.toggle(
-            "Running headers/footers in Markdown", key=FURNITURE_KEY,
+            "Running headers/footers in Markdown",
+            key=FURNITURE_KEY,
             help="Page headers, footers and numbers are kept as regions; this puts them back "
             "into the Markdown and the downloads.",
         )
     left, right = st.columns(2, gap="medium")
     with left:
         chosen = render_page_overlay(
-            jpeg, result.regions, visible, None, ov_key,
-            page_size=(result.width, result.height), block_prefix=prefix,
+            jpeg,
+            result.regions,
+            visible,
+            None,
+            ov_key,
+            page_size=(result.width, result.height),
+            block_prefix=prefix,
         )
     with right:
         _region_picker(result, ov_key, chosen)
         tabs = st.tabs(["Rendered", "Markdown", "Regions JSON", "Raw output"])
         with tabs[0], st.container(height=900, border=False):
             mv.render_blocks(
-                result, prefix=prefix, selected=get_selection(ov_key) or chosen,
-                include_furniture=furniture, visible_labels=visible or None, image_jpeg=jpeg,
+                result,
+                prefix=prefix,
+                selected=get_selection(ov_key) or chosen,
+                include_furniture=furniture,
+                visible_labels=visible or None,
+                image_jpeg=jpeg,
             )
         with tabs[1]:
             st.code(mv.page_markdown(result, furniture) or "(empty)", language="markdown")
@@ -244,30 +274,57 @@ def _downloads(sel: Selected, result: PageResult | None, ekey: str) -> None:
     if result is not None:
         name = f"{stem}-page-{result.page:04d}"
         c[0].download_button(
-            "Page Markdown", mv.page_markdown(result, furniture), f"{name}.md",
-            mime="text/markdown", on_click="ignore", icon=":material/download:",
+            "Page Markdown",
+            mv.page_markdown(result, furniture),
+            f"{name}.md",
+            mime="text/markdown",
+            on_click="ignore",
+            icon=":material/download:",
         )
         c[1].download_button(
-            "Page JSON", json.dumps(result.model_dump(mode="json"), indent=2), f"{name}.json",
-            mime="application/json", on_click="ignore", icon=":material/download:",
+            "Page JSON",
+            json.dumps(result.model_dump(mode="json"), indent=2),
+            f"{name}.json",
+            mime="application/json",
+            on_click="ignore",
+            icon=":material/download:",
         )
     if done:
         doc_md = assemble_document((r.page, mv.page_markdown(r, furniture)) for r in done)
         doc_json = json.dumps([r.model_dump(mode="json") for r in done], indent=2)
         c[2].download_button(
-            f"Document Markdown ({len(done)} p.)", doc_md, f"{stem}.md",
-            mime="text/markdown", on_click="ignore", icon=":material/download:",
+            f"Document Markdown ({len(done)} p.)",
+            doc_md,
+            f"{stem}.md",
+            mime="text/markdown",
+            on_click="ignore",
+            icon=":material/download:",
         )
         c[3].download_button(
-            f"Document JSON ({len(done)} p.)", doc_json, f"{stem}.json",
-            mime="application/json", on_click="ignore", icon=":material/download:",
+            f"Document JSON ({len(done)} p.)",
+            doc_json,
+            f"{stem}.json",
+            mime="application/json",
+            on_click="ignore",
+            icon=":material/download:",
         )
         with st.expander(f"Timing per page · {f.name}"):
-            st.dataframe(pd.DataFrame([
-                {"page": r.page, "status": r.status.value, "seconds": r.seconds,
-                 "tokens": r.tokens, "retries": r.retries, "regions": len(r.regions)}
-                for r in done
-            ]), hide_index=True)
+            st.dataframe(
+                pd.DataFrame(
+                    [
+                        {
+                            "page": r.page,
+                            "status": r.status.value,
+                            "seconds": r.seconds,
+                            "tokens": r.tokens,
+                            "retries": r.retries,
+                            "regions": len(r.regions),
+                        }
+                        for r in done
+                    ]
+                ),
+                hide_index=True,
+            )
 
 
 def viewer_page() -> None:
@@ -280,8 +337,11 @@ def viewer_page() -> None:
         st.warning(w, icon=":material/warning:")
     if not selected:
         if not files:
-            st.info("Drop one or more PDFs or images above, or pick a sample, to see each "
-                    "page's layout regions and Markdown.", icon=":material/upload_file:")
+            st.info(
+                "Drop one or more PDFs or images above, or pick a sample, to see each "
+                "page's layout regions and Markdown.",
+                icon=":material/upload_file:",
+            )
         return
     engine, spec, ekey = _load_engine()
     if engine is not None:

@@ -1,0 +1,106 @@
+"""A real app server (``streamlit run workbench/Home.py``) and Debian's Chromium, per session.
+
+The server runs with the real embedded CPU engine unless ``WORKBENCH_FAKE_ENGINE`` is set in
+the environment of the test run (then the deterministic FakeEngine). Never downloads browsers:
+Playwright drives ``/usr/bin/chromium`` (or ``$CHROMIUM``). Screenshots go to
+``$WORKBENCH_SCREENSHOTS`` or a pytest tmp dir.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = os.environ.get("CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+CHROME_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="session")
+def app_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"no Chromium at {CHROMIUM}")
+    port = _free_port()
+    log_path = tmp_path_factory.mktemp("st") / "server.log"
+    log = open(log_path, "w+")  # noqa: SIM115 (a PIPE can fill up and block the server)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("STREAMLIT_")}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "workbench/Home.py",
+         "--server.port", str(port), "--server.address", "127.0.0.1",
+         "--server.headless", "true", "--browser.gatherUsageStats", "false",
+         "--server.fileWatcherType", "none"],
+        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+    )  # fmt: skip
+    url, deadline = f"http://127.0.0.1:{port}", time.monotonic() + 60
+    while True:
+        try:
+            if urllib.request.urlopen(url + "/_stcore/health", timeout=1).read() == b"ok":
+                break
+        except OSError:
+            pass
+        if proc.poll() is not None or time.monotonic() > deadline:
+            proc.kill()
+            log.seek(0)
+            pytest.fail("streamlit did not start:\n" + log.read())
+        time.sleep(0.2)
+    yield url
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+    log.close()
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[object]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROME_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser: object) -> Iterator[object]:
+    ctx = browser.new_context(viewport={"width": 1500, "height": 1100})  # type: ignore[attr-defined]
+    pg = ctx.new_page()
+    pg.set_default_timeout(30_000)
+    errors: list[str] = []
+    pg.on("pageerror", lambda exc: errors.append(str(exc)))
+    pg.js_errors = errors
+    yield pg
+    ctx.close()
+
+
+@pytest.fixture(scope="session")
+def shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    where = os.environ.get("WORKBENCH_SCREENSHOTS")
+    path = Path(where) if where else tmp_path_factory.mktemp("screenshots")
+    path.mkdir(parents=True, exist_ok=True)
+    return path

@@ -1,0 +1,243 @@
+"""The app (Home.py -> viewer page) in AppTest, with the deterministic FakeEngine injected
+through ``st.session_state["engine_override"]``; real PDFs from tests/data.
+
+The overlay itself (a components-v2 element) renders only in a browser; tests/browser covers
+clicking it. Here: uploads, errors, processing, navigation, filters, selection, downloads and
+the caching contract (FakeEngine.calls must not grow on reruns).
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+from PIL import Image
+from streamlit.testing.v1 import AppTest
+
+from tests.fakes.fake_engine import FakeEngine
+from workbench.engines.base import EngineOutput, PageRequest
+from workbench.schema import BBox, Label, Region
+from workbench.ui.markdown_view import sanitize
+
+ROOT = Path(__file__).resolve().parents[2]
+DATA = ROOT / "tests" / "data"
+LATEX = ("latex.pdf", (DATA / "pdflatex_outline.pdf").read_bytes(), "application/pdf")  # 4 p.
+CENSUS = ("census.pdf", (DATA / "census_12s0324.pdf").read_bytes(), "application/pdf")  # 1 p.
+
+
+def app(engine: object | None = None) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "workbench" / "Home.py"), default_timeout=120)
+    at.session_state["engine_override"] = engine or FakeEngine()
+    return at
+
+
+def upload(at: AppTest, *files: tuple[str, bytes, str]) -> AppTest:
+    return at.file_uploader(key="wb_uploads").set_value(list(files)).run()
+
+
+def md_text(at: AppTest) -> str:
+    return "\n".join(m.value for m in at.markdown)
+
+
+def stats(at: AppTest) -> str:
+    return next(m.value for m in at.markdown if " · page " in m.value)
+
+
+def test_empty_app_runs_and_sidebar_names_engine_and_gpu() -> None:
+    at = app().run()
+    assert not at.exception
+    assert any("Drop one or more PDFs" in i.value for i in at.info)
+    assert at.sidebar.radio(key="sb_engine_kind").value == "cpu"
+    sidebar_text = " ".join(c.value for c in at.sidebar.caption)
+    assert "GPU" in sidebar_text or at.sidebar.get("fragment")
+
+
+def test_upload_processes_every_page_once_and_shows_regions_and_markdown() -> None:
+    eng = FakeEngine()
+    at = upload(app(eng).run(), LATEX)
+    assert not at.exception
+    assert eng.calls == 4
+    assert "latex.pdf** · page 1 of 4" in stats(at)
+    text = md_text(at)
+    assert "Page 1 title" in text and "| Item | Value |" in text and "E = mc^2" in text
+    assert "Running head 1" not in text  # furniture is out of the Markdown by default
+    labels = at.pills(key="wb_labels_0")
+    assert set(labels.options) >= {"text 2", "table 1", "header 1"}  # formatted with counts
+    assert at.number_input(key="wb_page_in").max == 4
+
+
+def test_navigation_stays_within_1_to_n_and_never_recomputes() -> None:
+    eng = FakeEngine()
+    at = upload(app(eng).run(), LATEX)
+    for _ in range(3):
+        at = at.button(key="wb_next").click().run()
+    assert at.number_input(key="wb_page_in").value == 4
+    assert "page 4 of 4" in stats(at) and "Page 4 title" in md_text(at)
+    assert at.button(key="wb_next").disabled
+    at = at.button(key="wb_prev").click().run()
+    assert "page 3 of 4" in stats(at)
+    at = at.number_input(key="wb_page_in").set_value(1).run()
+    assert "page 1 of 4" in stats(at) and at.button(key="wb_prev").disabled
+    at.session_state["wb_pos"] = 99  # e.g. a file was removed: clamped to the last page
+    at = at.run()
+    assert "page 4 of 4" in stats(at)
+    assert eng.calls == 4 and not at.exception
+
+
+def test_one_pager_across_files_and_the_file_picker() -> None:
+    eng = FakeEngine()
+    at = upload(app(eng).run(), LATEX, CENSUS)
+    assert eng.calls == 5
+    assert at.number_input(key="wb_page_in").max == 5
+    at = at.selectbox(key="wb_file_in").set_value("census.pdf").run()
+    assert at.number_input(key="wb_page_in").value == 5
+    assert "census.pdf** · page 1 of 1" in stats(at)
+    at = at.button(key="wb_prev").click().run()
+    assert "latex.pdf** · page 4 of 4" in stats(at)
+    assert eng.calls == 5
+
+
+def _bomb_png() -> bytes:
+    buf = io.BytesIO()
+    Image.new("1", (15_000, 15_000)).save(buf, "PNG")  # 225 MP claimed, a few KB on disk
+    return buf.getvalue()
+
+
+def test_bad_files_get_named_errors_and_the_good_file_still_works() -> None:
+    eng = FakeEngine()
+    bad = [
+        ("notes.pdf", b"just some text, not a PDF", "application/pdf"),
+        ("empty.png", b"", "image/png"),
+        ("locked.pdf", (DATA / "bad" / "encrypted.pdf").read_bytes(), "application/pdf"),
+        ("cut.pdf", LATEX[1][: len(LATEX[1]) // 3], "application/pdf"),
+        ("bomb.png", _bomb_png(), "image/png"),
+    ]
+    at = upload(app(eng).run(), *bad, CENSUS)
+    assert not at.exception
+    errors = [e.value for e in at.error]
+    for name, why in [
+        ("notes.pdf", "not a PDF or image"),
+        ("empty.png", "empty"),
+        ("locked.pdf", "encrypted"),
+        ("cut.pdf", "damaged"),
+        ("bomb.png", "decompression bomb"),
+    ]:
+        assert any(e.startswith(name) and why in e for e in errors), (name, errors)
+    assert eng.calls == 1
+    assert "census.pdf** · page 1 of 1" in stats(at) and "Page 1 title" in md_text(at)
+
+
+def test_page_range_limits_processing_and_navigation() -> None:
+    eng = FakeEngine()
+    at = app(eng).run()
+    at = at.text_input(key="wb_range").set_value("2-3").run()
+    at = upload(at, LATEX)
+    assert eng.calls == 2
+    assert at.number_input(key="wb_page_in").max == 2
+    assert "page 2 of 4" in stats(at)
+    at = at.text_input(key="wb_range").set_value("9").run()
+    assert any("latex.pdf" in w.value and "past the last page" in w.value for w in at.warning)
+
+
+def test_toggles_selection_and_furniture_never_recompute() -> None:
+    eng = FakeEngine()
+    at = upload(app(eng).run(), LATEX)
+    at = at.pills(key="wb_labels_0").set_value(["title"]).run()
+    assert "Page 1 title" in md_text(at) and "Left column of page 1." not in md_text(at)
+    at = at.selectbox(key="wb_ov_0_pick").set_value("r4").run()
+    assert at.session_state["wb_ov_0__selected"] == "r4"
+    at = at.pills(key="wb_labels_0").set_value(["title", "table"]).run()
+    captions = " ".join(c.value for c in at.caption)
+    assert "**r4 · table**" in captions  # the selected block is marked
+    at = at.toggle(key="wb_furniture").set_value(True).run()
+    code = " ".join(c.value for c in at.code)
+    assert "Running head 1" in code
+    at = at.button(key="wb_next").click().run().button(key="wb_prev").click().run()
+    assert at.session_state["wb_ov_0__selected"] == "r4"  # selection kept per page
+    assert eng.calls == 4 and not at.exception
+
+
+def test_hidden_labels_carry_over_to_the_next_page() -> None:
+    at = upload(app().run(), LATEX)
+    at = at.pills(key="wb_labels_0").set_value(["title", "table"]).run()
+    at = at.button(key="wb_next").click().run()
+    assert set(at.pills(key="wb_labels_1").value) == {"title", "table"}
+    assert "Page 2 title" in md_text(at) and "Left column of page 2." not in md_text(at)
+
+
+def test_downloads_for_page_and_document() -> None:
+    at = upload(app().run(), LATEX)
+    labels = [d.proto.label for d in at.get("download_button")]
+    assert labels[:2] == ["Page Markdown", "Page JSON"]
+    assert "Document Markdown (4 p.)" in labels and "Document JSON (4 p.)" in labels
+
+
+def test_results_are_shared_across_sessions() -> None:
+    eng = FakeEngine()
+    upload(app(eng).run(), CENSUS)
+    at = upload(app(eng).run(), CENSUS)
+    assert eng.calls == 1 and "Page 1 title" in md_text(at)
+
+
+def test_a_failing_page_shows_its_error_and_others_go_on() -> None:
+    eng = FakeEngine(fail_keys=["latex.pdf#2"])
+    at = upload(app(eng).run(), LATEX)
+    at = at.button(key="wb_next").click().run()
+    assert ":red-badge[error]" in stats(at)
+    assert any("fake failure on latex.pdf#2" in e.value for e in at.error)
+    at = at.button(key="wb_next").click().run()
+    assert ":green-badge[ok]" in stats(at)
+
+
+class HostileEngine(FakeEngine):
+    """Returns model text carrying HTML that must never reach the page as live markup."""
+
+    def run(self, requests: list[PageRequest]):  # type: ignore[override]
+        for req in requests:
+            self.calls += 1
+            w, h = req.image.size
+            text = (
+                "Hello <iframe srcdoc=\"<script>parent.document.title='PWNED'</script>\"></iframe>"
+                "<script>alert(1)</script><img src=x onerror=alert(2)>"
+                "<a href='javascript:alert(3)'>link</a><style>h2{color:red}</style>"
+            )
+            region = Region(
+                id="r0", label=Label.TEXT, native_label="text",
+                bbox=BBox(x0=10, y0=10, x1=w - 10, y1=h / 2), text=text,
+            )  # fmt: skip
+            yield EngineOutput(key=req.key, regions=[region], raw=text)
+
+
+def test_model_html_is_sanitized_before_rendering() -> None:
+    at = upload(app(HostileEngine()).run(), CENSUS)
+    assert not at.exception
+    rendered = [m.value for m in at.markdown if "Hello" in m.value]
+    assert rendered, md_text(at)
+    for value in rendered:
+        low = value.lower()
+        for bad in ("<iframe", "<script", "onerror", "javascript:", "<style"):
+            assert bad not in low, value
+
+
+@pytest.mark.parametrize(
+    ("dirty", "kept"),
+    [
+        ("<table><tr><td colspan='2'>x</td></tr></table>", 'colspan="2"'),
+        ("$$E=mc^2$$ and <sup>2</sup>", "<sup>2</sup>"),
+        ("<form action='http://evil'><input></form>ok", "ok"),
+    ],
+)
+def test_sanitize_keeps_tables_and_math_and_drops_forms(dirty: str, kept: str) -> None:
+    clean = sanitize(dirty)
+    assert kept in clean and "<form" not in clean and "<input" not in clean
+
+
+def test_samples_are_offered_and_processable() -> None:
+    eng = FakeEngine()
+    at = app(eng).run()
+    samples = at.pills(key="wb_samples")
+    assert len(samples.options) >= 2
+    at = samples.set_value([samples.options[0]]).run()
+    assert not at.exception and eng.calls >= 1
+    assert f"{samples.options[0]}** · page 1 of" in stats(at)
