@@ -235,3 +235,14 @@ def test_stopping_early_cancels_queued_pages() -> None:
 )
 def test_normalize_base_url(given: str, expected: str) -> None:
     assert normalize_base_url(given) == expected
+
+
+@pytest.mark.parametrize(("color", "mode"), [((90, 90, 90), "L"), ((200, 30, 30), "RGB")])
+def test_page_pixels_arrive_unchanged(color: tuple[int, int, int], mode: str) -> None:
+    image = Image.new("RGB", (40, 30), "white")
+    image.paste(color, (5, 5, 20, 20))
+    with FakeOpenAIServer() as server:
+        list(_engine(server).run([PageRequest(key="a", image=image)]))
+        sent = request_image(server.requests[0])
+    assert sent is not None and sent.mode == mode  # gray pages travel as 8-bit gray PNG
+    assert sent.convert("RGB").tobytes() == image.tobytes()

@@ -13,7 +13,8 @@ Knobs (attributes, safe to change while it runs): ``delay`` seconds per request,
 ``hang`` makes completions wait until the server stops, ``loop`` answers a looping text
 (``finish_reason="length"``) whenever ``temperature`` is 0 and a clean one otherwise,
 ``api_key`` demands ``Authorization: Bearer <key>``. It records every completion body in
-``requests`` and the most completions ever in flight at once in ``max_in_flight``.
+``requests`` and the most completions ever in flight at once in ``max_in_flight``;
+``GET /fake/stats`` returns those counts as JSON (for a server run as a subprocess).
 
 Use it as a context manager (``with FakeOpenAIServer() as server: server.base_url``) or as a
 script: ``python -m tests.fakes.openai_server --port 8000 --delay 0.5 [--replay out.md ...]``.
@@ -211,6 +212,15 @@ def _handler_for(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
             return True
 
         def do_GET(self) -> None:
+            if self.path.rstrip("/") == "/fake/stats":  # for tests driving a server subprocess
+                with server._lock:
+                    stats = {
+                        "completions": len(server.requests),
+                        "in_flight": server.in_flight,
+                        "max_in_flight": server.max_in_flight,
+                    }
+                self._send(200, stats)
+                return
             if not self._authorized():
                 return
             if self.path.rstrip("/") != "/v1/models":

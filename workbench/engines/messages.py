@@ -16,6 +16,7 @@ import base64
 import io
 from typing import Any
 
+import numpy as np
 from PIL import Image
 
 from workbench.engines.base import PageRequest
@@ -24,11 +25,19 @@ from workbench.schema import Sampling
 Message = dict[str, Any]
 
 
+def _is_gray(image: Image.Image) -> bool:
+    pixels = np.asarray(image)
+    red, green, blue = pixels[..., 0], pixels[..., 1], pixels[..., 2]
+    return bool((red == green).all() and (green == blue).all())
+
+
 def png_bytes(image: Image.Image) -> bytes:
     """The image as PNG (RGB/L kept, anything else converted to RGB). Lossless on purpose:
     JPEG artefacts change what an OCR model reads."""
     if image.mode not in ("RGB", "L"):
         image = image.convert("RGB")
+    if image.mode == "RGB" and _is_gray(image):
+        image = image.convert("L")  # same pixels once the server converts back; 2-3x faster
     buffer = io.BytesIO()
     image.save(buffer, format="PNG", compress_level=1)  # speed over size: it is sent once
     return buffer.getvalue()
