@@ -1,0 +1,124 @@
+"""The Compare page in AppTest: two runs of one document, synchronised, measured."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from tests.fakes.fake_engine import FakeEngine
+from tests.ui.runs_seed import DOC, seed
+from workbench.compare import align_regions
+from workbench.metrics import plain_text
+from workbench.store import RunStore
+from workbench.ui.compare_metrics import diff_block
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def compare_app(store: Path, a: str | None = None, b: str | None = None) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "pages" / "compare.py"), default_timeout=60)
+    at.session_state["runs_store_dir"] = str(store)
+    at.session_state["engine_override"] = FakeEngine()
+    if a:
+        at.session_state["compare_run_a"] = a
+    if b:
+        at.session_state["compare_run_b"] = b
+    return at
+
+
+def image_captions(at: AppTest) -> list[str]:
+    return [img.caption for el in at.get("image") for img in el.proto.imgs if img.caption]
+
+
+@pytest.fixture
+def seeded(tmp_path: Path) -> tuple[Path, str, str]:
+    a, b = seed(tmp_path)
+    assert b is not None
+    return tmp_path, a, b
+
+
+def test_two_runs_side_by_side_with_disagreements_and_metrics(
+    seeded: tuple[Path, str, str],
+) -> None:
+    store, a, b = seeded
+    at = compare_app(store, a, b).run()
+    assert not at.exception
+    assert image_captions(at) == [f"A: {DOC} — page 1", f"B: {DOC} — page 1"]
+    # B drops the formula and calls the table a figure: both are listed as disagreements.
+    dis = at.dataframe[0].value
+    assert set(dis["what"]) == {"only in A", "label differs"}
+    assert "r5 formula" in set(dis["A"]) and "r4 figure" in set(dis["B"])
+    assert any("Disagreements on page 1: 2" in h.value for h in at.subheader)
+    # The per-page metrics table has both pages, both sides' seconds and a similarity < 1.
+    per_page = next(d.value for d in at.dataframe if "similarity" in d.value.columns)
+    assert list(per_page["page"]) == [1, 2]
+    assert per_page["A regions"].tolist() == [7, 7] and per_page["B regions"].tolist() == [6, 6]
+    assert (per_page["similarity"] < 1).all() and (per_page["similarity"] > 0.5).all()
+    assert per_page["A CER"].isna().all()  # no reference yet
+
+
+def test_next_on_one_side_moves_both(seeded: tuple[Path, str, str]) -> None:
+    store, a, b = seeded
+    at = compare_app(store, a, b).run()
+    at.button(key="cmp_next_A").click().run()
+    assert not at.exception
+    assert at.session_state["cmp_page"] == 2
+    assert image_captions(at) == [f"A: {DOC} — page 2", f"B: {DOC} — page 2"]
+    assert any("Text diff, page 2" in h.value for h in at.subheader)
+    at.button(key="cmp_prev_B").click().run()
+    assert image_captions(at) == [f"A: {DOC} — page 1", f"B: {DOC} — page 1"]
+    at.selectbox(key="cmp_page").set_value(2).run()
+    assert image_captions(at) == [f"A: {DOC} — page 2", f"B: {DOC} — page 2"]
+
+
+def test_pasted_reference_gives_cer(seeded: tuple[Path, str, str]) -> None:
+    store, a, b = seeded
+    at = compare_app(store, a, b).run()
+    truth = plain_text(RunStore(store).open(a).page(DOC, 1).markdown)  # A is right by design
+    assert "Left column of page 1." in truth
+    at.text_area(key=f"cmp_ref_{DOC}_1").set_value(truth).run()
+    assert not at.exception
+    per_page = next(d.value for d in at.dataframe if "similarity" in d.value.columns)
+    first = per_page.set_index("page").loc[1]
+    assert first["A CER"] == 0 and first["B CER"] > 0  # B: "Leftmost", no formula
+    assert per_page.set_index("page").loc[2, "A CER"] != per_page.set_index("page").loc[2, "A CER"]
+
+
+def test_start_missing_run_b(tmp_path: Path) -> None:
+    a, _ = seed(tmp_path, both=False)
+    at = compare_app(tmp_path, a).run()
+    assert any("No other run holds" in i.value for i in at.info)
+    at.button(key="cmp_start_b").click().run()
+    assert not at.exception
+    runs = RunStore(tmp_path).list()
+    assert len(runs) == 2
+    new = next(r for r in runs if r.id != a)
+    assert new.pages == 2 and new.status == "done"
+    assert at.session_state["compare_run_b"] == new.id
+    assert image_captions(at) == [f"A: {DOC} — page 1", f"B: {DOC} — page 1"]
+    # Same engine on the same stored pixels: full agreement.
+    assert any("Disagreements on page 1: 0" in h.value for h in at.subheader)
+
+
+def test_diff_escapes_model_text() -> None:
+    block, counts = diff_block(
+        "safe <script>alert(1)</script> words", 'safe <img src=x onerror="alert(2)"> words'
+    )
+    body = block.split('<div class="wb-diff">', 1)[1]
+    assert "<script" not in body and "<img" not in body  # model text stays text
+    assert "&lt;script&gt;" in body and "&lt;img src=x onerror" in body
+    assert "<del>" in body and "<ins>" in body
+    assert counts["equal"] == 2
+
+
+def test_alignment_of_seeded_runs(seeded: tuple[Path, str, str]) -> None:
+    store, a, b = seeded
+    s = RunStore(store)
+    left, right = s.open(a).page(DOC, 1), s.open(b).page(DOC, 1)
+    al = align_regions(left, right)
+    assert [r.label.value for r in al.left_only] == ["formula"]
+    assert [(m.left.label.value, m.right.label.value) for m in al.label_mismatches] == [
+        ("table", "figure")
+    ]
