@@ -117,3 +117,43 @@ def test_gpu_planned_budget_allocates_within_util() -> None:
     assert sum(parts) <= plan.util_eff * total
     del tensors
     torch.cuda.empty_cache()
+
+
+def test_gpu_plan_beside_a_cotenant_fits_in_a_fresh_process() -> None:
+    """Another process holds most of the card; the plan made from NVML's free memory must
+    still be allocatable by a *new* process (which pays its own CUDA context, ~0.5 GiB: the
+    planner's 1 GiB margin is there for that), and must request no more than is free."""
+    import json
+    import sys
+
+    torch = _torch()
+    free, _total = torch.cuda.mem_get_info()
+    cotenant = torch.empty(int(free * 0.7), dtype=torch.int8, device="cuda")
+    torch.cuda.synchronize()
+    gpu = read_snapshot(with_processes=False).gpus[0]
+    total = gpu.cuda_total_bytes
+    arch = find_architecture("allenai/olmOCR-2-7B-1025")
+    assert arch is not None
+    plan = plan_memory(arch, detect_profile(gpu.name, total), total, gpu.free_bytes)
+    parts = plan.weights_bytes + plan.activation_bytes + plan.cuda_graph_bytes
+    parts += plan.kv_cache_bytes
+    code = (
+        "import torch,sys,json; free0=torch.cuda.mem_get_info()[0]; "
+        "t=torch.empty(int(sys.argv[1]),dtype=torch.int8,device='cuda'); "
+        "torch.cuda.synchronize(); print(json.dumps([free0, torch.cuda.mem_get_info()[0]]))"
+    )
+    child = subprocess.run(
+        [sys.executable, "-c", code, str(parts)], capture_output=True, text=True, timeout=300
+    )
+    print(
+        f"co-tenant {cotenant.numel() / MiB:,.0f} MiB; NVML free {gpu.free_bytes / MiB:,.0f} MiB; "
+        f"util_eff {plan.util_eff:.4f}; planned {parts / MiB:,.0f} MiB "
+        f"(KV {plan.kv_cache_bytes / MiB:,.0f} MiB, max_model_len {plan.max_model_len}); "
+        f"child: {child.stdout.strip()} {child.stderr.strip()[-200:]}"
+    )
+    del cotenant
+    torch.cuda.empty_cache()
+    assert child.returncode == 0, child.stderr[-500:]
+    free0, free1 = json.loads(child.stdout)
+    assert plan.util_eff * total <= free0  # vLLM's start-up check: free >= util x total
+    assert free1 >= 0
