@@ -246,3 +246,44 @@ def test_page_pixels_arrive_unchanged(color: tuple[int, int, int], mode: str) ->
         sent = request_image(server.requests[0])
     assert sent is not None and sent.mode == mode  # gray pages travel as 8-bit gray PNG
     assert sent.convert("RGB").tobytes() == image.tobytes()
+
+
+def test_fake_server_runs_as_a_script(tmp_path: Any) -> None:
+    import subprocess
+    import sys
+    import time
+
+    import httpx
+
+    replay = tmp_path / "page.md"
+    replay.write_text("# Replayed page\n", encoding="utf-8")
+    port = _free_port()
+    command = [sys.executable, "-m", "tests.fakes.openai_server", "--port", str(port)]
+    process = subprocess.Popen(
+        [*command, "--delay", "0", "--model", "org/m", "--replay", str(replay)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None
+        assert f"127.0.0.1:{port}/v1" in process.stdout.readline()
+        engine = VllmServerEngine(f"127.0.0.1:{port}", backoff=0.05)
+        for _ in range(50):  # the banner is printed just before serving starts
+            if engine.check().startswith("connected"):
+                break
+            time.sleep(0.1)
+        [out] = list(engine.run([_page(0)]))
+        stats = httpx.get(f"http://127.0.0.1:{port}/fake/stats").json()
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+    assert engine.model == "org/m"
+    assert out.ok and out.raw == "# Replayed page\n"
+    assert stats["completions"] == 1 and stats["max_in_flight"] == 1
+
+
+def test_wrong_base_path_is_not_blamed_on_the_model() -> None:
+    with FakeOpenAIServer() as server:
+        engine = VllmServerEngine(server.base_url.replace("/v1", "/api/v1"), model="m")
+        [out] = list(engine.run([_page(0)]))
+    assert "is the base URL right?" in (out.error or "")

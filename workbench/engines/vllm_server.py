@@ -216,8 +216,11 @@ class VllmServerEngine:
         if status == 404:
             try:
                 served = ", ".join(self.list_models())
-            except EngineUnavailable:
-                served = "unknown"
+            except EngineUnavailable:  # no model list either: the URL is wrong, not the model
+                return (
+                    f"server answered 404 at {self.base_url}/chat/completions: {message} "
+                    "— is the base URL right?"
+                )
             return f"server answered 404 for model {self.model}; served models: {served}"
         if status == 401:
             return "server refused the API key (401): set WORKBENCH_API_KEY or the key field"
