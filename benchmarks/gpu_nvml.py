@@ -61,10 +61,6 @@ def main() -> int:
     print(f"snapshot of {gpus} GPU(s): {snap_us:.1f} µs per snapshot")
     print(f"snapshot / memory-v2 call: {snap_us / results['memory v2']:.1f}x")
     print(f"snapshot / 2 s refresh period: {snap_us / 2e6:.2e}")
-    print(
-        f"nvmlInit+Shutdown / snapshot: {results['nvmlInit+Shutdown'] / snap_us:.1f}x "
-        "(why the reader initialises once)"
-    )
     return 0
 
 
