@@ -6,8 +6,8 @@ Contract:
    that holds the largest share of it (at least half; the smaller box wins ties, so a caption
    inside a figure goes to the caption). Lines no box holds are grouped into new text regions
    (``native_label="ocr_lines"``) by vertical proximity and horizontal overlap.
-2. A figure box that holds much text (≥ 6 lines covering ≥ 12 % of it) is a form or a diagram
-   the layout model misread: it is dissolved and its lines regrouped as text, since the
+2. A figure box that holds much text (≥ 12 lines, or ≥ 6 covering ≥ 12 % of it) is a form or
+   a diagram the layout model misread: it is dissolved and its lines regrouped as text, since the
    assembler would print the figure's text unstructured anyway.
 3. Layout boxes nearly duplicated by a higher-scoring box of the same label are dropped; text,
    title, caption, header and footer boxes that received no line are dropped; figures,
@@ -15,7 +15,8 @@ Contract:
 4. Titles: a CDLA ``title`` whose lines are ≥ 1.4× the page's median line height and which is
    the first such box from the top is the page title; others are section headers. Headers and
    footers (and text blocks in the top/bottom 6 % of the page) whose text is only a page
-   number become ``page_number``.
+   number become ``page_number``. Ungrouped lines (one or two) in the bottom 7 % or top 5 %
+   of the page are running footers/headers the layout model missed.
 5. Regions are ordered by :func:`reading_order`; ids ``r0, r1, …`` follow that order.
 """
 
@@ -44,13 +45,17 @@ def compose(
     line_h = median([ln.height for ln in lines], 20.0)
 
     members = _assign(boxes, lines)
+    dissolved = set()
     for k, b in enumerate(boxes):
-        if b.native == "figure" and _texty(b, members[k]):
+        if b.native == "figure" and _texty(b, members.get(k, [])):
             members.setdefault(-1, []).extend(members.pop(k))
+            dissolved.add(k)
     orphans = members.pop(-1, [])
 
     blocks: list[tuple[str, Box, list[Line], float]] = []
     for k, b in enumerate(boxes):
+        if k in dissolved:
+            continue
         if k in members or canonical(b.native) in _KEEP_EMPTY or b.native == "signature":
             blocks.append((b.native, b.box, members.get(k, []), b.score))
     for group in _cluster(orphans, line_h):
@@ -66,6 +71,11 @@ def compose(
         if native == "title" and not title_seen and _big(group, line_h):
             label, title_seen = Label.TITLE, True
         body = _body(label, group, line_h)
+        if native == "ocr_lines" and len(group) <= 2:
+            if box[1] > 0.93 * height:
+                label = Label.FOOTER
+            elif box[3] < 0.05 * height:
+                label = Label.HEADER
         if label in (Label.HEADER, Label.FOOTER, Label.TEXT) and text.is_page_number(body):
             edge = box[1] < 0.06 * height or box[3] > 0.94 * height
             if label is not Label.TEXT or edge:
@@ -117,7 +127,7 @@ def _assign(boxes: list[LayoutBox], lines: list[Line]) -> dict[int, list[Line]]:
 
 def _texty(box: LayoutBox, group: list[Line]) -> bool:
     covered = sum(area(ln.box) for ln in group)
-    return len(group) >= 6 and covered >= 0.12 * max(area(box.box), 1.0)
+    return len(group) >= 12 or (len(group) >= 6 and covered >= 0.12 * max(area(box.box), 1.0))
 
 
 def _cluster(lines: list[Line], line_h: float) -> list[list[Line]]:

