@@ -38,6 +38,7 @@ from workbench.ui.runs_common import (
 
 PAGE, WIDTH, LABELS = "cmp_page", "cmp_width", "cmp_labels"
 RUN_A, RUN_B, DOC = "compare_run_a", "compare_run_b", "compare_doc"
+PENDING_B = "compare_run_b_next"
 
 
 def _describe(r: RunSummary) -> str:
@@ -116,7 +117,10 @@ def render() -> None:
     by_id = {r.id: r for r in runs}
     if st.session_state.get(RUN_A) not in by_id:
         st.session_state[RUN_A] = runs[0].id
-    a_id = st.selectbox("Run A", list(by_id), format_func=lambda i: _describe(by_id[i]), key=RUN_A)
+    top_a, top_doc, top_b = st.columns([4, 2, 4])
+    a_id = top_a.selectbox(
+        "Run A", list(by_id), format_func=lambda i: _describe(by_id[i]), key=RUN_A
+    )
     reader_a = open_reader(a_id)
     if reader_a is None or not reader_a.documents:
         st.info("Run A has no finished page.")
@@ -124,7 +128,7 @@ def render() -> None:
     docs = reader_a.documents
     if st.session_state.get(DOC) not in docs:
         st.session_state[DOC] = docs[0]
-    doc = st.selectbox("Document", docs, key=DOC)
+    doc = top_doc.selectbox("Document", docs, key=DOC)
 
     candidates: dict[str, tuple[RunReader, str]] = {}
     for r in runs:
@@ -134,19 +138,22 @@ def render() -> None:
         name = same_document(reader_a, doc, other) if other is not None else None
         if other is not None and name is not None:
             candidates[r.id] = (other, name)
+    if candidates:
+        if st.session_state.get(PENDING_B) in candidates:
+            st.session_state[RUN_B] = st.session_state.pop(PENDING_B)
+        if st.session_state.get(RUN_B) not in candidates:
+            st.session_state[RUN_B] = next(iter(candidates))
+        b_id = top_b.selectbox(
+            "Run B (same document)",
+            list(candidates),
+            format_func=lambda i: _describe(by_id[i]),
+            key=RUN_B,
+        )
     with st.expander("Start the missing run", expanded=not candidates):
         start_missing(reader_a, doc, store)
     if not candidates:
-        st.info(f"No other run holds {doc}. Start one above with another engine.")
+        top_b.info(f"No other run holds {doc}. Start one below with another engine.")
         return
-    if st.session_state.get(RUN_B) not in candidates:
-        st.session_state[RUN_B] = next(iter(candidates))
-    b_id = st.selectbox(
-        "Run B (same document)",
-        list(candidates),
-        format_func=lambda i: _describe(by_id[i]),
-        key=RUN_B,
-    )
     reader_b, doc_b = candidates[b_id]
     compare_pair(reader_a, doc, reader_b, doc_b)
 
@@ -309,5 +316,5 @@ def start_missing(reader: RunReader, doc: str, store: RunStore) -> None:
     except WorkbenchError as exc:
         st.error(f"Run B stopped: {exc}")
         return
-    st.session_state[RUN_B] = new_id
+    st.session_state[PENDING_B] = new_id  # RUN_B's widget is drawn already in this run
     st.rerun()

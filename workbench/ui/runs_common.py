@@ -173,7 +173,7 @@ def draw_overlay(
         mark = (marks or {}).get(region.id)
         if mark:
             draw.rectangle((box[0] - 3, box[1] - 3, box[2] + 3, box[3] + 3), outline=mark, width=4)
-        tag = region.label.value + (" ≠" if mark else "")
+        tag = region.label.value + (" !" if mark else "")
         tw = draw.textlength(tag, font=font)
         y = max(0.0, box[1] - font.size - 4) if hasattr(font, "size") else box[1]
         draw.rectangle((box[0], y, box[0] + tw + 6, y + 15), fill=mark or color)
