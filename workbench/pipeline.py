@@ -118,9 +118,10 @@ def to_result(
         truncated = truncated or parsed.truncated
         notes.extend(parsed.notes)
     status = PageStatus.OK
-    if output.attempts and all(a.repeated for a in output.attempts):
+    answered = [a for a in output.attempts if a.error is None]  # a failed retry proves nothing
+    if answered and all(a.repeated for a in answered):
         status = PageStatus.LOOPED
-        notes.append(f"repetition loop in all {len(output.attempts)} attempts")
+        notes.append(f"repetition loop in all {len(answered)} answered attempts")
     elif truncated:
         status = PageStatus.TRUNCATED
         notes.append("output cut off by max_tokens")
