@@ -29,7 +29,8 @@ class EngineUnavailable(WorkbenchError):
 
 
 class EngineError(WorkbenchError):
-    """An engine failed on a page (server error, timeout, loop); the page is marked, others go on."""
+    """An engine failed on a page (server error, timeout, loop); the page is marked, the rest go
+    on."""
 
 
 class ParseError(WorkbenchError):

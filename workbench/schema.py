@@ -216,8 +216,8 @@ class PageResult(BaseModel):
     attempts: list[Attempt] = Field(default_factory=list)
     status: PageStatus = PageStatus.OK
     error: str | None = None
-    rotation: int = 0  # degrees the model reported the page needed (olmOCR)
-    notes: list[str] = Field(default_factory=list)  # user-facing remarks ("no boxes from this model")
+    rotation: int = 0  # degrees the page was turned counter-clockwise on the model's word (olmOCR)
+    notes: list[str] = Field(default_factory=list)  # user-facing remarks ("no boxes…")
 
     @property
     def retries(self) -> int:
