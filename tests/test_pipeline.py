@@ -140,7 +140,8 @@ def test_rotated_page_is_sent_again_upright() -> None:
     [item] = list(process(engine, SPEC, doc.pages(dpi=50)))
     assert engine.sizes == [(425, 550), (550, 425)]  # second call: turned 90 degrees
     assert item.image.size == (550, 425) and item.result.regions[0].text == "upright"
-    assert any("turned" in n for n in item.result.notes)
+    assert item.result.rotation == 90
+    assert "page turned 90° counter-clockwise as the model asked" in item.result.notes
 
 
 def test_streams_in_chunks_reports_progress_and_can_cancel() -> None:

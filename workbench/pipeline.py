@@ -158,22 +158,24 @@ def _run_chunk(
 ) -> Iterator[Processed]:
     by_key = {page_key(p): (p, img) for p, img in chunk}
     requests = [build_request(spec, key, img) for key, (_, img) in by_key.items()]
-    rotated: list[tuple[PageImage, Image.Image]] = []
+    rotated: list[tuple[PageImage, Image.Image, int]] = []
     for output in engine.run(requests):
         page, image = by_key[output.key]
         result = _result(spec, engine, page, image, output)
         if result.rotation and result.status is not PageStatus.ERROR:
             # The model says the page is turned: send it again upright, turned counter-clockwise
             # by its correction as olmOCR itself does (PIL ROTATE_n).
-            rotated.append((page, image.rotate(result.rotation, expand=True)))
+            turn = result.rotation
+            rotated.append((page, image.rotate(turn, expand=True), turn))
             continue
         yield Processed(result, image)
-    for page, image in rotated:
+    for page, image, turn in rotated:
         request = build_request(spec, page_key(page), image)
         for output in engine.run([request]):
             result = _result(spec, engine, page, image, output)
-            note = f"page turned {result.rotation or 0}° as the model asked"
-            yield Processed(result.model_copy(update={"notes": [*result.notes, note]}), image)
+            note = f"page turned {turn}° counter-clockwise as the model asked"
+            update = {"notes": [*result.notes, note], "rotation": turn}
+            yield Processed(result.model_copy(update=update), image)
 
 
 def process(
