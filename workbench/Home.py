@@ -32,9 +32,7 @@ NAV = [
 
 
 def main() -> None:
-    st.set_page_config(
-        page_title="OCR Workbench", page_icon=":material/document_scanner:", layout="wide"
-    )
+    st.set_page_config(page_title="OCR Workbench", page_icon="🔎", layout="wide")
     pages = [
         st.Page(PAGES / file, title=title, icon=icon, url_path=url)
         for file, title, icon, url in NAV

@@ -81,6 +81,9 @@ def _block_css(prefix: str, regions: Sequence[Region], selected: str | None) -> 
         f'[class*="st-key-{prefix}"] {{ border-left: 3px solid #e3e6ea; padding: 2px 0 2px 10px;'
         " border-radius: 4px; cursor: pointer; gap: 0.25rem; }",
         f'[class*="st-key-{prefix}"]:hover {{ background: rgba(120,120,140,.07); }}',
+        # Wide tables scroll inside their block instead of running out of the column.
+        f'[class*="st-key-{prefix}"] table {{ display: block; overflow-x: auto;'
+        " font-size: .85em; }",
     ]
     for r in regions:
         cls = f".st-key-{block_key(prefix, r.id)}"

@@ -21,6 +21,7 @@ from workbench.specs import all_specs
 from workbench.ui import resources
 
 _KIND = "sb_engine_kind"
+DESCRIPTION_SLOT = "sb_engine_slot"
 _FALLBACK_KINDS = {
     "cpu": ("Embedded CPU engine", None),
     "vllm-server": ("vLLM server (OpenAI API)", None),
@@ -154,12 +155,22 @@ def engine_picker() -> resources.EngineChoice | None:
         return None
     st.session_state[resources.CHOICE_KEY] = choice
     st.session_state[resources.NO_ENGINE_KEY] = False
+    slot = st.empty()
+    st.session_state[DESCRIPTION_SLOT] = slot
+    show_description(choice)
+    return choice
+
+
+def show_description(choice: resources.EngineChoice | None) -> None:
+    """Fill the sidebar's engine line (the viewer calls this again once the engine is loaded)."""
+    slot = st.session_state.get(DESCRIPTION_SLOT)
+    if slot is None or choice is None:
+        return
     described = resources.description(choice)
     if described:
-        st.caption(" · ".join(f"{k}: {v}" for k, v in described.items() if v))
+        slot.caption(" · ".join(f"**{k}**: {v}" for k, v in described.items() if v))
     else:
-        st.caption("Loads when the first page is processed.")
-    return choice
+        slot.caption("Loads when the first page is processed.")
 
 
 def _has_factory() -> bool:

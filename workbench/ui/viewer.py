@@ -27,6 +27,7 @@ from workbench.ui import markdown_view as mv
 from workbench.ui import resources
 from workbench.ui.inputs import Selected, input_widgets, select_pages
 from workbench.ui.overlay import get_selection, render_page_overlay, set_selection
+from workbench.ui.sidebar import show_description
 
 POS = "wb_pos"
 HIDDEN = "wb_hidden"
@@ -344,6 +345,7 @@ def viewer_page() -> None:
             )
         return
     engine, spec, ekey = _load_engine()
+    show_description(resources.current_choice())
     if engine is not None:
         _process(selected, engine, spec, ekey)
     items = [(s, p) for s in selected for p in s.pages]

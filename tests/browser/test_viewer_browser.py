@@ -1,0 +1,106 @@
+"""The viewer end to end: the real app server, headless Debian Chromium, real PDFs, and the
+real embedded CPU engine (unless WORKBENCH_FAKE_ENGINE is set for the run).
+
+Covers what AppTest cannot: the overlay component drawing boxes, click-to-select in both
+directions, file drop (input and a true HTML5 drop event), client-side rendering of the
+Markdown table, and page errors in the browser console. Screenshots are saved for review.
+"""
+
+from __future__ import annotations
+
+import base64
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("playwright")
+from playwright.sync_api import expect
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+DATA = Path(__file__).resolve().parents[2] / "tests" / "data"
+CENSUS = DATA / "census_12s0324.pdf"
+OCR_TIMEOUT = 180_000  # first page includes loading the CPU engine
+
+
+def _open_viewer(page: Any, app_url: str) -> None:
+    page.goto(app_url + "/viewer")
+    expect(page.get_by_test_id("stFileUploaderDropzone")).to_be_visible()
+
+
+def test_drop_pdf_shows_regions_and_markdown(app_url: str, page: Any, shots: Path) -> None:
+    _open_viewer(page, app_url)
+    page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files([CENSUS])
+    expect(page.locator(".wb-box").first).to_be_visible(timeout=OCR_TIMEOUT)
+    assert page.locator(".wb-box").count() >= 3
+    expect(page.get_by_text("census_12s0324.pdf · page 1 of 1")).to_be_visible()
+    # Layout regions include the page's table, and its Markdown renders as an HTML table.
+    assert page.locator('.wb-box[data-label="table"]').count() >= 1
+    tables = page.locator('[class*="st-key-wbblk-0-"] table')
+    expect(tables.first).to_be_visible()
+    assert "Violent crime" in tables.first.inner_text()
+    # A legend with a count per label sits under the page.
+    expect(page.locator(".wb-legend").first).to_contain_text("table")
+    page.screenshot(path=str(shots / "viewer-census.png"), full_page=True)
+    assert page.js_errors == []
+
+
+def test_box_and_text_select_each_other(app_url: str, page: Any, shots: Path) -> None:
+    _open_viewer(page, app_url)
+    page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files([CENSUS])
+    boxes = page.locator(".wb-box")
+    expect(boxes.first).to_be_visible(timeout=OCR_TIMEOUT)
+    table_box = page.locator('.wb-box[data-label="table"]').first
+    rid = table_box.get_attribute("data-region")
+    table_box.click()
+    # The box is emphasised, the picker names it, and its text block is outlined.
+    expect(page.locator(f'.wb-box.sel[data-region="{rid}"]')).to_have_count(1)
+    picker = page.get_by_role("combobox", name="Selected region")
+    expect(picker).to_have_value(re.compile(rf"^{rid} · table"))
+    expect(page.locator(f".st-key-wbblk-0-{rid}")).to_have_css("outline-style", "solid")
+    page.screenshot(path=str(shots / "viewer-box-selected.png"))
+    # The reverse: click another region's text, and its box becomes the selected one.
+    blocks = page.locator('[class*="st-key-wbblk-0-"]')
+    other = next(
+        cls.split("st-key-wbblk-0-")[1].split()[0]
+        for cls in (blocks.nth(i).get_attribute("class") or "" for i in range(blocks.count()))
+        if f"st-key-wbblk-0-{rid} " not in cls + " "
+    )
+    page.locator(f".st-key-wbblk-0-{other}").click()
+    expect(page.locator(f'.wb-box.sel[data-region="{other}"]')).to_have_count(1)
+    expect(page.locator(".wb-box.sel")).to_have_count(1)
+    expect(picker).to_have_value(re.compile(rf"^{other} · "))
+    page.screenshot(path=str(shots / "viewer-text-selected.png"))
+    assert page.js_errors == []
+
+
+def test_dropped_bad_files_get_errors_and_good_file_works(
+    app_url: str, page: Any, shots: Path
+) -> None:
+    _open_viewer(page, app_url)
+    files = [
+        ("notes.pdf", "application/pdf", b"this is a text file, not a PDF"),
+        ("locked.pdf", "application/pdf", (DATA / "bad" / "encrypted.pdf").read_bytes()),
+        ("census.pdf", "application/pdf", CENSUS.read_bytes()),
+    ]
+    payload = [(n, t, base64.b64encode(b).decode()) for n, t, b in files]
+    transfer = page.evaluate_handle(
+        """(files) => { const dt = new DataTransfer();
+            for (const [name, type, b64] of files)
+                dt.items.add(new File([Uint8Array.from(atob(b64), c => c.charCodeAt(0))],
+                                      name, {type}));
+            return dt; }""",
+        payload,
+    )
+    zone = page.get_by_test_id("stFileUploaderDropzone")
+    for event in ("dragenter", "dragover", "drop"):
+        zone.dispatch_event(event, {"dataTransfer": transfer})
+    alerts = page.get_by_test_id("stAlertContentError")
+    expect(alerts.filter(has_text="notes.pdf: not a PDF or image")).to_be_visible(timeout=60_000)
+    expect(alerts.filter(has_text="locked.pdf: the PDF is encrypted")).to_be_visible()
+    expect(page.locator(".wb-box").first).to_be_visible(timeout=OCR_TIMEOUT)
+    expect(page.get_by_text("census.pdf · page 1 of 1")).to_be_visible()
+    page.screenshot(path=str(shots / "viewer-bad-files.png"), full_page=True)
+    assert page.js_errors == []
