@@ -241,3 +241,35 @@ def test_samples_are_offered_and_processable() -> None:
     at = samples.set_value([samples.options[0]]).run()
     assert not at.exception and eng.calls >= 1
     assert f"{samples.options[0]}** · page 1 of" in stats(at)
+
+
+def test_vllm_server_engine_from_the_sidebar_end_to_end() -> None:
+    """No fake engine: the sidebar's server choice, a real HTTP server speaking the OpenAI
+    protocol with a recorded Chandra 2 output, the real parser and the viewer."""
+    from tests.fakes.openai_server import FakeOpenAIServer
+
+    raw = (DATA / "model_outputs" / "chandra2_2305.03393v1-pg9.html").read_text()
+    with FakeOpenAIServer([raw], models=["datalab-to/chandra-ocr-2"]) as server:
+        at = AppTest.from_file(str(ROOT / "workbench" / "Home.py"), default_timeout=120).run()
+        at = at.sidebar.radio(key="sb_engine_kind").set_value("vllm-server").run()
+        at = at.sidebar.text_input(key="sb_base_url").set_value(server.base_url).run()
+        assert at.sidebar.selectbox(key="sb_server_model").value == "datalab-to/chandra-ocr-2"
+        at = upload(at, CENSUS)
+        assert not at.exception, at.exception
+        assert server.completions == 1
+        assert "`vllm-server` · `datalab-to/chandra-ocr-2`" in stats(at)
+        assert "5.1 Hyper Parameter Optimization" in md_text(at)
+        assert at.pills(key="wb_labels_0").options  # parsed regions with boxes
+        at = at.toggle(key="wb_furniture").set_value(True).run()
+        assert server.completions == 1  # reruns never call the server again
+
+
+def test_unreachable_server_says_so_and_pages_still_show() -> None:
+    at = AppTest.from_file(str(ROOT / "workbench" / "Home.py"), default_timeout=60).run()
+    at = at.sidebar.radio(key="sb_engine_kind").set_value("vllm-server").run()
+    at = at.sidebar.text_input(key="sb_base_url").set_value("http://127.0.0.1:9/v1").run()
+    assert any("cannot reach http://127.0.0.1:9/v1" in w.value for w in at.sidebar.warning)
+    at = upload(at, CENSUS)
+    assert not at.exception
+    assert "census.pdf** · page 1 of 1 · :gray-badge[not processed]" in stats(at)
+    assert len(at.get("image")) == 1  # the page image, without boxes

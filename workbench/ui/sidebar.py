@@ -69,6 +69,8 @@ def _server_choice() -> resources.EngineChoice | None:
     models, why = served_models(base_url.strip(), api_key or None)
     if why:
         st.warning(why, icon=":material/cloud_off:")
+    if models and st.session_state.get("sb_server_model") not in models:
+        st.session_state["sb_server_model"] = models[0]  # a new server: its first model
     model = st.selectbox("Model", models, key="sb_server_model", placeholder="(none served)")
     cols = st.columns(2)
     concurrency = cols[0].number_input(
