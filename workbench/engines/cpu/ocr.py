@@ -103,8 +103,11 @@ class TesseractReader:
                 if lb:
                     box = (float(lb[0]), float(lb[1]), float(lb[2]), float(lb[3]))
                     lines.append(Line("", box, 0.0, "tesseract"))
-            word = (r.GetUTF8Text(RIL.WORD) or "").strip()
-            wb = r.BoundingBox(RIL.WORD)
+            try:
+                word = (r.GetUTF8Text(RIL.WORD) or "").strip()
+                wb = r.BoundingBox(RIL.WORD)
+            except RuntimeError:  # tesserocr raises "No text returned" on empty pages
+                continue
             if not word or not wb or not lines:
                 continue
             lines[-1].words.append(Word(word, tuple(map(float, wb)), r.Confidence(RIL.WORD)))  # type: ignore[arg-type]
