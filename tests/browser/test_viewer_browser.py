@@ -9,6 +9,7 @@ Markdown table, and page errors in the browser console. Screenshots are saved fo
 from __future__ import annotations
 
 import base64
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -44,6 +45,15 @@ def test_drop_pdf_shows_regions_and_markdown(app_url: str, page: Any, shots: Pat
     # A legend with a count per label sits under the page.
     expect(page.locator(".wb-legend").first).to_contain_text("table")
     page.screenshot(path=str(shots / "viewer-census.png"), full_page=True)
+    # Downloads: the page's Markdown and the document's JSON are real files.
+    with page.expect_download() as md_download:
+        page.get_by_role("button", name="Page Markdown").click()
+    assert md_download.value.suggested_filename == "census_12s0324-page-0001.md"
+    assert "Violent crime" in Path(md_download.value.path()).read_text()
+    with page.expect_download() as json_download:
+        page.get_by_role("button", name="Document JSON (1 p.)").click()
+    pages = json.loads(Path(json_download.value.path()).read_text())
+    assert [p["page"] for p in pages] == [1] and pages[0]["regions"]
     assert page.js_errors == []
 
 

@@ -273,3 +273,52 @@ def test_unreachable_server_says_so_and_pages_still_show() -> None:
     assert not at.exception
     assert "census.pdf** · page 1 of 1 · :gray-badge[not processed]" in stats(at)
     assert len(at.get("image")) == 1  # the page image, without boxes
+
+
+class FigureEngine(FakeEngine):
+    """One figure with a caption and one region the model gave no box for."""
+
+    def run(self, requests: list[PageRequest]):  # type: ignore[override]
+        for req in requests:
+            self.calls += 1
+            w, h = req.image.size
+            regions = [
+                Region(
+                    id="r0", label=Label.FIGURE, native_label="Picture",
+                    bbox=BBox(x0=w * 0.2, y0=h * 0.2, x1=w * 0.8, y1=h * 0.5), text="A chart",
+                ),
+                Region(id="r1", label=Label.TEXT, native_label="Text", text="No box here", order=1),
+            ]  # fmt: skip
+            yield EngineOutput(key=req.key, regions=regions, raw="{}")
+
+
+def test_figures_show_as_crops_and_unlocated_regions_keep_their_text() -> None:
+    at = upload(app(FigureEngine()).run(), CENSUS)
+    assert not at.exception
+    images = at.get("image")
+    assert len(images) == 1  # the figure crop (the page itself is in the overlay component)
+    text = md_text(at)
+    assert "A chart" in text and "No box here" in text
+    assert "page-0001-r0.png" not in text  # no broken placeholder link in the rendered view
+    assert "2 regions (1 located)" in stats(at)
+    code = " ".join(c.value for c in at.code)
+    assert "![Figure r0](page-0001-r0.png)" in code  # the raw Markdown keeps the placeholder
+
+
+def test_all_labels_off_hides_every_block() -> None:
+    at = upload(app().run(), CENSUS)
+    at = at.pills(key="wb_labels_0").set_value([]).run()
+    assert "Page 1 title" not in md_text(at)
+    assert any("region(s) hidden" in c.value for c in at.caption)
+
+
+def test_vllm_in_process_without_vllm_shows_how_to_install() -> None:
+    pytest.importorskip("workbench.engines.factory")
+    import importlib.util
+
+    if importlib.util.find_spec("vllm") is not None:
+        pytest.skip("vllm is installed here")
+    at = AppTest.from_file(str(ROOT / "workbench" / "Home.py"), default_timeout=60).run()
+    at = at.sidebar.radio(key="sb_engine_kind").set_value("vllm").run()
+    assert not at.exception
+    assert any("pip install" in i.value for i in at.sidebar.info)

@@ -79,7 +79,7 @@ def load_file(name: str, data: bytes) -> LoadedFile:
     return LoadedFile(name, sha, doc, error)
 
 
-@st.cache_data(max_entries=96, show_spinner=False)
+@st.cache_data(max_entries=16, show_spinner=False)  # ~11 MB a page at 200 DPI
 def page_image(sha256: str, name: str, index: int, dpi: float, _doc: Document) -> PageImage:
     """The rasterized page (cached by file content, page and DPI)."""
     return _doc.page(index, dpi)

@@ -164,12 +164,13 @@ def _stats(f_name: str, page: int, pages: int, result: PageResult | None) -> Non
         st.caption(f":material/info: {note}")
 
 
-def _label_filter(result: PageResult, pos: int) -> set[str]:
+def _label_filter(result: PageResult, pos: int) -> set[str] | None:
+    """The labels switched on for this page (None: the page has no regions to filter)."""
     counts: dict[str, int] = {}
     for r in result.regions:
         counts[str(r.label)] = counts.get(str(r.label), 0) + 1
     if not counts:
-        return set()
+        return None
     hidden: set[str] = st.session_state.setdefault(HIDDEN, set())
     key = f"wb_labels_{pos}"
     options = sorted(counts, key=lambda lab: -counts[lab])
@@ -254,7 +255,7 @@ def _page_view(
                 prefix=prefix,
                 selected=get_selection(ov_key) or chosen,
                 include_furniture=furniture,
-                visible_labels=visible or None,
+                visible_labels=visible,
                 image_jpeg=jpeg,
             )
         with tabs[1]:
