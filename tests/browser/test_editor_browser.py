@@ -35,8 +35,11 @@ def test_draw_save_and_export_region(app_url: str, page: Any, tmp_path: Path, sh
     canvas = page.locator("canvas.upper-canvas")
     expect(canvas).to_have_attribute("width", str(CANVAS_WIDTH))
     page.wait_for_timeout(500)  # let the canvas settle after the remount
+    canvas.evaluate("el => el.scrollIntoView({block: 'center'})")  # mouse must hit it on screen
+    page.wait_for_timeout(300)
     box = canvas.bounding_box()
     assert box is not None and round(box["width"]) == CANVAS_WIDTH
+    assert box["y"] >= 0 and box["y"] + 400 < page.viewport_size["height"]
     x0, y0, x1, y1 = 100, 300, 220, 370  # canvas px
     page.mouse.move(box["x"] + x0, box["y"] + y0)
     page.mouse.down()
@@ -61,6 +64,8 @@ def test_draw_save_and_export_region(app_url: str, page: Any, tmp_path: Path, sh
     page.get_by_text("Edit mode").click()  # back to the viewer; export this page as COCO
     page.get_by_role("tab", name="Export").click()
     page.get_by_text("This page").click()
+    expect(page.get_by_text(f"{DOC} · page 1", exact=True)).to_be_visible()  # rerun done
+    page.screenshot(path=str(shots / "export-before.png"))
     with page.expect_download() as info:
         page.locator(".st-key-exp_COCO button").click()
     coco = json.loads(Path(info.value.path()).read_text())

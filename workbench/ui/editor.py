@@ -177,6 +177,8 @@ def render_editor(reader: RunReader, doc: str, page: int, image: Image.Image, ke
     drawing = boxes_to_drawing(
         canvas_boxes(start, 1 / fx, 1 / fy), stroke_color="#e8590c", stroke_width=2
     )
+    for obj in drawing["objects"]:
+        obj["fontSize"] = 12  # the chip; boxes_to_drawing leaves Fabric's 20 px default
     result = st_canvas(
         background_image=image,
         initial_drawing=drawing,
@@ -195,7 +197,7 @@ def render_editor(reader: RunReader, doc: str, page: int, image: Image.Image, ke
 
     st.dataframe(regions_frame(working), hide_index=True, width="stretch", height=220)
     st.caption(f"Coordinates in page_px of the {image.width}×{image.height} page image.")
-    p1, p2, p3, p4 = st.columns([3, 2, 1, 1])
+    p1, p2, p3, p4 = st.columns([3, 2, 1, 1], vertical_alignment="bottom")
     options = list(range(len(working)))
     pick = p1.selectbox(
         "Region", options, format_func=lambda i: _describe(i + 1, working[i]), key=f"{base}_pick"
@@ -208,25 +210,29 @@ def render_editor(reader: RunReader, doc: str, page: int, image: Image.Image, ke
         del working[pick]
         _rebuild(base, working)
 
-    s1, s2, s3 = st.columns([1, 1, 3])
+    s1, s2, s3 = st.columns([1, 1, 3], vertical_alignment="center")
     if s1.button("Save corrections", key=f"{base}_save", type="primary"):
         try:
             path = reader.save_corrections(doc, page, working)
         except Exception as exc:
             st.error(f"Could not save: {exc}")
         else:
-            ss[f"{base}_saved_msg"] = f"Saved {len(working)} region(s) to {path.name}"
-            _rebuild(base, working)
+            _rebuild(base, working, f"Saved {len(working)} region(s) to {path.name}")
     if s2.button("Reset to model output", key=f"{base}_reset"):
         _rebuild(base, list(reader.page(doc, page).regions))
-    if msg := ss.get(f"{base}_saved_msg"):
+    baseline = saved if saved is not None else list(reader.page(doc, page).regions)
+    msg = ss.get(f"{base}_saved_msg")
+    if working != baseline:
+        s3.warning("Unsaved changes: Save keeps them as a corrections layer.")
+    elif msg:
         s3.success(msg)
     elif saved is not None:
         s3.caption("This page has saved corrections; the model's output is kept too.")
 
 
-def _rebuild(base: str, regions: list[Region]) -> None:
+def _rebuild(base: str, regions: list[Region], saved: str | None = None) -> None:
     """Make ``regions`` the canvas's starting point (a fresh widget key) and rerun."""
+    st.session_state[f"{base}_saved_msg"] = saved
     st.session_state[f"{base}_start"] = list(regions)
     st.session_state[f"{base}_ver"] = int(st.session_state.get(f"{base}_ver", 0)) + 1
     st.rerun()

@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 import streamlit as st
 
-from workbench.exports import COORDINATES, to_json, to_markdown, zip_bytes
+from workbench.exports import to_json, to_markdown, zip_bytes
 from workbench.exports_coco import COCO_COORDINATES, to_coco
 from workbench.exports_html import to_html
 from workbench.store import RunReader, StoredPage
@@ -69,7 +69,7 @@ def builders(
             lambda: to_json(pages(), reader.info),
             f"{stem}.json",
             "application/json",
-            f"model regions + corrections, {COORDINATES}",
+            "both layers (model + corrections); bbox [x0, y0, x1, y1] in page_px",
         ),
         "HTML": (
             lambda: to_html(pages(), run=reader.info),
