@@ -60,6 +60,7 @@ def input_widgets() -> tuple[list[LoadedFile], str]:
             [p.name for p in samples],
             selection_mode="multi",
             key=SAMPLES_KEY,
+            wrap=True,
         )
         spec = st.text_input(
             "Pages",

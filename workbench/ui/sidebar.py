@@ -145,7 +145,7 @@ def engine_picker() -> resources.EngineChoice | None:
         if hint:
             st.warning(hint)
         choice = resources.EngineChoice("cpu", _options("cpu") if _has_factory() else None)
-        st.caption("Tesseract + RapidOCR + CDLA layout, offline. About 1–2 s per page.")
+        st.caption("Tesseract + RapidOCR + CDLA layout: offline, no GPU needed.")
     elif kind == "vllm-server":
         choice = _server_choice()
     else:

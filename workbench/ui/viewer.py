@@ -190,6 +190,7 @@ def _label_filter(result: PageResult, pos: int) -> set[str] | None:
         format_func=lambda lab: f"{lab} {counts[lab]}",
         on_change=changed,
         label_visibility="collapsed",
+        wrap=True,
     )
     return set(picked or [])
 
