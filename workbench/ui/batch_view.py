@@ -135,7 +135,10 @@ def _cancel() -> None:
 def render() -> None:
     last: BatchOutcome | None = st.session_state.get(LAST)
     if st.session_state.pop("batch_cancel_clicked", False):
-        st.warning("Batch cancelled: the pages finished before Cancel are kept in the run.")
+        st.warning(
+            "Batch cancelled: it stops once the page in progress is written; every finished "
+            "page is kept in the run (marked cancelled)."
+        )
     if last is not None:
         note = (
             f"Last batch: run {last.run_id or '—'}, {last.done}/{last.total} pages, {last.status}"

@@ -200,8 +200,9 @@ def render(
     chart = table.set_index("page")
     quality = [c for c in ("similarity", "A CER", "B CER") if chart[c].notna().any()]
     g1, g2 = st.columns(2)
+    palette = {"similarity": "#7048e8", "A CER": "#1c7ed6", "B CER": "#e8590c"}
     if quality:
-        g1.caption("Similarity and CER (0–1)")
-        g1.line_chart(chart[quality])
+        g1.caption("Similarity A↔B and CER of each side (0–1)")
+        g1.line_chart(chart[quality], color=[palette[c] for c in quality])
     g2.caption("Seconds per page")
-    g2.line_chart(chart[["A s/page", "B s/page"]])
+    g2.line_chart(chart[["A s/page", "B s/page"]], color=["#1c7ed6", "#e8590c"])

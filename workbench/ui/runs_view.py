@@ -35,7 +35,6 @@ _CONFIRM = "runs_confirm_delete"
 def runs_table(runs: list[RunSummary]) -> pd.DataFrame:
     rows = [
         {
-            "run": r.id,
             "document": ", ".join(r.documents) or "—",
             "engine": r.engine,
             "model": r.model,
@@ -43,6 +42,7 @@ def runs_table(runs: list[RunSummary]) -> pd.DataFrame:
             "pages": r.pages,
             "s/page": round(r.seconds_per_page, 2) if r.seconds_per_page is not None else None,
             "status": r.status + (f" ({r.problem})" if r.problem else ""),
+            "run": r.id,
         }
         for r in runs
     ]
