@@ -48,6 +48,10 @@ def test_lists_runs_and_shows_viewer(seeded: tuple[Path, str, str]) -> None:
     captions = " ".join(c.value for c in at.caption)
     assert f"{DOC} · page 1 · 800×1000 page_px" in captions
     assert any("Page 1 title" in m.value for m in at.markdown)
+    # Run B calls the table a figure: its placeholder link becomes text, not a broken image.
+    at.selectbox(key="runs_pick").set_value(b).run()
+    page_md = next(m.value for m in at.markdown if "Page 1 title" in m.value)
+    assert "*[Figure r4]*" in page_md and "](page-0001-r4.png)" not in page_md
 
 
 def test_page_navigation_and_run_switch(seeded: tuple[Path, str, str]) -> None:

@@ -9,6 +9,7 @@ one (switchable to the model's own output) and has an edit mode (:mod:`workbench
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -30,6 +31,7 @@ OPEN_RUN = "open_run_id"
 OPEN_DOC = "open_document"
 OPEN_PAGE = "open_page"
 _CONFIRM = "runs_confirm_delete"
+_FIGURE_LINK = re.compile(r"!\[(Figure [^\]]*)\]\(page-\d{4}-[^)]*\.png\)\s*")
 
 
 def runs_table(runs: list[RunSummary]) -> pd.DataFrame:
@@ -207,4 +209,5 @@ def viewer(reader: RunReader) -> None:
         text = result.markdown
         if layer == "corrected" and stored.corrected is not None:
             text = assemble_page(stored.corrected, page)
+        text = _FIGURE_LINK.sub(r"*[\1]*\n\n", text)  # the crop file is not beside the page
         st.markdown(safe_html(text) or "_(no text)_", unsafe_allow_html=True)
