@@ -42,12 +42,24 @@ def _free_port() -> int:
 
 @pytest.fixture(scope="session")
 def app_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The app as users run it (real CPU engine unless WORKBENCH_FAKE_ENGINE is set)."""
+    yield from _serve(tmp_path_factory, {})
+
+
+@pytest.fixture(scope="session")
+def fake_app_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The app with the instant FakeEngine, for UI mechanics over many pages."""
+    yield from _serve(tmp_path_factory, {"WORKBENCH_FAKE_ENGINE": "1"})
+
+
+def _serve(tmp_path_factory: pytest.TempPathFactory, extra: dict[str, str]) -> Iterator[str]:
     if not Path(CHROMIUM).exists():
         pytest.skip(f"no Chromium at {CHROMIUM}")
     port = _free_port()
     log_path = tmp_path_factory.mktemp("st") / "server.log"
     log = open(log_path, "w+")  # noqa: SIM115 (a PIPE can fill up and block the server)
     env = {k: v for k, v in os.environ.items() if not k.startswith("STREAMLIT_")}
+    env.update(extra)
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "workbench/Home.py",
          "--server.port", str(port), "--server.address", "127.0.0.1",

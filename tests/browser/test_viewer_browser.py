@@ -114,3 +114,35 @@ def test_dropped_bad_files_get_errors_and_good_file_works(
     expect(page.get_by_text("census.pdf · page 1 of 1")).to_be_visible()
     page.screenshot(path=str(shots / "viewer-bad-files.png"), full_page=True)
     assert page.js_errors == []
+
+
+def test_arrow_keys_page_through_and_escape_clears(fake_app_url: str, page: Any) -> None:
+    """FakeEngine server: four pages instantly, so this is about navigation only."""
+    _open_viewer(page, fake_app_url)
+    page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(
+        [DATA / "pdflatex_outline.pdf"]
+    )
+    expect(page.locator(".wb-box").first).to_be_visible(timeout=60_000)
+    stats = page.get_by_text(re.compile(r"pdflatex_outline\.pdf · page \d of 4"))
+
+    def at_page(n: int) -> None:  # a rerun may briefly leave the old element beside the new
+        expect(stats.last).to_contain_text(f"page {n} of 4")
+        expect(page.get_by_role("spinbutton", name="Page (of 4)").last).to_have_value(str(n))
+        expect(page.locator(f'.wb-ov[data-key="wb_ov_{n - 1}"]')).to_be_visible()
+
+    page.mouse.click(1400, 20)  # focus the page, not a text field
+    for expected in (2, 3, 4, 4):
+        page.keyboard.press("ArrowRight")
+        at_page(expected)
+    page.keyboard.press("ArrowLeft")
+    at_page(3)
+    page.locator('.wb-box[data-label="table"]').first.click()
+    expect(page.locator(".wb-box.sel")).to_have_count(1)
+    page.keyboard.press("Escape")
+    expect(page.locator(".wb-box.sel")).to_have_count(0)
+    # Typing in the page-range field never pages.
+    page.get_by_placeholder("all pages — or e.g. 1,3-5").click()
+    page.keyboard.press("ArrowLeft")
+    page.wait_for_timeout(1500)
+    at_page(3)
+    assert page.js_errors == []

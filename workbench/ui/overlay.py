@@ -21,7 +21,7 @@ from __future__ import annotations
 import base64
 import io
 import re
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 import streamlit as st
@@ -93,7 +93,22 @@ export default function(component) {
       }
     };
     document.addEventListener('click', st.onDocClick, true);
+    st.onKey = (ev) => {
+      const cur = host.__wb;
+      const t = ev.target;
+      if (!cur || !cur.keys || ev.altKey || ev.ctrlKey || ev.metaKey) return;
+      if (t && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName))) return;
+      if (ev.key === 'ArrowRight' || ev.key === 'ArrowLeft') {
+        ev.preventDefault();
+        cur.send('nav', ev.key === 'ArrowRight' ? 1 : -1);
+      } else if (ev.key === 'Escape' && cur.selected) {
+        cur.send('select', '');
+      }
+    };
+    document.addEventListener('keydown', st.onKey);
   }
+  st.keys = !!d.keys;
+  st.selected = d.selected || null;
   st.prefix = d.block_prefix || null;
   st.ids = d.block_ids || {};
   st.send = setTriggerValue;
@@ -105,6 +120,7 @@ export default function(component) {
   const ov = document.createElement('div');
   ov.className = 'wb-ov' + (d.selected ? ' has-sel' : '');
   ov.setAttribute('data-testid', 'wb-overlay');
+  ov.setAttribute('data-key', d.key || '');
   const img = document.createElement('img');
   img.src = d.image; img.alt = d.alt || 'page'; img.draggable = false;
   ov.appendChild(img);
@@ -145,7 +161,11 @@ export default function(component) {
     if (el) el.scrollIntoView({ block: 'nearest', behavior: 'smooth' });
   }
   st.last = d.selected || null;
-  return () => { document.removeEventListener('click', st.onDocClick, true); host.__wb = null; };
+  return () => {
+    document.removeEventListener('click', st.onDocClick, true);
+    document.removeEventListener('keydown', st.onKey);
+    host.__wb = null;
+  };
 }
 """
 
@@ -195,6 +215,13 @@ def _on_select(key: str) -> None:
         st.session_state[f"{key}__scroll"] = True
 
 
+def _on_nav(key: str, on_arrow: Callable[[int], None] | None) -> None:
+    value = st.session_state.get(key) or {}
+    step = value.get("nav") if hasattr(value, "get") else None
+    if on_arrow is not None and step in (-1, 1):
+        on_arrow(int(step))
+
+
 def _data_url(image: Image.Image | bytes) -> tuple[str, tuple[int, int]]:
     if isinstance(image, bytes):
         with Image.open(io.BytesIO(image)) as probe:
@@ -223,6 +250,7 @@ def render_page_overlay(
     *,
     page_size: tuple[int, int] | None = None,
     block_prefix: str | None = None,
+    on_arrow: Callable[[int], None] | None = None,
 ) -> str | None:
     """Draw ``regions`` (``page_px`` of a ``page_size`` page) over ``image``; return the id
     of the selected region, or None.
@@ -230,6 +258,8 @@ def render_page_overlay(
     ``visible_labels`` None shows every label. ``selected_id`` (when not None) sets the
     selection before drawing; a click replaces it on the next run. ``width`` None stretches
     to the column. ``block_prefix`` links text containers (see the module docstring).
+    ``on_arrow`` (when given) is called with -1/+1 for the Left/Right arrow keys pressed
+    anywhere on the page outside a text field (page navigation); Escape clears the selection.
     """
     if selected_id is not None:
         set_selection(key, selected_id)
@@ -247,12 +277,14 @@ def render_page_overlay(
         counts[r.label] = counts.get(r.label, 0) + 1
     shown = set(counts) if visible_labels is None else {str(v) for v in visible_labels}
     payload = {
+        "key": key,
         "image": url,
         "alt": f"page image with {len(located)} regions",
         "selected": selected,
         "visible": sorted(shown),
         "scroll": bool(st.session_state.pop(f"{key}__scroll", False)),
         "block_prefix": block_prefix,
+        "keys": on_arrow is not None,
         "block_ids": {safe_id(r.id): r.id for r in regions},
         "legend": [
             {"label": label, "count": n, "color": color_for(label)}
@@ -279,5 +311,6 @@ def render_page_overlay(
         data=payload,
         width=width if width else "stretch",
         on_select_change=lambda: _on_select(key),
+        on_nav_change=lambda: _on_nav(key, on_arrow),
     )
     return selected

@@ -30,6 +30,7 @@ from workbench.ui.overlay import get_selection, render_page_overlay, set_selecti
 from workbench.ui.sidebar import show_description
 
 POS = "wb_pos"
+COUNT = "wb_count"
 HIDDEN = "wb_hidden"
 FURNITURE_KEY = "wb_furniture"
 DISPLAY_WIDTH = 1100
@@ -93,9 +94,16 @@ def _process(selected: list[Selected], engine: Engine, spec: ModelSpec, ekey: st
         st.toast(f"Processed {done} page(s) in {elapsed:.1f} s ({elapsed / done:.2f} s/page)")
 
 
+def _step(step: int) -> None:
+    """Arrow-key navigation from the overlay: one page back or on, never out of 1..N."""
+    n = int(st.session_state.get(COUNT, 1))
+    st.session_state[POS] = min(max(int(st.session_state.get(POS, 0)) + step, 0), n - 1)
+
+
 def _pager(items: list[tuple[Selected, int]]) -> int:
     """Prev/next, file picker and a global 1-based page number; returns the 0-based index."""
     n = len(items)
+    st.session_state[COUNT] = n
     pos = min(max(int(st.session_state.get(POS, 0)), 0), n - 1)
     st.session_state[POS] = pos
     names = list(dict.fromkeys(s.file.name for s, _ in items))
@@ -246,6 +254,7 @@ def _page_view(
             ov_key,
             page_size=(result.width, result.height),
             block_prefix=prefix,
+            on_arrow=_step,
         )
     with right:
         _region_picker(result, ov_key, chosen)
