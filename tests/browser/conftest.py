@@ -60,8 +60,12 @@ def _serve(tmp_path_factory: pytest.TempPathFactory, extra: dict[str, str]) -> I
     log = open(log_path, "w+")  # noqa: SIM115 (a PIPE can fill up and block the server)
     env = {k: v for k, v in os.environ.items() if not k.startswith("STREAMLIT_")}
     env.update(extra)
+    # The console script, as users start it: `python -m streamlit` would put the working
+    # directory on sys.path and hide a broken import path in Home.py.
+    exe = shutil.which("streamlit")
+    launcher = [exe] if exe else [sys.executable, "-m", "streamlit"]
     proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "workbench/Home.py",
+        [*launcher, "run", "workbench/Home.py",
          "--server.port", str(port), "--server.address", "127.0.0.1",
          "--server.headless", "true", "--browser.gatherUsageStats", "false",
          "--server.fileWatcherType", "none"],
