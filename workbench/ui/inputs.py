@@ -68,7 +68,7 @@ def input_widgets() -> tuple[list[LoadedFile], str]:
             placeholder="all pages — or e.g. 1,3-5",
             help="1-based page numbers for every file: `1,3-5`, `4-` to the end; empty = all.",
         )
-    files = [load_file(u.name, u.getvalue()) for u in uploads or []]
+    files = [load_file(u.name, u.getvalue(), u.file_id) for u in uploads or []]
     by_name = {p.name: p for p in samples}
     for name in picked or []:
         path = by_name.get(name)

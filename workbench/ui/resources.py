@@ -73,8 +73,15 @@ def _open_cached(sha256: str, name: str, _data: bytes) -> tuple[Document | None,
         return None, f"{name}: cannot be read ({type(exc).__name__}: {exc})"
 
 
-def load_file(name: str, data: bytes) -> LoadedFile:
-    sha = hashlib.sha256(data).hexdigest()
+def load_file(name: str, data: bytes, upload_id: str | None = None) -> LoadedFile:
+    """Open (or fetch from cache) one file; ``upload_id`` memoizes its hash for the session,
+    so a 200 MB upload is not re-hashed on every rerun."""
+    memo: dict[str, str] = st.session_state.setdefault("wb_sha_memo", {})
+    sha = memo.get(upload_id) if upload_id else None
+    if sha is None:
+        sha = hashlib.sha256(data).hexdigest()
+        if upload_id:
+            memo[upload_id] = sha
     doc, error = _open_cached(sha, name, data)
     return LoadedFile(name, sha, doc, error)
 
