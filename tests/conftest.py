@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import os
+import tempfile
 from pathlib import Path
 
 import pytest
+
+# Runs made by the app under test (AppTest and the browser tests' server, which inherits this
+# environment) go to a throw-away store, never the user's data directory.
+os.environ.setdefault("WORKBENCH_STORE_DIR", tempfile.mkdtemp(prefix="wb-test-store-"))
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data"

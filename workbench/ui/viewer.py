@@ -11,11 +11,13 @@ clamped every run; ``wb_hidden`` the set of labels the user switched off.
 
 from __future__ import annotations
 
+import io
 import json
 import time
 
 import pandas as pd
 import streamlit as st
+from PIL import Image
 
 from workbench.assemble import assemble_document
 from workbench.engines.base import Engine
@@ -24,7 +26,7 @@ from workbench.pipeline import process
 from workbench.schema import PageResult, PageStatus
 from workbench.specs import CPU_SPEC, ModelSpec
 from workbench.ui import markdown_view as mv
-from workbench.ui import resources
+from workbench.ui import resources, viewer_runs
 from workbench.ui.inputs import Selected, input_widgets, select_pages
 from workbench.ui.overlay import get_selection, render_page_overlay, set_selection
 from workbench.ui.sidebar import show_description
@@ -75,10 +77,12 @@ def _process(selected: list[Selected], engine: Engine, spec: ModelSpec, ekey: st
         if not pages or doc is None:
             continue
         images = (resources.page_image(f.sha256, f.name, p, dpi, doc) for p in pages)
+        writer = viewer_runs.writer_for(f, engine, spec, ekey)
         try:
             for item in process(engine, spec, images, total=len(pages)):
                 r = item.result
                 cache.put(f.sha256, r.page, ekey, r)
+                viewer_runs.record(writer, item)
                 done += 1
                 bar.progress(
                     min(done / total, 1.0),
@@ -88,6 +92,7 @@ def _process(selected: list[Selected], engine: Engine, spec: ModelSpec, ekey: st
             st.error(f"{f.name}: {exc}")
         except Exception as exc:  # one file failing must not stop the others
             st.error(f"{f.name}: processing failed ({type(exc).__name__}: {exc})")
+        viewer_runs.finish(writer)
     bar.empty()
     elapsed = time.perf_counter() - started
     if done:
@@ -222,6 +227,14 @@ def _region_picker(result: PageResult, ov_key: str, selected: str | None) -> Non
     )
 
 
+@st.cache_data(max_entries=32, show_spinner=False)
+def _turned(jpeg: bytes, degrees: int) -> bytes:
+    """The display image turned counter-clockwise like the pipeline turned the page."""
+    out = io.BytesIO()
+    Image.open(io.BytesIO(jpeg)).rotate(degrees, expand=True).save(out, "JPEG", quality=88)
+    return out.getvalue()
+
+
 def _page_view(
     sel: Selected, page: int, result: PageResult | None, spec: ModelSpec, pos: int
 ) -> None:
@@ -229,6 +242,8 @@ def _page_view(
     assert doc is not None
     dpi = resources.dpi_for(spec)
     jpeg = resources.display_image(f.sha256, f.name, page, dpi, spec.sizing, DISPLAY_WIDTH, doc)
+    if result is not None and result.rotation:
+        jpeg = _turned(jpeg, result.rotation)  # the boxes are on the page as the model re-read it
     _stats(f.name, page, doc.page_count, result)
     ov_key, prefix = f"wb_ov_{pos}", f"wbblk-{pos}-"
     if result is None:
@@ -366,3 +381,4 @@ def viewer_page() -> None:
     _page_view(sel, page, result, spec, pos)
     st.divider()
     _downloads(sel, result, ekey)
+    viewer_runs.saved_caption(sel.file.sha256, ekey)

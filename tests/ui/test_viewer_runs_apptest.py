@@ -1,0 +1,37 @@
+"""The viewer keeps every processing as a run in the store (issue: runs that last)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from tests.fakes.fake_engine import FakeEngine
+from workbench.store import RunStore
+
+ROOT = Path(__file__).resolve().parents[2]
+LATEX = ("latex.pdf", (ROOT / "tests/data/pdflatex_outline.pdf").read_bytes(), "application/pdf")
+
+
+def test_processing_in_the_viewer_saves_a_run_page_by_page(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("WORKBENCH_STORE_DIR", str(tmp_path))
+    eng = FakeEngine()
+    at = AppTest.from_file(str(ROOT / "workbench" / "Home.py"), default_timeout=120)
+    at.session_state["engine_override"] = eng
+    at.run()
+    at.file_uploader(key="wb_uploads").set_value([LATEX]).run()
+    assert not at.exception and eng.calls == 4
+
+    [summary] = RunStore(tmp_path).list()
+    assert summary.pages == 4 and summary.engine == "fake"
+    reader = RunStore(tmp_path).open(summary.id)
+    pages = reader.pages("latex.pdf")
+    assert [p.page for p in pages] == [1, 2, 3, 4]
+    assert reader.image("latex.pdf", 2).size == (pages[1].width, pages[1].height)
+    assert any(summary.id in c.value for c in at.caption)
+
+    at.button(key="wb_next").click().run()  # navigation neither recomputes nor adds a run
+    assert eng.calls == 4 and len(RunStore(tmp_path).list()) == 1
