@@ -31,7 +31,7 @@ from typing import Any
 from workbench import __version__
 from workbench.assemble import figure_filename
 from workbench.documents import Document, open_document
-from workbench.errors import DocumentError, EngineUnavailable, PlanError, WorkbenchError
+from workbench.errors import DocumentError, EngineUnavailable, WorkbenchError
 from workbench.pipeline import process, render_dpi
 from workbench.runfolder import RunWriter, atomic_write
 from workbench.schema import Label, PageResult, PageStatus, RunInfo, RunStatus
@@ -103,23 +103,11 @@ def build_engine(args: argparse.Namespace, settings: Settings) -> tuple[Any, Mod
 
 
 def local_engine_args(spec: ModelSpec, profile_name: str | None) -> dict[str, Any]:
-    """vllm.LLM keyword arguments for ``spec`` on this machine's first GPU: the tuning profile
-    (named, or detected from the GPU) and the memory planner's safe max_model_len. Refuses,
-    with the planner's advice, before anything is loaded when a single page cannot fit."""
-    from workbench.gpu import commands, planner, profiles, telemetry
+    """vllm.LLM keyword arguments for ``spec`` on this machine's first GPU (see
+    :mod:`workbench.gpu.launch`); refuses with the planner's advice when a page cannot fit."""
+    from workbench.gpu.launch import plan_local_launch
 
-    gpu = telemetry.read_snapshot(with_processes=False).first
-    if gpu is None:
-        raise EngineUnavailable("--engine vllm needs an NVIDIA GPU and none was found")
-    profile = (
-        profiles.get_profile(profile_name)
-        if profile_name
-        else profiles.detect_profile(gpu.name, gpu.total_bytes)
-    )
-    plan, _, _ = planner.plan_for_model(spec.id, profile, gpu.cuda_total_bytes, gpu.free_bytes)
-    if not plan.fits:
-        raise PlanError(f"{spec.id} cannot fit one page on {gpu.name}: " + " ".join(plan.advice))
-    return commands.engine_kwargs(spec.id, spec, profile, plan)
+    return plan_local_launch(spec, profile_name).kwargs
 
 
 def _write_figures(json_path: Path, result: PageResult, image: Any) -> None:

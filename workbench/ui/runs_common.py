@@ -23,60 +23,30 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-import nh3
 import streamlit as st
 from PIL import Image, ImageDraw, ImageFont
 
 from workbench.engines.base import Engine
-from workbench.schema import Label, Region
+from workbench.schema import Region
 from workbench.settings import Settings
 from workbench.specs import ModelSpec
 from workbench.store import RunReader, RunStore
+from workbench.ui import resources
+from workbench.ui.markdown_view import sanitize
+from workbench.ui.overlay import LABEL_COLORS, render_page_overlay
 
 STORE_KEY = "runs_store_dir"
 
-#: Fallback colours when the app's overlay module is not there (same hue per label).
-FALLBACK_COLORS: dict[str, str] = {
-    Label.TEXT: "#1c7ed6",
-    Label.TITLE: "#e8590c",
-    Label.SECTION_HEADER: "#f08c00",
-    Label.LIST: "#0ca678",
-    Label.TABLE: "#7048e8",
-    Label.FORMULA: "#d6336c",
-    Label.FIGURE: "#2b8a3e",
-    Label.CAPTION: "#5c940d",
-    Label.HEADER: "#868e96",
-    Label.FOOTER: "#868e96",
-    Label.PAGE_NUMBER: "#adb5bd",
-    Label.FOOTNOTE: "#495057",
-    Label.CODE: "#364fc7",
-    Label.FORM: "#a61e4d",
-    Label.SIGNATURE: "#c92a2a",
-}
 ONLY_HERE = "#ff00aa"  # region with no partner on the other side
 LABEL_DIFFERS = "#ffa000"  # partner found, but with another label
 
-_TAGS = nh3.ALLOWED_TAGS | {"table", "thead", "tbody", "tr", "th", "td", "caption", "sup", "sub"}
-_ATTRS = {**nh3.ALLOWED_ATTRIBUTES, "td": {"colspan", "rowspan"}, "th": {"colspan", "rowspan"}}
-
 
 def label_colors() -> dict[str, str]:
-    try:
-        from workbench.ui.overlay import LABEL_COLORS
-    except ImportError:
-        return dict(FALLBACK_COLORS)
-    return {**FALLBACK_COLORS, **{str(k): v for k, v in dict(LABEL_COLORS).items()}}
+    return {str(k): v for k, v in LABEL_COLORS.items()}
 
 
-def safe_html(text: str) -> str:
-    """Model text made safe for ``st.markdown(unsafe_allow_html=True)`` (nh3 allow-list)."""
-    return nh3.clean(
-        text,
-        tags=_TAGS,
-        attributes=_ATTRS,
-        url_schemes={"http", "https", "mailto"},
-        link_rel="noopener noreferrer nofollow",
-    )
+#: Model text made safe for ``st.markdown(unsafe_allow_html=True)`` (the viewer's nh3 rules).
+safe_html = sanitize
 
 
 # ---------------------------------------------------------------- store
@@ -197,12 +167,7 @@ def show_overlay(
 def show_interactive(
     image: Image.Image, regions: Sequence[Region], width: int, visible: Iterable[str], key: str
 ) -> None:
-    """The app's clickable overlay (workbench.ui.overlay) when present, else the PIL one."""
-    try:
-        from workbench.ui.overlay import render_page_overlay
-    except ImportError:
-        show_overlay(image, regions, width, visible, "")
-        return
+    """The app's clickable overlay (workbench.ui.overlay)."""
     render_page_overlay(image, regions, list(visible), None, key=key, width=width)
 
 
@@ -218,8 +183,6 @@ def engine_choices() -> dict[str, EngineFactory]:
     The test override (``engine_override`` in session state, or ``WORKBENCH_FAKE_ENGINE``)
     is honoured by ``resources.use_engine`` itself; then every choice gives that engine.
     """
-    from workbench.ui import resources
-
     choices: dict[str, EngineFactory] = {}
     sidebar = _sidebar_choice()
     if sidebar is not None and sidebar.kind != "cpu":
@@ -230,8 +193,6 @@ def engine_choices() -> dict[str, EngineFactory]:
 
 def _factory(choice: Any) -> EngineFactory:
     def build() -> tuple[Engine, ModelSpec]:
-        from workbench.ui import resources
-
         engine = resources.use_engine(choice)
         return engine, resources.spec_for(engine)
 
@@ -240,8 +201,6 @@ def _factory(choice: Any) -> EngineFactory:
 
 def _sidebar_choice() -> Any:
     """The EngineChoice the sidebar picked for this session (None when none is usable)."""
-    from workbench.ui import resources
-
     try:
         return resources.current_choice()
     except Exception:  # a half-configured sidebar must not break the Runs page

@@ -5,45 +5,36 @@ The picked engine is stored as a :class:`~workbench.ui.resources.EngineChoice` i
 another engine only records the choice; the engine is built when a page needs it, after the
 previous one is released (see :mod:`workbench.ui.resources`).
 
-GPU readings come from ``workbench.ui.gpu_panel.sidebar_gpu()`` when that module is there.
+GPU readings come from :func:`workbench.ui.gpu_panel.sidebar_gpu`.
 """
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 from typing import Any
 
 import streamlit as st
 
-from workbench.errors import EngineUnavailable
-from workbench.specs import all_specs
+import workbench.engines.factory as factory
+from workbench.engines.vllm_server import VllmServerEngine
+from workbench.errors import EngineUnavailable, WorkbenchError
+from workbench.gpu.launch import plan_local_launch
+from workbench.specs import all_specs, get_spec
 from workbench.ui import resources
+from workbench.ui.gpu_panel import current_profile, sidebar_gpu
 
 _KIND = "sb_engine_kind"
 DESCRIPTION_SLOT = "sb_engine_slot"
-_FALLBACK_KINDS = {
-    "cpu": ("Embedded CPU engine", None),
-    "vllm-server": ("vLLM server (OpenAI API)", None),
-    "vllm": ("vLLM in this process", None),
-}
 
 
 def _kinds() -> dict[str, tuple[str, str | None]]:
     """kind -> (label, why it cannot run here or None)."""
-    try:
-        from workbench.engines.factory import engine_kinds
-    except ImportError:
-        return dict(_FALLBACK_KINDS)
-    return {k.kind: (k.label, None if k.available else k.hint) for k in engine_kinds()}
+    return {k.kind: (k.label, None if k.available else k.hint) for k in factory.engine_kinds()}
 
 
 @st.cache_data(ttl=15, show_spinner=False)
 def served_models(base_url: str, api_key: str | None) -> tuple[list[str], str | None]:
     """Models from ``GET {base_url}/models``, or an empty list and why not."""
     try:
-        from workbench.engines.vllm_server import VllmServerEngine
-
         engine = VllmServerEngine(base_url, api_key=api_key or None, timeout=5.0)
         try:
             return engine.list_models(), None
@@ -55,11 +46,15 @@ def served_models(base_url: str, api_key: str | None) -> tuple[list[str], str | 
         return [], f"{type(exc).__name__}: {exc}"
 
 
-def _options(kind: str, **values: Any) -> Any:
-    from workbench.engines import factory
+_OPTIONS: dict[str, Any] = {
+    "cpu": factory.CpuOptions,
+    "vllm-server": factory.ServerOptions,
+    "vllm": factory.LocalOptions,
+}
 
-    cls = {"cpu": "CpuOptions", "vllm-server": "ServerOptions", "vllm": "LocalOptions"}[kind]
-    return getattr(factory, cls)(**values)
+
+def _options(kind: str, **values: Any) -> Any:
+    return _OPTIONS[kind](**values)
 
 
 def _server_choice() -> resources.EngineChoice | None:
@@ -90,36 +85,29 @@ def _server_choice() -> resources.EngineChoice | None:
     return resources.EngineChoice("vllm-server", options)
 
 
-def _profile_engine_args(model: str) -> dict[str, Any]:
-    """Engine arguments from the GPU tuning profile, when the GPU panel offers them."""
-    try:
-        panel = importlib.import_module("workbench.ui.gpu_panel")
-    except ImportError:
-        return {}
-    getter = getattr(panel, "engine_args_for", None)
-    if not callable(getter):
-        return {}
-    try:
-        return dict(getter(model))
-    except Exception:
-        return {}
+PREDICTED_KEY = "sb_local_predicted"
 
 
 def _local_choice(hint: str | None) -> resources.EngineChoice | None:
+    """vLLM in-process: the model, then the profile + memory plan decide its engine arguments
+    (workbench.gpu.launch); a model that cannot fit one page is refused here, before loading."""
     if hint:
         st.info(hint, icon=":material/info:")
         return None
     specs = [s for s in all_specs() if s.family != "cpu"]
-    if not specs:
-        st.info("No vLLM model specs are registered yet.")
+    model = st.selectbox("Model", [s.id for s in specs], key="sb_local_model")
+    try:
+        launch = plan_local_launch(get_spec(model), current_profile())
+    except WorkbenchError as exc:
+        st.error(str(exc), icon=":material/memory:")
         return None
-    model = st.selectbox(
-        "Model", [s.id for s in specs], key="sb_local_model", format_func=lambda m: m
+    st.session_state[PREDICTED_KEY] = launch.predicted()
+    st.caption(
+        f"Profile **{launch.profile.name}** on {launch.gpu}: "
+        + ", ".join(f"{k} {v}" for k, v in launch.predicted().items())
+        + ". The GPU page shows the full plan and the matching `vllm serve` command."
     )
-    args = _profile_engine_args(model)
-    if args:
-        st.caption("Engine arguments from the GPU profile: " + ", ".join(sorted(args)))
-    return resources.EngineChoice("vllm", _options("vllm", model=model, engine_args=args))
+    return resources.EngineChoice("vllm", _options("vllm", model=model, engine_args=launch.kwargs))
 
 
 def _on_kind_change() -> None:
@@ -144,7 +132,7 @@ def engine_picker() -> resources.EngineChoice | None:
     if kind == "cpu":
         if hint:
             st.warning(hint)
-        choice = resources.EngineChoice("cpu", _options("cpu") if _has_factory() else None)
+        choice = resources.EngineChoice("cpu", _options("cpu"))
         st.caption("Tesseract + RapidOCR + CDLA layout: offline, no GPU needed.")
     elif kind == "vllm-server":
         choice = _server_choice()
@@ -169,40 +157,17 @@ def show_description(choice: resources.EngineChoice | None) -> None:
     if slot is None or choice is None:
         return
     described = resources.description(choice)
+    if described and choice.kind == "vllm":  # predicted beside what vLLM actually chose
+        described = {**st.session_state.get(PREDICTED_KEY, {}), **described}
     if described:
         slot.caption(" · ".join(f"**{k}**: {v}" for k, v in described.items() if v))
     else:
         slot.caption("Loads when the first page is processed.")
 
 
-def _has_factory() -> bool:
-    return importlib.util.find_spec("workbench.engines.factory") is not None
-
-
 def gpu_section() -> None:
     st.subheader("GPU", divider="gray")
-    try:
-        panel = importlib.import_module("workbench.ui.gpu_panel")
-    except ImportError:
-        panel = None
-    if panel is not None and callable(getattr(panel, "sidebar_gpu", None)):
-        panel.sidebar_gpu()
-        return
-    st.caption(_gpu_line())
-
-
-def _gpu_line() -> str:
-    try:
-        import pynvml
-    except ImportError:
-        return "No NVIDIA GPU detected (nvidia-ml-py is not installed)."
-    try:
-        pynvml.nvmlInit()
-        count = pynvml.nvmlDeviceGetCount()
-        pynvml.nvmlShutdown()
-    except pynvml.NVMLError as exc:
-        return f"No NVIDIA GPU detected ({exc})."
-    return f"{count} NVIDIA GPU(s) found." if count else "No NVIDIA GPU detected."
+    sidebar_gpu()
 
 
 def render_sidebar() -> resources.EngineChoice | None:

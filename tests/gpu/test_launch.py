@@ -1,0 +1,60 @@
+"""gpu.launch: the in-process engine's arguments are decided, or refused, before loading."""
+
+from __future__ import annotations
+
+import pytest
+
+from workbench.errors import EngineUnavailable, PlanError
+from workbench.gpu.launch import plan_local_launch
+from workbench.gpu.telemetry import GpuReading, GpuSnapshot
+from workbench.specs import get_spec
+
+GiB = 1024**3
+
+
+def snapshot(name: str, total_gib: float, used_gib: float = 0.0) -> GpuSnapshot:
+    total, used = int(total_gib * GiB), int(used_gib * GiB)
+    gpu = GpuReading(
+        index=0,
+        name=name,
+        uuid="GPU-test",
+        total_bytes=total,
+        used_bytes=used,
+        free_bytes=total - used,
+    )
+    return GpuSnapshot(time=0.0, gpus=(gpu,), driver_version="580")
+
+
+def test_h200_gets_the_detected_profile_and_a_planned_max_model_len() -> None:
+    launch = plan_local_launch(
+        get_spec("lightonai/LightOnOCR-2-1B"), snapshot=snapshot("NVIDIA H200", 139.8)
+    )
+    assert launch.profile.name == "h100-h200" and launch.gpu == "NVIDIA H200"
+    kw = launch.kwargs
+    assert kw["model"] == "lightonai/LightOnOCR-2-1B"
+    assert kw["max_model_len"] == launch.plan.max_model_len > 0
+    assert 0 < kw["gpu_memory_utilization"] <= 0.92
+    assert kw["enable_prefix_caching"] is False  # the spec's recommendation survives the merge
+    assert launch.predicted()["planned max_model_len"] == str(launch.plan.max_model_len)
+
+
+def test_a_named_profile_wins_over_detection() -> None:
+    launch = plan_local_launch(
+        get_spec("lightonai/LightOnOCR-2-1B"), "a100-40g", snapshot=snapshot("NVIDIA H200", 139.8)
+    )
+    assert launch.profile.name == "a100-40g"
+
+
+def test_a_model_that_cannot_fit_is_refused_with_advice_before_loading() -> None:
+    with pytest.raises(PlanError) as err:
+        plan_local_launch(
+            get_spec("allenai/olmOCR-2-7B-1025"),
+            snapshot=snapshot("NVIDIA GeForce RTX 4090", 24, used_gib=14),
+        )
+    assert "cannot fit one page" in str(err.value)
+
+
+def test_no_gpu_says_so() -> None:
+    empty = GpuSnapshot(time=0.0, error="NVML Shared Library Not Found")
+    with pytest.raises(EngineUnavailable, match="needs an NVIDIA GPU"):
+        plan_local_launch(get_spec("lightonai/LightOnOCR-2-1B"), snapshot=empty)

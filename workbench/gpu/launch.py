@@ -1,0 +1,62 @@
+"""What the in-process vLLM engine is started with, decided before anything is loaded.
+
+:func:`plan_local_launch` reads the first GPU (NVML), takes the tuning profile (named, or
+detected from the GPU's name and memory), runs the memory planner for the model and merges
+spec, profile and plan into ``vllm.LLM`` keyword arguments (:mod:`workbench.gpu.commands`
+gives the precedence). When one page cannot fit it raises :class:`PlanError` with the
+planner's advice, so the user hears it before vLLM touches the GPU. Shared by the app's
+sidebar and ``python -m workbench ocr --engine vllm``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from workbench.errors import EngineUnavailable, PlanError
+from workbench.gpu import commands, planner, profiles, telemetry
+from workbench.gpu.planner import MemoryPlan
+from workbench.gpu.profiles import Profile
+from workbench.specs import ModelSpec
+
+
+@dataclass(frozen=True)
+class LocalLaunch:
+    kwargs: dict[str, Any]  # vllm.LLM(**kwargs), "model" included
+    plan: MemoryPlan
+    profile: Profile
+    gpu: str
+
+    def predicted(self) -> dict[str, str]:
+        """The planner's numbers, to set beside what vLLM reports once it has started."""
+        gib = 1024**3
+        return {
+            "planned max_model_len": str(self.plan.max_model_len),
+            "planned KV cache": f"{self.plan.kv_cache_bytes / gib:.1f} GiB",
+            "planned pages in flight": str(self.plan.pages_in_flight),
+        }
+
+
+def plan_local_launch(
+    spec: ModelSpec,
+    profile: Profile | str | None = None,
+    snapshot: telemetry.GpuSnapshot | None = None,
+) -> LocalLaunch:
+    snapshot = snapshot or telemetry.read_snapshot(with_processes=False)
+    gpu = snapshot.first
+    if gpu is None:
+        raise EngineUnavailable(
+            f"vLLM in-process needs an NVIDIA GPU; {snapshot.summary().lower()}"
+        )
+    if profile is None:
+        profile = profiles.detect_profile(gpu.name, gpu.total_bytes)
+    elif isinstance(profile, str):
+        profile = profiles.get_profile(profile)
+    plan, _, _ = planner.plan_for_model(spec.id, profile, gpu.cuda_total_bytes, gpu.free_bytes)
+    if not plan.fits:
+        raise PlanError(
+            f"{spec.display} cannot fit one page on {gpu.name} with the {profile.name} "
+            "profile. " + " ".join(plan.advice)
+        )
+    kwargs = commands.engine_kwargs(spec.id, spec, profile, plan)
+    return LocalLaunch(kwargs=kwargs, plan=plan, profile=profile, gpu=gpu.name)
