@@ -30,6 +30,8 @@ from workbench.parsers import ParseContext, get_parser
 from workbench.schema import PageImage, PageResult, PageStatus
 from workbench.specs import ModelSpec, PageSizing
 
+DEFAULT_BATCH = 32  # pages per engine call for engines that do not say
+
 #: Called after each page with (pages done, pages total, the result).
 OnPage = Callable[[int, int, PageResult], None]
 
@@ -183,17 +185,20 @@ def process(
     spec: ModelSpec,
     pages: Iterable[PageImage],
     total: int | None = None,
-    chunk_size: int = 32,
+    chunk_size: int | None = None,
     on_page: OnPage | None = None,
     cancelled: Callable[[], bool] | None = None,
 ) -> Iterator[Processed]:
     """Run ``pages`` through ``engine``; yields each page's result as soon as it is done.
 
     Pages are pulled from ``pages`` one chunk at a time, so a lazily rendered thousand-page
-    document never sits in memory whole. ``cancelled()`` is checked between pages; pages
+    document never sits in memory whole. The chunk is the engine's ``batch_size`` unless
+    given: the in-process vLLM engine takes a whole (≤256-page) document in one call, a server
+    engine twice its pages in flight. ``cancelled()`` is checked between pages; pages
     already yielded stay done.
     """
     done = 0
+    size = chunk_size or int(getattr(engine, "batch_size", DEFAULT_BATCH))
     chunk: list[tuple[PageImage, Image.Image]] = []
 
     def flush() -> Iterator[Processed]:
@@ -211,7 +216,7 @@ def process(
         if cancelled is not None and cancelled():
             return
         chunk.append((page, model_input(page.image, spec.sizing)))
-        if len(chunk) >= chunk_size:
+        if len(chunk) >= size:
             yield from flush()
     if chunk:
         yield from flush()

@@ -18,6 +18,7 @@ from workbench.schema import BBox, Label, Region
 class FakeEngine:
     name = "fake"
     model = "fake-layout-1"
+    batch_size = 32
 
     def __init__(self, delay: float = 0.0, fail_keys: Sequence[str] = ()) -> None:
         self.delay = delay

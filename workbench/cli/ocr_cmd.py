@@ -206,10 +206,7 @@ def _run_document(
             file=sys.stderr,
         )
 
-    chunk = max(1, min(settings.concurrency * 2, 64))
-    for item in process(
-        engine, spec, doc.pages(todo, dpi), total=len(todo), chunk_size=chunk, on_page=progress
-    ):
+    for item in process(engine, spec, doc.pages(todo, dpi), total=len(todo), on_page=progress):
         json_path = writer.write_page(item.result, item.image)
         _write_figures(json_path, item.result, item.image)
         if item.result.status is PageStatus.ERROR:

@@ -66,6 +66,7 @@ class Engine(Protocol):
 
     name: str
     model: str
+    batch_size: int  # pages the engine wants per run() call (the pipeline chunks by it)
 
     def run(self, requests: Sequence[PageRequest]) -> Iterator[EngineOutput]: ...
 

@@ -60,6 +60,9 @@ def _path(obj: Any, dotted: str) -> Any:
 
 class VllmLocalEngine:
     name = "vllm"
+    # All pages of a document in one llm.chat call (vLLM schedules them); capped so a
+    # thousand-page PDF does not hold a thousand page images in host memory at once.
+    batch_size = 256
 
     def __init__(
         self,

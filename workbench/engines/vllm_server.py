@@ -84,6 +84,8 @@ class VllmServerEngine:
         self.api_key = api_key if api_key is not None else s.api_key
         self.model = model or ""
         self.concurrency = max(1, concurrency or s.concurrency)
+        # Twice the pages in flight per batch, so the tail of one batch overlaps little.
+        self.batch_size = min(2 * self.concurrency, 512)
         self.timeout = float(timeout or s.timeout)
         self.retries = max(1, retries)
         self.backoff = backoff

@@ -44,6 +44,7 @@ _PAD = 6  # pixels around a table crop
 
 class CpuEngine:
     name = "cpu"
+    batch_size = 2  # pages run one at a time under a lock; a small batch keeps memory flat
 
     def __init__(self, use_layout: bool = True, use_rapid: bool = True, use_tess: bool = True):
         self._lock = threading.Lock()
