@@ -1,0 +1,142 @@
+"""Signature detector on real ink: hits, misses and false positives per page, with the
+measurements each candidate blob was judged on.
+
+Positives: the five real pen signatures in tests/data/signatures/ (MIT, see SOURCES.md) written
+into real forms (darkest-pixel blend): DD Form 293 box 25b under "25b. SIGNATURE" at 2.5× and
+2×, and the blank foot of SF-424 page 2 (no cue) at 2.5×. A hit is a detection with IoU ≥ 0.3
+against the signature's ink box. Negatives: every page in tests/data (born-digital forms with
+empty signature fields, Census tables, LaTeX pages, book scans) and the 1871 Senate print whose
+signers are set in type. Any PDFs in ``--extra DIR`` are added as negatives (first page).
+
+    python benchmarks/signatures.py [--extra DIR] [--verbose]
+
+Runs the real CPU engine (Tesseract, CDLA, RapidOCR) at 200 DPI, as the app does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+from pathlib import Path
+
+import numpy as np
+import pypdfium2 as pdfium
+from PIL import Image, ImageChops
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from workbench.engines.cpu import engine as engine_module
+from workbench.engines.cpu import signatures
+from workbench.engines.cpu.boxes import Box, area, inter
+from workbench.engines.cpu.engine import CpuEngine
+
+DATA = Path(__file__).resolve().parents[1] / "tests" / "data"
+SIGS = DATA / "signatures"
+NEGATIVES = [
+    "sf424_page2.pdf",
+    "dd0293_p1-2.pdf",
+    "va210966_p1.pdf",
+    "census_12s0324.pdf",
+    "pdflatex_outline.pdf",
+    "scan_huckfinn_c03-29.pdf",
+    "scan_two_columns.pdf",
+    "signatures/congress_1871_printed_signers.pdf",
+]
+# (page file, page index, top-left of the paste for signature n, scale)
+PLACES = [
+    ("dd0293_p1-2.pdf", 1, lambda n: (140 + 20 * n, 1632), 2.5),
+    ("dd0293_p1-2.pdf", 1, lambda n: (500, 1640), 2.0),
+    ("sf424_page2.pdf", 0, lambda n: (900, 1990), 2.5),
+]
+
+
+def render(path: Path, index: int) -> Image.Image:
+    return pdfium.PdfDocument(path)[index].render(scale=200 / 72).to_pil().convert("RGB")
+
+
+def sign(page: Image.Image, n: int, at: tuple[int, int], scale: float) -> tuple[Image.Image, Box]:
+    """The page with signature ``n`` written at ``at``, and the box of its ink."""
+    sig = Image.open(SIGS / f"mocksign_{n}.png").convert("RGB")
+    sig = sig.resize((round(sig.width * scale), round(sig.height * scale)), Image.BICUBIC)
+    out = page.copy()
+    x, y = at
+    under = out.crop((x, y, x + sig.width, y + sig.height))
+    out.paste(ImageChops.darker(under, sig), (x, y))
+    ys, xs = np.nonzero(np.asarray(sig.convert("L")) < 128)
+    return out, (x + xs.min(), y + ys.min(), x + xs.max() + 1, y + ys.max() + 1)
+
+
+def iou(a: Box, b: Box) -> float:
+    i = inter(a, b)
+    return i / (area(a) + area(b) - i)
+
+
+def blobs(engine: CpuEngine, image: Image.Image) -> list[signatures.Blob]:
+    """Every candidate blob the engine's own signature step saw on this page."""
+    seen: list[signatures.Blob] = []
+    real = engine_module.signatures.detect
+
+    def spy(img: Image.Image, lines: list) -> list[Box]:
+        seen.extend(signatures.measure(img, lines))
+        return real(img, lines)
+
+    engine_module.signatures.detect = spy  # type: ignore[method-assign]
+    try:
+        engine.analyze(image)
+    finally:
+        engine_module.signatures.detect = real  # type: ignore[method-assign]
+    return seen
+
+
+def show(b: signatures.Blob) -> str:
+    return (
+        f"      {[round(v) for v in b.box]} {b.reason or 'SIGNATURE'}: h={b.height:.1f} "
+        f"w={b.width:.1f} ink={b.density:.2f} stroke={b.longest:.1f} pieces={b.pieces} "
+        f"covered={b.covered:.2f} cue={'y' if b.near_cue else 'n'}"
+    )
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--extra", type=Path, help="folder of extra negative PDFs (first page)")
+    ap.add_argument("--verbose", action="store_true", help="print every candidate blob")
+    args = ap.parse_args()
+    engine = CpuEngine()
+    hits, misses, fps, ious = 0, 0, 0, []
+    print("positives (real pen signatures written into real forms)")
+    for name, index, at, scale in PLACES:
+        page = render(DATA / name, index)
+        for n in range(1, 6):
+            image, truth = sign(page, n, at(n), scale)
+            seen = blobs(engine, image)
+            found = [b for b in seen if b.ok]
+            best = max((iou(b.box, truth) for b in found), default=0.0)
+            good = sum(iou(b.box, truth) >= 0.3 for b in found)
+            hits += good > 0
+            misses += good == 0
+            fps += len(found) - good
+            ious.append(best)
+            print(f"  {name}[{index}] sig {n} ×{scale}: found {len(found)}, best IoU {best:.2f}")
+            for b in seen if args.verbose else []:
+                if inter(b.box, truth) > 0 or b.ok:
+                    print(show(b))
+    print("negatives (no signature on the page)")
+    negatives = [(DATA / n, i) for n in NEGATIVES for i in range(len(pdfium.PdfDocument(DATA / n)))]
+    negatives += [(p, 0) for p in sorted(args.extra.glob("*.pdf"))] if args.extra else []
+    for path, index in negatives:
+        seen = blobs(engine, render(path, index))
+        found = [b for b in seen if b.ok]
+        fps += len(found)
+        print(f"  {path.name}[{index}]: {len(found)} false positive(s), {len(seen)} blobs judged")
+        for b in found + ([b for b in seen if not b.ok] if args.verbose else []):
+            print(show(b))
+    print(
+        f"\n{hits} hits, {misses} misses of {hits + misses} signatures; median best IoU "
+        f"{statistics.median(ious):.2f}; {fps} false positives "
+        f"({len(negatives)} unsigned pages + the signed ones)"
+    )
+
+
+if __name__ == "__main__":
+    main()
