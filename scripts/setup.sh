@@ -7,9 +7,10 @@ cd "$(dirname "$0")/.."
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
 if command -v apt-get >/dev/null; then
-    $SUDO apt-get update -qq
+    $SUDO apt-get -o Acquire::Retries=3 update -qq
     # chromium: the end-to-end tests drive the real app in it; poppler-utils: optional PDF backend
-    $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+    $SUDO env DEBIAN_FRONTEND=noninteractive apt-get -o Acquire::Retries=3 install -y -qq \
+        --no-install-recommends \
         chromium poppler-utils >/dev/null
 fi
 
