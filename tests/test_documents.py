@@ -9,7 +9,7 @@ import pypdfium2 as pdfium
 import pytest
 from PIL import Image
 
-from workbench.documents import open_document, parse_page_range, sniff_kind
+from workbench.documents import open_document, parse_page_range, poppler_available, sniff_kind
 from workbench.errors import DocumentError, PageRangeError
 from workbench.settings import Settings
 
@@ -148,3 +148,16 @@ def test_page_ranges(spec: str, expected: list[int] | None) -> None:
 def test_bad_page_ranges_raise(spec: str) -> None:
     with pytest.raises(PageRangeError):
         parse_page_range(spec, 6)
+
+
+@pytest.mark.skipif(not poppler_available(), reason="poppler-utils (pdftoppm) is not installed")
+def test_poppler_backend_renders_the_same_page_as_pdfium() -> None:
+    data = (DATA / "sf424_page2.pdf").read_bytes()
+    pdfium_page = open_document("f.pdf", data).page(1, dpi=72)
+    poppler_page = open_document("f.pdf", data, Settings(pdf_backend="poppler")).page(1, dpi=72)
+    assert abs(poppler_page.size[0] - pdfium_page.size[0]) <= 1
+    assert abs(poppler_page.size[1] - pdfium_page.size[1]) <= 1
+    a = pdfium_page.image.convert("L").resize((100, 130))
+    b = poppler_page.image.convert("L").resize((100, 130))
+    diff = sum(abs(x - y) for x, y in zip(a.getdata(), b.getdata(), strict=True)) / (100 * 130)
+    assert diff < 20  # the same page drawn by two rasterizers: grey levels agree closely

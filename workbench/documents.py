@@ -75,6 +75,15 @@ def sniff_kind(name: str, data: bytes) -> str:
     raise DocumentError(name, f"not a PDF or image (named .{claimed}, but its content is neither)")
 
 
+def poppler_available() -> bool:
+    """Whether the optional poppler backend can run (pdf2image and ``pdftoppm`` present)."""
+    try:
+        import pdf2image  # noqa: F401
+    except ImportError:
+        return False
+    return shutil.which("pdftoppm") is not None
+
+
 def parse_page_range(spec: str | None, page_count: int) -> list[int]:
     """'1,3-5' -> [1, 3, 4, 5]; '4-' runs to the last page; empty or None means all pages."""
     if spec is None or not spec.strip():
@@ -183,9 +192,11 @@ class Document:
                     f"{capped * 72:.0f} DPI instead of {dpi:.0f} (pixel cap)"
                 )
                 scale = capped
-            if self.settings.pdf_backend == "poppler" and shutil.which("pdftoppm"):
+            if self.settings.pdf_backend == "poppler" and poppler_available():
                 image = self._render_poppler(index, scale * 72)
             else:
+                if self.settings.pdf_backend == "poppler":
+                    note = "poppler (pdftoppm) is not installed; rendered with PDFium"
                 image = page.render(scale=scale, may_draw_forms=True).to_pil()
             page.close()
         return PageImage(self.name, index, to_rgb(image), round(scale * 72, 1), note)

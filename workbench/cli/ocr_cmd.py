@@ -30,7 +30,7 @@ from typing import Any
 
 from workbench import __version__
 from workbench.assemble import figure_filename
-from workbench.documents import Document, open_document
+from workbench.documents import Document, open_document, poppler_available
 from workbench.errors import DocumentError, EngineUnavailable, WorkbenchError
 from workbench.pipeline import process, render_dpi
 from workbench.runfolder import RunWriter, atomic_write
@@ -53,6 +53,11 @@ def register(sub: Any) -> None:
     p.add_argument("--engine", default="cpu", choices=["cpu", "vllm-server", "vllm"])
     p.add_argument("--pages", metavar="SPEC", help="page range such as 1,3-5 (default: all)")
     p.add_argument("--dpi", type=int, help="PDF rendering DPI (default: the model's rule)")
+    p.add_argument(
+        "--pdf-backend",
+        choices=["pdfium", "poppler"],
+        help="PDF rasterizer: pdfium (default, built in) or poppler (needs pdftoppm)",
+    )
     p.add_argument("--base-url", help="OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1")
     p.add_argument("--api-key")
     p.add_argument("--model", help="served model name (vllm-server) or model id (vllm)")
@@ -120,7 +125,14 @@ def _write_figures(json_path: Path, result: PageResult, image: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    settings = Settings.from_env(concurrency=args.concurrency, timeout=args.timeout)
+    settings = Settings.from_env(
+        concurrency=args.concurrency, timeout=args.timeout, pdf_backend=args.pdf_backend
+    )
+    if settings.pdf_backend == "poppler" and not poppler_available():
+        raise EngineUnavailable(
+            "--pdf-backend poppler needs poppler-utils (pdftoppm) and pdf2image: "
+            "apt-get install poppler-utils; pip install pdf2image"
+        )
     files = expand_inputs(args.inputs)
     failures = 0
     documents: list[Document] = []
