@@ -146,3 +146,36 @@ def test_arrow_keys_page_through_and_escape_clears(fake_app_url: str, page: Any)
     page.wait_for_timeout(1500)
     at_page(3)
     assert page.js_errors == []
+
+
+def test_tags_stay_off_the_text_and_zoom_enlarges_the_page(
+    fake_app_url: str, page: Any, shots: Path
+) -> None:
+    """Dense pages: a label tag shows only on hover/selection (or when asked for all), so
+    tags never hide the text they label; zoom makes the page larger inside a scroll box."""
+    _open_viewer(page, fake_app_url)
+    page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files([CENSUS])
+    box = page.locator('.wb-box[data-label="text"]').first
+    expect(box).to_be_visible(timeout=60_000)
+    tags = page.locator(".wb-tag")
+    visible_tags = "(els) => els.filter(e => getComputedStyle(e).visibility === 'visible').length"
+    assert tags.evaluate_all(visible_tags) == 0
+    expect(page.locator(".wb-legend").first).to_contain_text("text")
+    box.hover()
+    expect(box.locator(".wb-tag")).to_be_visible()
+    page.mouse.move(5, 5)
+    page.get_by_text("All label tags").click()
+    expect(page.locator(".wb-ov.tags-all")).to_have_count(1)
+    assert tags.evaluate_all(visible_tags) == tags.count() > 3
+
+    scroller = page.locator(".wb-scroll").first
+    fit = scroller.evaluate("e => e.querySelector('.wb-ov').getBoundingClientRect().width")
+    page.locator("button", has_text="2×").click()
+    expect(page.locator(".wb-scroll.zoomed")).to_have_count(1)
+    zoomed = page.locator(".wb-scroll.zoomed").evaluate(
+        "e => [e.querySelector('.wb-ov').getBoundingClientRect().width, e.clientWidth,"
+        " e.scrollWidth]"
+    )
+    assert zoomed[0] > 1.9 * fit and zoomed[2] > zoomed[1]  # larger, and it scrolls sideways
+    page.screenshot(path=str(shots / "viewer-zoom-2x.png"))
+    assert page.js_errors == []

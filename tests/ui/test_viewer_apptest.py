@@ -322,3 +322,29 @@ def test_vllm_in_process_without_vllm_shows_how_to_install() -> None:
     at = at.sidebar.radio(key="sb_engine_kind").set_value("vllm").run()
     assert not at.exception
     assert any("pip install" in i.value for i in at.sidebar.info)
+
+
+class _Recording(FakeEngine):
+    """Remembers the order in which pages reached the engine."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.order: list[str] = []
+
+    def run(self, requests):  # type: ignore[no-untyped-def]
+        self.order.extend(r.key for r in requests)
+        yield from super().run(requests)
+
+
+def test_the_page_on_screen_is_processed_before_the_rest_of_the_document() -> None:
+    """Nobody waits for a whole document: the page being looked at goes to the engine first,
+    the others after it, and every page ends up processed once."""
+    eng = _Recording()
+    at = app(eng)
+    at.session_state["wb_pos"] = 2  # the user is on page 3 when the file arrives
+    upload(at.run(), LATEX)
+    assert not at.exception
+    assert eng.order[0].endswith("#3"), eng.order
+    assert sorted(k.rsplit("#", 1)[-1] for k in eng.order) == ["1", "2", "3", "4"]
+    assert "page 3 of 4" in stats(at)
+    assert any("(4 p.)" in b.label for b in at.get("download_button"))

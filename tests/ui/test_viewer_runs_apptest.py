@@ -35,3 +35,28 @@ def test_processing_in_the_viewer_saves_a_run_page_by_page(
 
     at.button(key="wb_next").click().run()  # navigation neither recomputes nor adds a run
     assert eng.calls == 4 and len(RunStore(tmp_path).list()) == 1
+
+
+class _StoppedAfterOnePage(FakeEngine):
+    """Stops the script on the second page, as a rerun or a closed tab does."""
+
+    def run(self, requests):  # type: ignore[no-untyped-def]
+        from streamlit.runtime.scriptrunner_utils.exceptions import StopException
+
+        for i, out in enumerate(super().run(requests)):
+            if i == 1:
+                raise StopException()
+            yield out
+
+
+def test_a_stopped_script_leaves_a_cancelled_run_not_a_running_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("WORKBENCH_STORE_DIR", str(tmp_path))
+    at = AppTest.from_file(str(ROOT / "workbench" / "Home.py"), default_timeout=120)
+    at.session_state["engine_override"] = _StoppedAfterOnePage()
+    at.run()
+    at.file_uploader(key="wb_uploads").set_value([LATEX]).run()
+    [summary] = RunStore(tmp_path).list()
+    assert summary.status == "cancelled"
+    assert summary.pages >= 1

@@ -50,20 +50,26 @@ LABEL_COLORS: dict[str, str] = {
 DEFAULT_COLOR = "#666666"
 
 _CSS = """
-.wb-ov { position: relative; width: 100%; line-height: 0; user-select: none; }
-.wb-ov img { width: 100%; height: auto; display: block; border: 1px solid #d0d4da;
-  border-radius: 4px; }
-.wb-box { position: absolute; box-sizing: border-box; border: 2px solid var(--c);
-  background: color-mix(in srgb, var(--c) 13%, transparent); cursor: pointer;
+.wb-scroll { overflow: auto; border: 1px solid #d0d4da; border-radius: 4px; }
+.wb-scroll.zoomed { max-height: 82vh; }
+.wb-ov { position: relative; width: calc(var(--z, 1) * 100%); line-height: 0;
+  user-select: none; }
+.wb-ov img { width: 100%; height: auto; display: block; }
+.wb-box { position: absolute; box-sizing: border-box; border: 1.5px solid var(--c);
+  background: color-mix(in srgb, var(--c) 8%, transparent); cursor: pointer;
   transition: background .12s; }
-.wb-box:hover { background: color-mix(in srgb, var(--c) 30%, transparent); }
-.wb-box.sel { border-width: 3px; background: color-mix(in srgb, var(--c) 32%, transparent);
+.wb-box:hover { background: color-mix(in srgb, var(--c) 24%, transparent); z-index: 6; }
+.wb-box.sel { border-width: 3px; background: color-mix(in srgb, var(--c) 22%, transparent);
   box-shadow: 0 0 0 2px #fff, 0 0 0 4px var(--c); z-index: 5; }
 .wb-ov.has-sel .wb-box:not(.sel) { opacity: .55; }
-.wb-tag { position: absolute; left: -2px; top: -1.35em; font: 600 11px/1.3em system-ui,
-  sans-serif; padding: 0 4px; color: #fff; background: var(--c); border-radius: 3px 3px 0 0;
-  white-space: nowrap; pointer-events: none; }
-.wb-box.low .wb-tag { top: 0; border-radius: 0 0 3px 0; }
+/* Tags would hide the very text they label on dense pages: shown only on hover, for the
+   selected box, or everywhere when the user asks for them (tags-all). */
+.wb-tag { position: absolute; left: -1.5px; bottom: 100%; font: 600 10px/1.35 system-ui,
+  sans-serif; padding: 0 3px; color: #fff; background: var(--c); border-radius: 3px 3px 0 0;
+  white-space: nowrap; pointer-events: none; visibility: hidden; }
+.wb-box:hover .wb-tag, .wb-box.sel .wb-tag, .wb-ov.tags-all .wb-tag { visibility: visible; }
+.wb-ov.tags-all .wb-tag { opacity: .85; }
+.wb-box.low .wb-tag { bottom: auto; top: 0; border-radius: 0 0 3px 0; }
 .wb-legend { display: flex; flex-wrap: wrap; gap: 4px 10px; margin-top: 6px;
   font: 12px/1.6 system-ui, sans-serif; color: var(--st-text-color, #31333f); }
 .wb-legend span.sw { display: inline-block; width: 10px; height: 10px; border-radius: 2px;
@@ -117,8 +123,12 @@ export default function(component) {
   if (!root) { root = document.createElement('div'); root.className = 'wb-root';
     host.appendChild(root); }
   root.textContent = '';
+  const zoom = Number(d.zoom) > 1 ? Number(d.zoom) : 1;
+  const scroller = document.createElement('div');
+  scroller.className = 'wb-scroll' + (zoom > 1 ? ' zoomed' : '');
   const ov = document.createElement('div');
-  ov.className = 'wb-ov' + (d.selected ? ' has-sel' : '');
+  ov.className = 'wb-ov' + (d.selected ? ' has-sel' : '') + (d.tags ? ' tags-all' : '');
+  ov.style.setProperty('--z', String(zoom));
   ov.setAttribute('data-testid', 'wb-overlay');
   ov.setAttribute('data-key', d.key || '');
   const img = document.createElement('img');
@@ -142,7 +152,8 @@ export default function(component) {
     });
     ov.appendChild(b);
   }
-  root.appendChild(ov);
+  scroller.appendChild(ov);
+  root.appendChild(scroller);
   const lg = document.createElement('div');
   lg.className = 'wb-legend';
   for (const item of d.legend || []) {
@@ -159,6 +170,10 @@ export default function(component) {
     const safe = Object.keys(st.ids).find((k) => st.ids[k] === d.selected);
     const el = safe && document.querySelector('.st-key-' + st.prefix + safe);
     if (el) el.scrollIntoView({ block: 'nearest', behavior: 'smooth' });
+  }
+  if (d.selected && d.selected !== st.last && zoom > 1) {  // bring the picked box into view
+    const box = ov.querySelector('.wb-box.sel');
+    if (box) box.scrollIntoView({ block: 'nearest', inline: 'nearest' });
   }
   st.last = d.selected || null;
   return () => {
@@ -251,6 +266,8 @@ def render_page_overlay(
     page_size: tuple[int, int] | None = None,
     block_prefix: str | None = None,
     on_arrow: Callable[[int], None] | None = None,
+    zoom: float = 1.0,
+    tags: bool = False,
 ) -> str | None:
     """Draw ``regions`` (``page_px`` of a ``page_size`` page) over ``image``; return the id
     of the selected region, or None.
@@ -260,6 +277,8 @@ def render_page_overlay(
     to the column. ``block_prefix`` links text containers (see the module docstring).
     ``on_arrow`` (when given) is called with -1/+1 for the Left/Right arrow keys pressed
     anywhere on the page outside a text field (page navigation); Escape clears the selection.
+    ``zoom`` > 1 enlarges the page inside a scroll box; ``tags`` shows every box's label tag
+    (otherwise only on hover and for the selected box, so tags never hide the text).
     """
     if selected_id is not None:
         set_selection(key, selected_id)
@@ -285,6 +304,8 @@ def render_page_overlay(
         "scroll": bool(st.session_state.pop(f"{key}__scroll", False)),
         "block_prefix": block_prefix,
         "keys": on_arrow is not None,
+        "zoom": max(1.0, float(zoom)),
+        "tags": bool(tags),
         "block_ids": {safe_id(r.id): r.id for r in regions},
         "legend": [
             {"label": label, "count": n, "color": color_for(label)}

@@ -210,4 +210,7 @@ def viewer(reader: RunReader) -> None:
         if layer == "corrected" and stored.corrected is not None:
             text = assemble_page(stored.corrected, page)
         text = _FIGURE_LINK.sub(r"*[\1]*\n\n", text)  # the crop file is not beside the page
-        st.markdown(safe_html(text) or "_(no text)_", unsafe_allow_html=True)
+        # Wide tables scroll inside the column instead of running off the page.
+        st.html("<style>.st-key-runs_md table { display: block; overflow-x: auto; }</style>")
+        with st.container(key="runs_md"):
+            st.markdown(safe_html(text) or "_(no text)_", unsafe_allow_html=True)

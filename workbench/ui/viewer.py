@@ -1,9 +1,12 @@
 """The viewer page: drop documents, process them, and read each page's layout and Markdown.
 
-Flow of one script run: inputs -> (process the pages not yet in the OCR cache, with a
-progress bar) -> pager over every (file, page) pair -> the page: overlay on the left, Markdown
-on the right -> downloads. Only pages missing from the cache reach the engine, so navigation,
-label toggles and selection never recompute OCR or rasterization (see resources.py).
+Flow of one script run: inputs -> (OCR the page on screen if it is not in the OCR cache) ->
+pager over every (file, page) pair -> the page: overlay on the left, Markdown on the right ->
+downloads -> (OCR the other selected pages not yet cached, progress bar above the pager, then
+rerun). A click while the rest is processed stops that work after the page in progress
+(kept in the cache and the run) and starts again with the page then on screen. Only pages
+missing from the cache reach the engine, so navigation, label toggles and selection never
+recompute OCR or rasterization (see resources.py).
 
 Session state (``wb_`` prefix): ``wb_pos`` is the 0-based index into the (file, page) list,
 clamped every run; ``wb_hidden`` the set of labels the user switched off.
@@ -12,14 +15,13 @@ clamped every run; ``wb_hidden`` the set of labels the user switched off.
 from __future__ import annotations
 
 import io
-import json
 import time
 
 import pandas as pd
 import streamlit as st
 from PIL import Image
+from streamlit.delta_generator import DeltaGenerator
 
-from workbench.assemble import assemble_document
 from workbench.engines.base import Engine
 from workbench.errors import WorkbenchError
 from workbench.pipeline import process
@@ -30,12 +32,18 @@ from workbench.ui import resources, viewer_runs
 from workbench.ui.inputs import Selected, input_widgets, select_pages
 from workbench.ui.overlay import get_selection, render_page_overlay, set_selection
 from workbench.ui.sidebar import show_description
+from workbench.ui.viewer_downloads import downloads
 
 POS = "wb_pos"
 COUNT = "wb_count"
 HIDDEN = "wb_hidden"
 FURNITURE_KEY = "wb_furniture"
-DISPLAY_WIDTH = 1100
+ZOOM_KEY = "wb_zoom"
+TAGS_KEY = "wb_tags"
+#: Zoom choices for the page image (1 = fit the column); the page scrolls inside its box.
+ZOOMS = {"Fit": 1.0, "1.5×": 1.5, "2×": 2.0, "3×": 3.0}
+DISPLAY_WIDTH = 1100  # px of the display image at "Fit" and 1.5×; sharper copy when zoomed more
+ZOOM_WIDTH = 1800
 _STATUS_COLOR = {
     PageStatus.OK: "green",
     PageStatus.TRUNCATED: "orange",
@@ -61,7 +69,16 @@ def _load_engine() -> tuple[Engine | None, ModelSpec, str]:
     return None, CPU_SPEC, ""
 
 
-def _process(selected: list[Selected], engine: Engine, spec: ModelSpec, ekey: str) -> None:
+def _process(
+    selected: list[Selected],
+    engine: Engine,
+    spec: ModelSpec,
+    ekey: str,
+    slot: DeltaGenerator | None = None,
+    toast: bool = True,
+) -> int:
+    """OCR the selected pages missing from the cache (progress bar in ``slot``, else here);
+    returns how many pages were processed."""
     cache = resources.results()
     dpi = resources.dpi_for(spec)
     todo = [
@@ -69,8 +86,8 @@ def _process(selected: list[Selected], engine: Engine, spec: ModelSpec, ekey: st
     ]
     total = sum(len(pages) for _, pages in todo)
     if not total:
-        return
-    bar = st.progress(0.0, text=f"Processing {total} page(s) with {engine.name}…")
+        return 0
+    bar = (slot or st).progress(0.0, text=f"Processing {total} page(s) with {engine.name}…")
     done, started = 0, time.perf_counter()
     for sel, pages in todo:
         f, doc = sel.file, sel.file.doc
@@ -78,6 +95,7 @@ def _process(selected: list[Selected], engine: Engine, spec: ModelSpec, ekey: st
             continue
         images = (resources.page_image(f.sha256, f.name, p, dpi, doc) for p in pages)
         writer = viewer_runs.writer_for(f, engine, spec, ekey)
+        finished = False
         try:
             for item in process(engine, spec, images, total=len(pages)):
                 r = item.result
@@ -88,15 +106,18 @@ def _process(selected: list[Selected], engine: Engine, spec: ModelSpec, ekey: st
                     min(done / total, 1.0),
                     text=f"{done}/{total} · {f.name} page {r.page} took {r.seconds:.2f} s",
                 )
+            finished = True
         except WorkbenchError as exc:
             st.error(f"{f.name}: {exc}")
         except Exception as exc:  # one file failing must not stop the others
             st.error(f"{f.name}: processing failed ({type(exc).__name__}: {exc})")
-        viewer_runs.finish(writer)
+        finally:  # a rerun or a closed tab stops the script here: never leave it "running"
+            viewer_runs.finish(writer, interrupted=not finished)
     bar.empty()
     elapsed = time.perf_counter() - started
-    if done:
+    if done and toast:
         st.toast(f"Processed {done} page(s) in {elapsed:.1f} s ({elapsed / done:.2f} s/page)")
+    return done
 
 
 def _step(step: int) -> None:
@@ -137,7 +158,7 @@ def _pager(items: list[tuple[Selected, int]]) -> int:
         on_change=lambda: go(first[st.session_state["wb_file_in"]]),
     )
     c[2].number_input(
-        f"Page (of {n})",
+        f"Page (of {n})" if len(names) == 1 else f"Page (of {n}, all {len(names)} files)",
         min_value=1,
         max_value=n,
         step=1,
@@ -220,7 +241,7 @@ def _region_picker(result: PageResult, ov_key: str, selected: str | None) -> Non
         ids,
         key=key,
         index=None,
-        placeholder="Click a box or a block of text, or pick a region here",
+        placeholder="Pick a region, or click a box",
         format_func=lambda i: f"{i} · {by_id[i].label} · {' '.join(by_id[i].text.split())[:60]}",
         on_change=lambda: set_selection(ov_key, st.session_state[key]),
         label_visibility="collapsed",
@@ -241,7 +262,9 @@ def _page_view(
     f, doc = sel.file, sel.file.doc
     assert doc is not None
     dpi = resources.dpi_for(spec)
-    jpeg = resources.display_image(f.sha256, f.name, page, dpi, spec.sizing, DISPLAY_WIDTH, doc)
+    zoom = ZOOMS.get(str(st.session_state.get(ZOOM_KEY) or "Fit"), 1.0)
+    width = ZOOM_WIDTH if zoom >= 2 else DISPLAY_WIDTH
+    jpeg = resources.display_image(f.sha256, f.name, page, dpi, spec.sizing, width, doc)
     if result is not None and result.rotation:
         jpeg = _turned(jpeg, result.rotation)  # the boxes are on the page as the model re-read it
     _stats(f.name, page, doc.page_count, result)
@@ -249,18 +272,25 @@ def _page_view(
     if result is None:
         st.image(jpeg, caption=f"{f.name} page {page}", width="stretch")
         return
-    bar = st.columns([5, 2], vertical_alignment="center")
-    with bar[0]:
-        visible = _label_filter(result, pos)
-    with bar[1]:
-        furniture = st.toggle(
-            "Running headers/footers in Markdown",
-            key=FURNITURE_KEY,
-            help="Page headers, footers and numbers are kept as regions; this puts them back "
-            "into the Markdown and the downloads.",
-        )
+    visible = _label_filter(result, pos)
     left, right = st.columns(2, gap="medium")
     with left:
+        tools = st.columns([3, 2], vertical_alignment="center")
+        tools[0].segmented_control(
+            "Zoom",
+            list(ZOOMS),
+            key=ZOOM_KEY,
+            default="Fit",
+            required=True,
+            label_visibility="collapsed",
+            help="Enlarge the page to read it; it scrolls inside its box.",
+        )
+        tools[1].toggle(
+            "All label tags",
+            key=TAGS_KEY,
+            help="Show every box's label. Off: a box's label shows when you point at it or "
+            "select it, so tags never hide the text on dense pages.",
+        )
         chosen = render_page_overlay(
             jpeg,
             result.regions,
@@ -270,9 +300,19 @@ def _page_view(
             page_size=(result.width, result.height),
             block_prefix=prefix,
             on_arrow=_step,
+            zoom=zoom,
+            tags=bool(st.session_state.get(TAGS_KEY)),
         )
     with right:
-        _region_picker(result, ov_key, chosen)
+        pick, furn = st.columns([3, 2], vertical_alignment="center")
+        with pick:
+            _region_picker(result, ov_key, chosen)
+        furniture = furn.toggle(
+            "Headers & footers",
+            key=FURNITURE_KEY,
+            help="Page headers, footers and page numbers are always kept as regions; this also "
+            "puts them into the Markdown and the downloads.",
+        )
         tabs = st.tabs(["Rendered", "Markdown", "Regions JSON", "Raw output"])
         with tabs[0], st.container(height=900, border=False):
             mv.render_blocks(
@@ -290,68 +330,6 @@ def _page_view(
             st.code(mv.regions_json(result), language="json")
         with tabs[3]:
             st.code(result.raw or "(no raw output)", language="text", wrap_lines=True)
-
-
-def _downloads(sel: Selected, result: PageResult | None, ekey: str) -> None:
-    cache, f = resources.results(), sel.file
-    furniture = bool(st.session_state.get(FURNITURE_KEY))
-    done = [r for p in sel.pages if (r := cache.get(f.sha256, p, ekey)) is not None]
-    stem = f.doc.stem if f.doc else "document"
-    c = st.columns(4)
-    if result is not None:
-        name = f"{stem}-page-{result.page:04d}"
-        c[0].download_button(
-            "Page Markdown",
-            mv.page_markdown(result, furniture),
-            f"{name}.md",
-            mime="text/markdown",
-            on_click="ignore",
-            icon=":material/download:",
-        )
-        c[1].download_button(
-            "Page JSON",
-            json.dumps(result.model_dump(mode="json"), indent=2),
-            f"{name}.json",
-            mime="application/json",
-            on_click="ignore",
-            icon=":material/download:",
-        )
-    if done:
-        doc_md = assemble_document((r.page, mv.page_markdown(r, furniture)) for r in done)
-        doc_json = json.dumps([r.model_dump(mode="json") for r in done], indent=2)
-        c[2].download_button(
-            f"Document Markdown ({len(done)} p.)",
-            doc_md,
-            f"{stem}.md",
-            mime="text/markdown",
-            on_click="ignore",
-            icon=":material/download:",
-        )
-        c[3].download_button(
-            f"Document JSON ({len(done)} p.)",
-            doc_json,
-            f"{stem}.json",
-            mime="application/json",
-            on_click="ignore",
-            icon=":material/download:",
-        )
-        with st.expander(f"Timing per page · {f.name}"):
-            st.dataframe(
-                pd.DataFrame(
-                    [
-                        {
-                            "page": r.page,
-                            "status": r.status.value,
-                            "seconds": r.seconds,
-                            "tokens": r.tokens,
-                            "retries": r.retries,
-                            "regions": len(r.regions),
-                        }
-                        for r in done
-                    ]
-                ),
-                hide_index=True,
-            )
 
 
 def viewer_page() -> None:
@@ -372,13 +350,19 @@ def viewer_page() -> None:
         return
     engine, spec, ekey = _load_engine()
     show_description(resources.current_choice())
-    if engine is not None:
-        _process(selected, engine, spec, ekey)
     items = [(s, p) for s in selected for p in s.pages]
+    if engine is not None:  # the page on screen first, so nobody waits for a whole document
+        here = min(max(int(st.session_state.get(POS, 0)), 0), len(items) - 1)
+        cur, cur_page = items[here]
+        _process([Selected(cur.file, (cur_page,))], engine, spec, ekey, toast=False)
+    slot = st.empty()  # the progress of the other pages shows here, above the page
     pos = _pager(items)
     sel, page = items[pos]
     result = resources.results().get(sel.file.sha256, page, ekey) if engine else None
     _page_view(sel, page, result, spec, pos)
     st.divider()
-    _downloads(sel, result, ekey)
+    downloads(sel, result, ekey, furniture=bool(st.session_state.get(FURNITURE_KEY)))
     viewer_runs.saved_caption(sel.file.sha256, ekey)
+    # Then the rest, while the user reads; any click restarts this with the page then shown.
+    if engine is not None and _process(selected, engine, spec, ekey, slot=slot):
+        st.rerun()  # downloads and counts now include every page

@@ -62,12 +62,15 @@ def record(writer: RunWriter | None, item: Processed) -> None:
         st.warning(f"Page {item.result.page} not saved to the run store ({exc}).")
 
 
-def finish(writer: RunWriter | None) -> None:
+def finish(writer: RunWriter | None, interrupted: bool = False) -> None:
+    """Close the run: cancelled when the script stopped mid-document (a rerun, a closed
+    tab), partial when a page failed, else done. The next visit adds the missing pages."""
     if writer is None:
         return
     bad = any(e.status is PageStatus.ERROR for e in writer.info.pages)
+    status = RunStatus.CANCELLED if interrupted else RunStatus.PARTIAL if bad else RunStatus.DONE
     with contextlib.suppress(OSError, WorkbenchError):
-        writer.finish(RunStatus.PARTIAL if bad else RunStatus.DONE)
+        writer.finish(status)
 
 
 def saved_caption(sha256: str, ekey: str) -> None:
