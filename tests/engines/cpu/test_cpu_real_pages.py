@@ -24,6 +24,7 @@ PAGES = {
     "two_columns": ("scan_two_columns.pdf", 0),
     "dd0293_p2": ("dd0293_p1-2.pdf", 1),
     "latex_p2": ("pdflatex_outline.pdf", 1),
+    "toc": ("pdflatex_outline.pdf", 0),
     "sf424": ("sf424_page2.pdf", 0),
     "huckfinn": ("scan_huckfinn_c03-29.pdf", 0),
     "va210966": ("va210966_p1.pdf", 0),
@@ -89,6 +90,24 @@ def test_no_ocr_line_is_dropped(results):
             # a de-hyphenated break ("reve-" + "lations") survives as part of a longer word
             missing = [w for w in re.findall(r"\w+", text) if w not in words and w not in body]
             assert not missing, (key, text, missing)
+
+
+def test_toc_page_numbers_tesseract_skips_are_read_on_their_rows(results):
+    """Tesseract drops the page numbers after the dot leaders; RapidOCR's detections that no
+    Tesseract word covers are read and appended to their row, as in the text layer."""
+    md = assemble_page(results["toc"].regions, include_furniture=True)
+    flat = re.sub(r"[.\s]+", " ", md)
+    assert "1 Foo 2 2 Bar 2 3 Baz 2 4 Foo 2 5 Bar 3 6 Baz 3 7 Foo 3 8 Bar 4 9 Baz 4" in flat, flat
+    assert json.loads(results["toc"].raw)["rapidocr"]["missed_lines"] >= 9
+
+
+def test_forms_the_layout_model_calls_tables_read_as_text(results):
+    """CDLA boxes the whole VA form as one table; its detections grid into one column, so it
+    is dissolved into text regions instead of a one-column pipe table."""
+    regions = results["va210966"].regions
+    assert not [r for r in regions if r.label is Label.TABLE]
+    assert sum(r.label is Label.TEXT for r in regions) >= 10
+    assert "VETERAN'S NAME" in " ".join(r.text for r in regions)
 
 
 def test_furniture_is_labelled(results):

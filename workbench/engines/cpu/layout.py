@@ -82,10 +82,14 @@ class CdlaLayout:
             engine_cfg=engine_cfg,
             conf_thresh=conf,
         )
+        from workbench.engines.cpu.ocr import ort_session
+
+        self._model.session.session = ort_session(path, threads)
 
     def detect(self, image: Image.Image) -> list[LayoutBox]:
         if image.width < 16 or image.height < 16:
             return []
+        # not downscaled first: a halved Census page lost its second table box
         out = self._model(np.asarray(image.convert("RGB")))
         if out.boxes is None or out.class_names is None or out.scores is None:
             return []

