@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ from workbench.compare import align_regions
 from workbench.metrics import plain_text
 from workbench.store import RunStore
 from workbench.ui.compare_metrics import diff_block
+from workbench.ui.overlay import selection_key
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -28,8 +30,18 @@ def compare_app(store: Path, a: str | None = None, b: str | None = None) -> AppT
     return at
 
 
+def overlays(at: AppTest) -> list[dict]:
+    """The payloads of the page overlays drawn (components-v2 elements: JSON data)."""
+    return [
+        json.loads(el.proto.json)
+        for el in at.get("bidi_component")
+        if el.proto.component_name == "workbench_page_overlay"
+    ]
+
+
 def image_captions(at: AppTest) -> list[str]:
-    return [img.caption for el in at.get("image") for img in el.proto.imgs if img.caption]
+    """Each overlay's image description: "<side>: <document> — page <n>"."""
+    return [o["alt"] for o in overlays(at)]
 
 
 @pytest.fixture
@@ -46,6 +58,16 @@ def test_two_runs_side_by_side_with_disagreements_and_metrics(
     at = compare_app(store, a, b).run()
     assert not at.exception
     assert image_captions(at) == [f"A: {DOC} — page 1", f"B: {DOC} — page 1"]
+    # Both sides are the interactive overlay, and the disagreements are outlined on it:
+    # dashed for a region on one side only, solid for a region with another label.
+    side_a, side_b = overlays(at)
+    marked_a = {r["label"]: r["mark"] for r in side_a["regions"] if r["mark"]}
+    marked_b = {r["label"]: r["mark"] for r in side_b["regions"] if r["mark"]}
+    assert marked_a["formula"]["style"] == "dashed" and marked_a["formula"]["note"] == "only in A"
+    assert marked_a["table"]["style"] == "solid" and set(marked_a) == {"formula", "table"}
+    assert set(marked_b) == {"figure"} and marked_b["figure"]["style"] == "solid"
+    assert marked_a["formula"]["color"] != marked_a["table"]["color"]
+    assert sum(r["mark"] is None for r in side_a["regions"]) == 5
     # B drops the formula and calls the table a figure: both are listed as disagreements.
     dis = at.dataframe[0].value
     assert set(dis["what"]) == {"only in A", "label differs"}
@@ -122,3 +144,29 @@ def test_alignment_of_seeded_runs(seeded: tuple[Path, str, str]) -> None:
     assert [(m.left.label.value, m.right.label.value) for m in al.label_mismatches] == [
         ("table", "figure")
     ]
+
+
+def test_selection_labels_and_zoom_follow_on_both_sides(seeded: tuple[Path, str, str]) -> None:
+    store, a, b = seeded
+    at = compare_app(store, a, b).run()
+    side_a, side_b = overlays(at)
+    table = next(r["id"] for r in side_a["regions"] if r["label"] == "table")
+    figure = next(r["id"] for r in side_b["regions"] if r["label"] == "figure")
+    # A click on A's table (the overlay stores the pick) selects B's matched figure too.
+    at.session_state[selection_key("cmp_ov_A")] = table
+    at.run()
+    assert [o["selected"] for o in overlays(at)] == [table, figure]
+    # And the other way round: clearing on B clears A.
+    at.session_state[selection_key("cmp_ov_B")] = None
+    at.run()
+    assert [o["selected"] for o in overlays(at)] == [None, None]
+    # One label switch and one zoom drive both sides.
+    labels = next(w for w in at.get("button_group") if str(w.key).startswith("cmp_labels_"))
+    labels.set_value([v for v in labels.value if v != "text"]).run()
+    zoom = next(w for w in at.get("button_group") if w.key == "cmp_zoom")
+    zoom.set_value("2×").run()
+    assert not at.exception
+    for o in overlays(at):
+        assert "text" not in o["visible"] and "header" in o["visible"]
+        assert o["zoom"] == 2.0
+    assert [o["selected"] for o in overlays(at)] == [None, None]

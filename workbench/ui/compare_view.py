@@ -1,14 +1,16 @@
 """The Compare page: two runs of one document side by side.
 
 Synchronised controls: ONE set of widgets in session state drives both sides --
-``cmp_page`` (1-based page), ``cmp_width`` (display width, px) and ``cmp_labels`` (visible
-labels). Each side's Prev/Next buttons move that shared page, so the other side follows.
+``cmp_page`` (1-based page), ``cmp_zoom`` (Fit/1.5×/2×/3×), ``cmp_labels`` (visible labels)
+and ``cmp_tags`` (every label tag shown). Each side's Prev/Next buttons move that shared page,
+so the other side follows. Both sides use the interactive overlay (:mod:`workbench.ui.overlay`);
+selecting a box on one side selects its matched partner on the other.
 
 Run B is any other run holding the same document (same sha256, else same name). When there
 is none, "Start the missing run" runs another engine on run A's stored page images (the very
 ``page_px`` images A saw) into a new run. Disagreements come from
-:func:`workbench.compare.align_regions`: regions on one side only are outlined magenta,
-matched regions with another label orange, and both are listed. Text diff, metrics and the
+:func:`workbench.compare.align_regions`: regions on one side only are outlined magenta (dashed),
+matched regions with another label orange (solid), and both are listed. Text diff, metrics and the
 chart are in :mod:`workbench.ui.compare_metrics`.
 """
 
@@ -25,6 +27,7 @@ from workbench.pipeline import process
 from workbench.schema import PageImage, PageResult, Region, RunInfo, RunStatus
 from workbench.store import RunReader, RunStore, RunSummary
 from workbench.ui import compare_metrics, editor
+from workbench.ui.overlay import Outline, get_selection, set_selection
 from workbench.ui.runs_common import (
     LABEL_DIFFERS,
     ONLY_HERE,
@@ -32,11 +35,13 @@ from workbench.ui.runs_common import (
     get_store,
     open_reader,
     page_image,
-    show_overlay,
+    show_page,
     store_location_widget,
+    zoom_control,
 )
 
-PAGE, WIDTH, LABELS = "cmp_page", "cmp_width", "cmp_labels"
+PAGE, ZOOM, LABELS, TAGS = "cmp_page", "cmp_zoom", "cmp_labels", "cmp_tags"
+OVERLAY = "cmp_ov_"  # + side: the overlay's key (its selection lives under selection_key)
 RUN_A, RUN_B, DOC = "compare_run_a", "compare_run_b", "compare_doc"
 PENDING_B = "compare_run_b_next"
 
@@ -73,12 +78,30 @@ def layer_result(reader: RunReader, doc: str, page: int, corrected: bool) -> Pag
     return stored.result
 
 
-def marks(alignment: Alignment) -> tuple[dict[str, str], dict[str, str]]:
-    left = {r.id: ONLY_HERE for r in alignment.left_only}
-    right = {r.id: ONLY_HERE for r in alignment.right_only}
+def marks(alignment: Alignment) -> tuple[dict[str, Outline], dict[str, Outline]]:
+    """Outlines per side: dashed magenta on one side only, solid orange for another label."""
+    left = {r.id: Outline(ONLY_HERE, "dashed", "only in A") for r in alignment.left_only}
+    right = {r.id: Outline(ONLY_HERE, "dashed", "only in B") for r in alignment.right_only}
     for m in alignment.label_mismatches:
-        left[m.left.id] = right[m.right.id] = LABEL_DIFFERS
+        left[m.left.id] = Outline(LABEL_DIFFERS, "solid", "other label in B")
+        right[m.right.id] = Outline(LABEL_DIFFERS, "solid", "other label in A")
     return left, right
+
+
+def sync_selection(alignment: Alignment) -> None:
+    """A box newly selected on one side selects its matched partner on the other (or clears
+    the other side's selection when it has none)."""
+    partners = {"A": {m.left.id: m.right.id for m in alignment.matched}}
+    partners["B"] = {m.right.id: m.left.id for m in alignment.matched}
+    now = {side: get_selection(OVERLAY + side) for side in "AB"}
+    for side, other in (("A", "B"), ("B", "A")):
+        seen = f"{OVERLAY}{side}__seen"
+        if now[side] != st.session_state.get(seen):
+            now[other] = partners[side].get(now[side] or "")
+            set_selection(OVERLAY + other, now[other])
+            break
+    for side in "AB":
+        st.session_state[f"{OVERLAY}{side}__seen"] = now[side]
 
 
 def disagreements_frame(alignment: Alignment) -> pd.DataFrame:
@@ -117,7 +140,7 @@ def render() -> None:
     by_id = {r.id: r for r in runs}
     if st.session_state.get(RUN_A) not in by_id:
         st.session_state[RUN_A] = runs[0].id
-    top_a, top_doc, top_b = st.columns([4, 2, 4])
+    top_a, top_doc, top_b = st.columns([4, 3, 4])
     a_id = top_a.selectbox(
         "Run A", list(by_id), format_func=lambda i: _describe(by_id[i]), key=RUN_A
     )
@@ -165,34 +188,85 @@ def compare_pair(reader_a: RunReader, doc_a: str, reader_b: RunReader, doc_b: st
         return
     if st.session_state.get(PAGE) not in pages:
         st.session_state[PAGE] = pages[0]
-    c1, c2, c3, c4 = st.columns([2, 2, 4, 2])
-    c1.selectbox(f"Page (both sides, {len(pages)})", pages, key=PAGE)
+    use_fix = bool(st.session_state.get("cmp_use_fix", True))
     page = int(st.session_state[PAGE])
-    width = c2.slider("Zoom (px, both sides)", 280, 900, 520, 20, key=WIDTH)
-    use_fix = c4.toggle("Corrected layers", value=True, key="cmp_use_fix")
     res_a = layer_result(reader_a, doc_a, page, use_fix)
     res_b = layer_result(reader_b, doc_b, page, use_fix)
-    present = sorted({r.label.value for res in (res_a, res_b) if res for r in res.regions})
-    key = f"{LABELS}_{'-'.join(present)}"
-    visible = c3.multiselect("Labels (both sides)", present, default=present, key=key)
-    st.session_state[LABELS] = visible
+    counts: dict[str, int] = {}
+    for res in (res_a, res_b):
+        for r in res.regions if res else []:
+            counts[r.label.value] = counts.get(r.label.value, 0) + 1
+    present = sorted(counts, key=lambda lab: -counts[lab])
+
+    with st.container(border=True):
+        # One flowing row: it wraps on narrow screens instead of clipping labels.
+        with st.container(horizontal=True, vertical_alignment="bottom", gap="medium"):
+            st.selectbox(
+                "Page",
+                pages,
+                key=PAGE,
+                format_func=lambda p: f"{p} of {len(pages)}",
+                width=140,
+            )
+            zoom = zoom_control(ZOOM)
+            st.toggle(
+                "All label tags",
+                key=TAGS,
+                help="Off: a box's label shows when you point at it or select it.",
+                width="content",
+            )
+            st.toggle(
+                "Corrected layers",
+                value=True,
+                key="cmp_use_fix",
+                help="Use hand corrections where a page has them.",
+                width="content",
+            )
+        key = f"{LABELS}_{'-'.join(sorted(present))}"
+        visible = st.pills(
+            "Labels",
+            present,
+            selection_mode="multi",
+            default=present,
+            key=key,
+            format_func=lambda lab: f"{lab} {counts[lab]}",
+            label_visibility="collapsed",
+        )
+        st.session_state[LABELS] = visible
+        st.caption("Page, zoom, tags and labels apply to both sides.")
 
     alignment = align_regions(res_a, res_b) if res_a and res_b else Alignment()
+    sync_selection(alignment)
     mark_a, mark_b = marks(alignment)
-    cols = st.columns(2)
+    tags = bool(st.session_state.get(TAGS))
+    cols = st.columns(2, gap="medium")
     for side, col, reader, doc, res, mark in (
         ("A", cols[0], reader_a, doc_a, res_a, mark_a),
         ("B", cols[1], reader_b, doc_b, res_b, mark_b),
     ):
         with col:
-            _side(side, reader, doc, page, pages, res, mark, width, visible)
+            _side(side, reader, doc, page, pages, res, mark)
+            if res is not None:
+                show_page(
+                    reader,
+                    doc,
+                    page,
+                    res.regions,
+                    visible or [],
+                    OVERLAY + side,
+                    zoom=zoom,
+                    tags=tags,
+                    alt=f"{side}: {doc} — page {page}",
+                    outlines=mark,
+                )
 
     n_dis = len(alignment.left_only) + len(alignment.right_only)
     n_dis += len(alignment.label_mismatches)
     st.subheader(f"Disagreements on page {page}: {n_dis}")
     st.caption(
-        f"Magenta: region on one side only · orange: same place, other label · "
-        f"agreement {alignment.agreement:.0%} · {len(alignment.matched)} matched (IoU ≥ 0.5)"
+        f"Dashed magenta outline: region on one side only · solid orange outline: same place, "
+        f"another label · agreement {alignment.agreement:.0%} · {len(alignment.matched)} "
+        f"matched (IoU ≥ 0.5) · click a box to select its partner on the other side"
     )
     if n_dis:
         st.dataframe(disagreements_frame(alignment), hide_index=True, width="stretch")
@@ -216,39 +290,33 @@ def _side(
     page: int,
     pages: list[int],
     res: PageResult | None,
-    mark: dict[str, str],
-    width: int,
-    visible: list[str],
+    mark: dict[str, Outline],
 ) -> None:
+    """One side's header: page buttons (they move both sides), run and page facts."""
     info = reader.info
-    st.markdown(f"**{side}** · `{info.engine}` / `{info.model}`")
-    b1, b2, b3 = st.columns([1, 1, 3])
-    b1.button(
-        "◀ Prev",
-        key=f"cmp_prev_{side}",
-        on_click=_step,
-        args=(-1, pages),
-        disabled=page == pages[0],
-    )
-    b2.button(
-        "Next ▶",
-        key=f"cmp_next_{side}",
-        on_click=_step,
-        args=(1, pages),
-        disabled=page == pages[-1],
-    )
-    caption = f"{side}: {doc} — page {page}"
-    b3.caption(caption)
+    with st.container(horizontal=True, vertical_alignment="center", gap="small"):
+        st.button(
+            "◀ Prev",
+            key=f"cmp_prev_{side}",
+            on_click=_step,
+            args=(-1, pages),
+            disabled=page == pages[0],
+        )
+        st.button(
+            "Next ▶",
+            key=f"cmp_next_{side}",
+            on_click=_step,
+            args=(1, pages),
+            disabled=page == pages[-1],
+        )
+        st.markdown(f"**{side}** · `{info.engine}` / `{info.model}`", width="content")
     if res is None:
         st.warning(f"Run {info.id} has no page {page}.")
         return
-    image = page_image(reader, doc, page)
-    if image is None:
-        st.warning("The page image is missing from the run folder.")
-    else:
-        show_overlay(image, res.regions, width, visible, caption, mark)
+    flagged = f" · :orange-badge[{len(mark)} flagged]" if mark else ""
     st.caption(
-        f"{res.seconds:.2f} s · {res.tokens} tokens · {len(res.regions)} regions · {res.status}"
+        f"{doc} · page {page} · {res.seconds:.2f} s · {res.tokens} tokens · "
+        f"{len(res.regions)} regions · {res.status}{flagged}"
     )
 
 

@@ -14,6 +14,11 @@ Selection is two-way:
 The selection lives in ``st.session_state`` under :func:`selection_key`; read and set it with
 :func:`get_selection` / :func:`set_selection` (e.g. from a selectbox callback) before rendering.
 Region text is never inserted as HTML (labels and tooltips go through ``textContent``/``title``).
+
+Outlines (optional, e.g. Compare's disagreements): ``outlines`` maps a region id to an
+:class:`Outline` -- a colour, a CSS line style and a short note. The box keeps its label colour;
+the outline is drawn just outside it, the note is appended to its tag and tooltip, and the
+legend gains one entry per distinct outline.
 """
 
 from __future__ import annotations
@@ -21,7 +26,8 @@ from __future__ import annotations
 import base64
 import io
 import re
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import streamlit as st
@@ -49,6 +55,19 @@ LABEL_COLORS: dict[str, str] = {
 }
 DEFAULT_COLOR = "#666666"
 
+
+@dataclass(frozen=True)
+class Outline:
+    """An extra outline around one box: ``style`` is a CSS border style (solid, dashed,
+    dotted, double); ``note`` (e.g. "only in A") goes into the tag, tooltip and legend."""
+
+    color: str
+    style: str = "solid"
+    note: str = ""
+
+
+_STYLES = {"solid", "dashed", "dotted", "double"}
+
 _CSS = """
 .wb-scroll { overflow: auto; border: 1px solid #d0d4da; border-radius: 4px; }
 .wb-scroll.zoomed { max-height: 82vh; }
@@ -75,6 +94,10 @@ _CSS = """
 .wb-legend span.sw { display: inline-block; width: 10px; height: 10px; border-radius: 2px;
   margin-right: 4px; background: var(--c); vertical-align: -1px; }
 .wb-legend .off { opacity: .4; text-decoration: line-through; }
+.wb-box.marked { outline: 3px var(--ms, solid) var(--m); outline-offset: 2px; }
+.wb-box.marked .wb-tag { background: var(--m); color: #111; }
+.wb-legend span.ow { display: inline-block; width: 14px; height: 9px; margin-right: 4px;
+  border: 2.5px var(--ms, solid) var(--m); vertical-align: -1px; }
 """
 
 _JS = """
@@ -143,6 +166,11 @@ export default function(component) {
     b.style.left = r.x0 + '%'; b.style.top = r.y0 + '%';
     b.style.width = (r.x1 - r.x0) + '%'; b.style.height = (r.y1 - r.y0) + '%';
     b.title = r.tip; b.dataset.region = r.id; b.dataset.label = r.label;
+    if (r.mark) {
+      b.classList.add('marked');
+      b.style.setProperty('--m', r.mark.color); b.style.setProperty('--ms', r.mark.style);
+      b.dataset.mark = r.mark.note;
+    }
     const tag = document.createElement('span');
     tag.className = 'wb-tag'; tag.textContent = r.tag;
     b.appendChild(tag);
@@ -163,6 +191,14 @@ export default function(component) {
     const sw = document.createElement('span'); sw.className = 'sw';
     s.appendChild(sw);
     s.appendChild(document.createTextNode(item.label + ' ' + item.count));
+    lg.appendChild(s);
+  }
+  for (const item of d.outline_legend || []) {
+    const s = document.createElement('span');
+    s.style.setProperty('--m', item.color); s.style.setProperty('--ms', item.style);
+    const sw = document.createElement('span'); sw.className = 'ow';
+    s.appendChild(sw);
+    s.appendChild(document.createTextNode(item.note + ' ' + item.count));
     lg.appendChild(s);
   }
   root.appendChild(lg);
@@ -255,6 +291,20 @@ def _tip(region: Region) -> str:
     return f"{head}\n{text[:240]}{'…' if len(text) > 240 else ''}"
 
 
+def _mark(outline: Outline) -> dict[str, str]:
+    style = outline.style if outline.style in _STYLES else "solid"
+    return {"color": outline.color, "style": style, "note": outline.note}
+
+
+def _outline_legend(marks: Collection[dict[str, str]]) -> list[dict[str, object]]:
+    counts: dict[tuple[str, str, str], int] = {}
+    for m in marks:
+        if m["note"]:
+            k = (m["color"], m["style"], m["note"])
+            counts[k] = counts.get(k, 0) + 1
+    return [{"color": c, "style": s, "note": n, "count": k} for (c, s, n), k in counts.items()]
+
+
 def render_page_overlay(
     image: Image.Image | bytes,
     regions: Sequence[Region],
@@ -268,6 +318,8 @@ def render_page_overlay(
     on_arrow: Callable[[int], None] | None = None,
     zoom: float = 1.0,
     tags: bool = False,
+    alt: str | None = None,
+    outlines: Mapping[str, Outline] | None = None,
 ) -> str | None:
     """Draw ``regions`` (``page_px`` of a ``page_size`` page) over ``image``; return the id
     of the selected region, or None.
@@ -279,6 +331,8 @@ def render_page_overlay(
     anywhere on the page outside a text field (page navigation); Escape clears the selection.
     ``zoom`` > 1 enlarges the page inside a scroll box; ``tags`` shows every box's label tag
     (otherwise only on hover and for the selected box, so tags never hide the text).
+    ``alt`` is the image's alternative text (default: how many regions it shows);
+    ``outlines`` marks chosen regions (see :class:`Outline`).
     """
     if selected_id is not None:
         set_selection(key, selected_id)
@@ -295,10 +349,11 @@ def render_page_overlay(
     for r in located:
         counts[r.label] = counts.get(r.label, 0) + 1
     shown = set(counts) if visible_labels is None else {str(v) for v in visible_labels}
+    marks = {r.id: _mark(outlines[r.id]) for r in located if outlines and r.id in outlines}
     payload = {
         "key": key,
         "image": url,
-        "alt": f"page image with {len(located)} regions",
+        "alt": alt or f"page image with {len(located)} regions",
         "selected": selected,
         "visible": sorted(shown),
         "scroll": bool(st.session_state.pop(f"{key}__scroll", False)),
@@ -311,13 +366,16 @@ def render_page_overlay(
             {"label": label, "count": n, "color": color_for(label)}
             for label, n in sorted(counts.items(), key=lambda kv: -kv[1])
         ],
+        "outline_legend": _outline_legend(marks.values()),
         "regions": [
             {
                 "id": r.id,
                 "label": str(r.label),
                 "color": color_for(r.label),
-                "tag": f"{r.order} {r.label}",
-                "tip": _tip(r),
+                "tag": f"{r.order} {r.label}"
+                + (f" · {marks[r.id]['note']}" if r.id in marks else ""),
+                "tip": _tip(r) + (f"\n({marks[r.id]['note']})" if r.id in marks else ""),
+                "mark": marks.get(r.id),
                 "x0": round(100 * r.bbox.x0 / pw, 3),
                 "y0": round(100 * r.bbox.y0 / ph, 3),
                 "x1": round(100 * r.bbox.x1 / pw, 3),

@@ -12,19 +12,19 @@ Session state
 Engines come from :mod:`workbench.ui.resources` (``use_engine``), which also holds the test
 seam (``engine_override`` in session state, ``WORKBENCH_FAKE_ENGINE``).
 
-Coordinates: every region here is in ``page_px`` of the stored ``page-NNNN.png``; overlays
-scale boxes by ``width / image.width`` only for drawing.
+Coordinates: every region here is in ``page_px`` of the stored ``page-NNNN.png``; the overlay
+gets a downscaled JPEG copy plus the stored image's size, and places boxes in percent of it.
 """
 
 from __future__ import annotations
 
 import io
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import streamlit as st
-from PIL import Image, ImageDraw, ImageFont
+from PIL import Image
 
 from workbench.engines.base import Engine
 from workbench.schema import Region
@@ -33,12 +33,12 @@ from workbench.specs import ModelSpec
 from workbench.store import RunReader, RunStore
 from workbench.ui import resources
 from workbench.ui.markdown_view import sanitize
-from workbench.ui.overlay import LABEL_COLORS, render_page_overlay
+from workbench.ui.overlay import LABEL_COLORS, Outline, render_page_overlay
 
 STORE_KEY = "runs_store_dir"
 
-ONLY_HERE = "#ff00aa"  # region with no partner on the other side
-LABEL_DIFFERS = "#ffa000"  # partner found, but with another label
+ONLY_HERE = "#ff00aa"  # region with no partner on the other side (dashed outline)
+LABEL_DIFFERS = "#ffa000"  # partner found, but with another label (solid outline)
 
 
 def label_colors() -> dict[str, str]:
@@ -106,69 +106,77 @@ def page_image(reader: RunReader, doc: str, page: int) -> Image.Image | None:
 
 # ---------------------------------------------------------------- overlays
 
-
-def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
-    try:
-        return ImageFont.load_default(size=size)
-    except TypeError:  # very old Pillow
-        return ImageFont.load_default()
+#: Zoom choices for a page (1 = fit the column); a zoomed page scrolls inside its box.
+ZOOMS = {"Fit": 1.0, "1.5×": 1.5, "2×": 2.0, "3×": 3.0}
+DISPLAY_WIDTH = 1100  # px of the display copy at Fit and 1.5×; a sharper copy when zoomed more
+ZOOM_WIDTH = 1800
 
 
-def draw_overlay(
-    image: Image.Image,
-    regions: Sequence[Region],
-    width: int,
-    visible: Iterable[str] | None = None,
-    marks: dict[str, str] | None = None,
-) -> Image.Image:
-    """The page scaled to ``width`` with its regions outlined and labelled.
-
-    ``marks`` maps region id -> colour for regions to outline thick (disagreements).
-    """
-    colors = label_colors()
-    shown = set(visible) if visible is not None else None
-    s = width / image.width
-    out = image.convert("RGB").resize(
-        (width, max(1, round(image.height * s))), Image.Resampling.LANCZOS
+def zoom_control(key: str) -> float:
+    """A Fit/1.5×/2×/3× switch (its label hidden); the chosen factor."""
+    st.segmented_control(
+        "Zoom",
+        list(ZOOMS),
+        key=key,
+        default="Fit",
+        required=True,
+        label_visibility="collapsed",
+        help="Enlarge the page to read it; it scrolls inside its box.",
     )
-    draw = ImageDraw.Draw(out, "RGBA")
-    font = _font(max(10, round(13 * max(s, 0.6))))
-    for region in regions:
-        if region.bbox is None or (shown is not None and region.label.value not in shown):
-            continue
-        b = region.bbox
-        box = (b.x0 * s, b.y0 * s, b.x1 * s, b.y1 * s)
-        color = colors.get(region.label.value, "#1c7ed6")
-        draw.rectangle(box, outline=color, width=2)
-        mark = (marks or {}).get(region.id)
-        if mark:
-            draw.rectangle((box[0] - 3, box[1] - 3, box[2] + 3, box[3] + 3), outline=mark, width=4)
-        tag = region.label.value + (" !" if mark else "")
-        tw = draw.textlength(tag, font=font)
-        y = max(0.0, box[1] - font.size - 4) if hasattr(font, "size") else box[1]
-        draw.rectangle((box[0], y, box[0] + tw + 6, y + 15), fill=mark or color)
-        draw.text((box[0] + 3, y), tag, fill="white", font=font)
-    return out
+    return ZOOMS.get(str(st.session_state.get(key) or "Fit"), 1.0)
 
 
-def show_overlay(
-    image: Image.Image,
+@st.cache_data(max_entries=64, show_spinner=False)
+def _display_jpeg(path: str, mtime: float, width: int) -> tuple[bytes, tuple[int, int]]:
+    with Image.open(path) as im:
+        size = im.size
+        shown = im.convert("RGB")
+    if shown.width > width:
+        shown = shown.resize(
+            (width, max(1, round(shown.height * width / shown.width))), Image.Resampling.LANCZOS
+        )
+    out = io.BytesIO()
+    shown.save(out, "JPEG", quality=88)
+    return out.getvalue(), size
+
+
+def show_page(
+    reader: RunReader,
+    doc: str,
+    page: int,
     regions: Sequence[Region],
-    width: int,
     visible: Iterable[str] | None,
-    caption: str,
-    marks: dict[str, str] | None = None,
-) -> None:
-    """Draw the page with its regions (PIL, so disagreement marks can be added) and show it."""
-    picture = draw_overlay(image, regions, width, visible, marks)
-    st.image(picture, caption=caption, width=width)
+    key: str,
+    *,
+    zoom: float = 1.0,
+    tags: bool = False,
+    alt: str | None = None,
+    outlines: Mapping[str, Outline] | None = None,
+) -> str | None:
+    """The stored page with its regions in the interactive overlay (tags outside the boxes,
+    hover/select, zoom); the selected region id. A missing image is shown as a warning."""
+    path = reader.image_path(doc, page)
+    try:
+        jpeg, size = _display_jpeg(str(path), path.stat().st_mtime, _width_for(zoom))
+    except OSError:
+        st.warning("The page image is missing from the run folder.")
+        return None
+    return render_page_overlay(
+        jpeg,
+        regions,
+        None if visible is None else list(visible),
+        None,
+        key=key,
+        page_size=size,
+        zoom=zoom,
+        tags=tags,
+        alt=alt,
+        outlines=outlines,
+    )
 
 
-def show_interactive(
-    image: Image.Image, regions: Sequence[Region], width: int, visible: Iterable[str], key: str
-) -> None:
-    """The app's clickable overlay (workbench.ui.overlay)."""
-    render_page_overlay(image, regions, list(visible), None, key=key, width=width)
+def _width_for(zoom: float) -> int:
+    return ZOOM_WIDTH if zoom >= 2 else DISPLAY_WIDTH
 
 
 # ---------------------------------------------------------------- engine seam

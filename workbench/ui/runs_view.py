@@ -23,8 +23,9 @@ from workbench.ui.runs_common import (
     open_reader,
     page_image,
     safe_html,
-    show_interactive,
+    show_page,
     store_location_widget,
+    zoom_control,
 )
 
 OPEN_RUN = "open_run_id"
@@ -160,27 +161,41 @@ def viewer(reader: RunReader) -> None:
     if page not in numbers:
         page = numbers[0]
         st.session_state[OPEN_PAGE] = page
-    c1, c2, c3, c4 = st.columns([2, 2, 3, 2])
+    c1, c2, c3 = st.columns([2, 3, 2], vertical_alignment="bottom")
     c1.number_input(
         f"Page (of {len(numbers)})", min_value=numbers[0], max_value=numbers[-1], key=OPEN_PAGE
     )
     page = int(st.session_state[OPEN_PAGE])
-    width = c2.slider("Zoom (px)", 300, 1400, 620, 20, key="runs_width")
+    with c2:
+        zoom = zoom_control("runs_zoom")
     try:
         stored = reader.stored(doc, page)
     except Exception as exc:
         st.error(f"{doc} page {page}: {exc}")
         return
     has_fix = stored.corrected is not None
-    layer = c4.radio(
+    layer = c3.segmented_control(
         "Layer",
         ["corrected", "model"] if has_fix else ["model"],
         key="runs_layer",
+        default="corrected" if has_fix else "model",
+        required=True,
         help="Hand corrections are kept beside the model's output, never over it.",
     )
     regions = stored.corrected if layer == "corrected" and has_fix else stored.result.regions
-    labels = sorted({r.label.value for r in regions or []})
-    visible = c3.multiselect("Labels", labels, default=labels, key=f"runs_labels_{page}")
+    counts: dict[str, int] = {}
+    for r in regions or []:
+        counts[r.label.value] = counts.get(r.label.value, 0) + 1
+    labels = sorted(counts, key=lambda lab: -counts[lab])
+    visible = st.pills(
+        "Labels",
+        labels,
+        selection_mode="multi",
+        default=labels,
+        key=f"runs_labels_{page}_{layer}",
+        format_func=lambda lab: f"{lab} {counts[lab]}",
+        label_visibility="collapsed",
+    )
     result = stored.result
     st.caption(
         f"{doc} · page {page} · {result.width}×{result.height} page_px · {result.engine}/"
@@ -192,19 +207,16 @@ def viewer(reader: RunReader) -> None:
     if result.error:
         st.error(f"The engine failed on this page: {result.error}")
 
-    image = page_image(reader, doc, page)
     if st.toggle("Edit mode", key="runs_edit", help="Add, move, resize, delete, relabel boxes"):
+        image = page_image(reader, doc, page)
         if image is None:
             st.error("The page image is missing; regions cannot be edited without it.")
         else:
             editor.render_editor(reader, doc, page, image, key="runs")
         return
-    left, right = st.columns([3, 2])
+    left, right = st.columns([3, 2], gap="medium")
     with left:
-        if image is None:
-            st.warning("The page image is missing from the run folder.")
-        else:
-            show_interactive(image, regions or [], width, visible, key=f"runs_ov_{page}")
+        show_page(reader, doc, page, regions or [], visible or [], f"runs_ov_{page}", zoom=zoom)
     with right:
         text = result.markdown
         if layer == "corrected" and stored.corrected is not None:
