@@ -2,8 +2,8 @@
 
 Model output is untrusted. Everything shown through ``st.markdown(unsafe_allow_html=True)``
 goes through :func:`sanitize` first (nh3 with a table-friendly allow-list; no ``style``,
-``iframe``, ``form``, scripts, event handlers or ``javascript:``/``data:`` links). KaTeX and
-GFM tables are rendered by ``st.markdown`` itself.
+``iframe``, ``form``, ``img``, scripts, event handlers or ``javascript:``/``data:`` links).
+KaTeX and GFM tables are rendered by ``st.markdown`` itself.
 
 Each region's text is its own container keyed by :func:`workbench.ui.overlay.block_key`, so a
 click on the text selects the region's box, and the selected block is outlined in its label
@@ -26,7 +26,9 @@ from workbench.assemble import assemble_page
 from workbench.schema import FURNITURE, Label, PageResult, Region
 from workbench.ui.overlay import block_key, color_for, safe_id
 
-ALLOWED_TAGS = nh3.ALLOWED_TAGS | {
+#: No ``img``: a model's image tag shows a broken picture at best and makes the reader's browser
+#: fetch any URL it names at worst (figures are shown as crops of the page instead).
+ALLOWED_TAGS = (nh3.ALLOWED_TAGS - {"img"}) | {
     "table",
     "thead",
     "tbody",

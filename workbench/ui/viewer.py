@@ -195,7 +195,8 @@ def _stats(f_name: str, page: int, pages: int, result: PageResult | None) -> Non
     if result.error:
         st.error(f"This page failed: {result.error}")
     for note in result.notes:
-        st.caption(f":material/info: {note}")
+        if not any(other != note and other.startswith(note) for other in result.notes):
+            st.caption(f":material/info: {note}")  # a note repeated with more words: once
 
 
 def _label_filter(result: PageResult, pos: int) -> set[str] | None:
