@@ -128,7 +128,7 @@ def test_arrow_keys_page_through_and_escape_clears(fake_app_url: str, page: Any)
     def at_page(n: int) -> None:  # a rerun may briefly leave the old element beside the new
         expect(stats.last).to_contain_text(f"page {n} of 4")
         expect(page.get_by_role("spinbutton", name="Page (of 4)").last).to_have_value(str(n))
-        expect(page.locator(f'.wb-ov[data-key="wb_ov_{n - 1}"]')).to_be_visible()
+        expect(page.locator(f'.wb-ov[data-key="wb_ov_{n - 1}"]')).to_be_visible(timeout=20_000)
 
     page.mouse.click(1400, 20)  # focus the page, not a text field
     for expected in (2, 3, 4, 4):

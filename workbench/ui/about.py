@@ -23,6 +23,7 @@ def _version(package: str) -> str:
 
 def about_page() -> None:
     st.title("OCR Workbench")
+    st.caption("About: the engines on this machine, the supported models, versions, samples.")
     st.markdown(
         "Drop scans and PDFs on the **Viewer**, see every predicted layout region over the "
         "page and the Markdown beside it; click a box to find its text, or the text to find "

@@ -131,6 +131,10 @@ def disagreements_frame(alignment: Alignment) -> pd.DataFrame:
 
 def render() -> None:
     st.title("Compare runs")
+    st.caption(
+        "Two runs of one document side by side: where their layouts disagree, how their text "
+        "differs, and their speed and accuracy."
+    )
     store_location_widget()
     store = get_store()
     runs = [r for r in store.list() if r.status != "corrupt"]

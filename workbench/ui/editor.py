@@ -179,6 +179,7 @@ def render_editor(reader: RunReader, doc: str, page: int, image: Image.Image, ke
     )
     for obj in drawing["objects"]:
         obj["fontSize"] = 12  # the chip; boxes_to_drawing leaves Fabric's 20 px default
+    # A canvas wider than its column scrolls inside itself (the component's own scroll box).
     result = st_canvas(
         background_image=image,
         initial_drawing=drawing,
@@ -197,28 +198,35 @@ def render_editor(reader: RunReader, doc: str, page: int, image: Image.Image, ke
 
     st.dataframe(regions_frame(working), hide_index=True, width="stretch", height=220)
     st.caption(f"Coordinates in page_px of the {image.width}×{image.height} page image.")
-    p1, p2, p3, p4 = st.columns([3, 2, 1, 1], vertical_alignment="bottom")
     options = list(range(len(working)))
-    pick = p1.selectbox(
-        "Region", options, format_func=lambda i: _describe(i + 1, working[i]), key=f"{base}_pick"
-    )
-    relabel = p2.selectbox("New label", LABELS, key=f"{base}_relabel")
-    if p3.button("Relabel", key=f"{base}_do_relabel", disabled=not options):
-        working[pick] = working[pick].model_copy(update={"label": Label(relabel)})
-        _rebuild(base, working)
-    if p4.button("Delete", key=f"{base}_do_delete", disabled=not options):
-        del working[pick]
-        _rebuild(base, working)
+    with st.container(horizontal=True, vertical_alignment="bottom"):  # wraps when narrow
+        pick = st.selectbox(
+            "Region",
+            options,
+            format_func=lambda i: _describe(i + 1, working[i]),
+            key=f"{base}_pick",
+            width=320,
+        )
+        relabel = st.selectbox("New label", LABELS, key=f"{base}_relabel", width=180)
+        if st.button("Relabel", key=f"{base}_do_relabel", disabled=not options):
+            working[pick] = working[pick].model_copy(update={"label": Label(relabel)})
+            _rebuild(base, working)
+        if st.button("Delete", key=f"{base}_do_delete", disabled=not options):
+            del working[pick]
+            _rebuild(base, working)
 
-    s1, s2, s3 = st.columns([1, 1, 3], vertical_alignment="center")
-    if s1.button("Save corrections", key=f"{base}_save", type="primary"):
+    with st.container(horizontal=True, vertical_alignment="center"):
+        save = st.button("Save corrections", key=f"{base}_save", type="primary")
+        reset = st.button("Reset to model output", key=f"{base}_reset")
+        s3 = st.container(width="stretch")
+    if save:
         try:
             path = reader.save_corrections(doc, page, working)
         except Exception as exc:
             st.error(f"Could not save: {exc}")
         else:
             _rebuild(base, working, f"Saved {len(working)} region(s) to {path.name}")
-    if s2.button("Reset to model output", key=f"{base}_reset"):
+    if reset:
         _rebuild(base, list(reader.page(doc, page).regions))
     baseline = saved if saved is not None else list(reader.page(doc, page).regions)
     msg = ss.get(f"{base}_saved_msg")

@@ -221,6 +221,10 @@ def _plan_section(snap: GpuSnapshot, selected: Profile) -> None:
 
 def render_gpu_page() -> None:
     st.title("GPU")
+    st.caption(
+        "What the GPU holds now, the tuning profile and why, and a memory plan with the "
+        "matching vLLM command."
+    )
     snap = read_snapshot()
     _readings(snap)
     selected = current_profile()

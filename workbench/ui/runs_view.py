@@ -60,7 +60,10 @@ def _describe(run: RunSummary) -> str:
 
 def render() -> None:
     st.title("Runs")
-    st.caption("Every processing is kept as a run until you delete it.")
+    st.caption(
+        "Every processing is kept as a run until you delete it: view it, correct its boxes "
+        "by hand, export it, or compare it with another run."
+    )
     store_location_widget()
     store = get_store()
     runs = store.list()

@@ -246,6 +246,7 @@ def _region_picker(result: PageResult, ov_key: str, selected: str | None) -> Non
         format_func=lambda i: f"{i} · {by_id[i].label} · {' '.join(by_id[i].text.split())[:60]}",
         on_change=lambda: set_selection(ov_key, st.session_state[key]),
         label_visibility="collapsed",
+        width=320,
     )
 
 
@@ -276,22 +277,24 @@ def _page_view(
     visible = _label_filter(result, pos)
     left, right = st.columns(2, gap="medium")
     with left:
-        tools = st.columns([3, 2], vertical_alignment="center")
-        tools[0].segmented_control(
-            "Zoom",
-            list(ZOOMS),
-            key=ZOOM_KEY,
-            default="Fit",
-            required=True,
-            label_visibility="collapsed",
-            help="Enlarge the page to read it; it scrolls inside its box.",
-        )
-        tools[1].toggle(
-            "All label tags",
-            key=TAGS_KEY,
-            help="Show every box's label. Off: a box's label shows when you point at it or "
-            "select it, so tags never hide the text on dense pages.",
-        )
+        # Flowing rows: on a narrow screen the controls wrap instead of being clipped.
+        with st.container(horizontal=True, vertical_alignment="center", gap="medium"):
+            st.segmented_control(
+                "Zoom",
+                list(ZOOMS),
+                key=ZOOM_KEY,
+                default="Fit",
+                required=True,
+                label_visibility="collapsed",
+                help="Enlarge the page to read it; it scrolls inside its box.",
+            )
+            st.toggle(
+                "All label tags",
+                key=TAGS_KEY,
+                width="content",
+                help="Show every box's label. Off: a box's label shows when you point at it or "
+                "select it, so tags never hide the text on dense pages.",
+            )
         chosen = render_page_overlay(
             jpeg,
             result.regions,
@@ -305,15 +308,15 @@ def _page_view(
             tags=bool(st.session_state.get(TAGS_KEY)),
         )
     with right:
-        pick, furn = st.columns([3, 2], vertical_alignment="center")
-        with pick:
+        with st.container(horizontal=True, vertical_alignment="center", gap="medium"):
             _region_picker(result, ov_key, chosen)
-        furniture = furn.toggle(
-            "Headers & footers",
-            key=FURNITURE_KEY,
-            help="Page headers, footers and page numbers are always kept as regions; this also "
-            "puts them into the Markdown and the downloads.",
-        )
+            furniture = st.toggle(
+                "Headers & footers",
+                key=FURNITURE_KEY,
+                width="content",
+                help="Page headers, footers and page numbers are always kept as regions; this "
+                "also puts them into the Markdown and the downloads.",
+            )
         tabs = st.tabs(["Rendered", "Markdown", "Regions JSON", "Raw output"])
         with tabs[0], st.container(height=900, border=False):
             mv.render_blocks(
@@ -334,6 +337,11 @@ def _page_view(
 
 
 def viewer_page() -> None:
+    st.title("Viewer")
+    st.caption(
+        "Drop scans or PDFs: each page's layout regions over the image, its Markdown beside. "
+        "Click a box to find its text, or the text to find its box."
+    )
     files, spec_text = input_widgets()
     for f in files:
         if not f.ok:
