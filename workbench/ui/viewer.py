@@ -246,7 +246,7 @@ def _region_picker(result: PageResult, ov_key: str, selected: str | None) -> Non
         format_func=lambda i: f"{i} · {by_id[i].label} · {' '.join(by_id[i].text.split())[:60]}",
         on_change=lambda: set_selection(ov_key, st.session_state[key]),
         label_visibility="collapsed",
-        width=320,
+        width=240,  # beside the Headers & footers toggle in a half-width column at 1400 px
     )
 
 
