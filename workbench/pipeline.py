@@ -127,9 +127,9 @@ def to_result(
     elif truncated:
         status = PageStatus.TRUNCATED
         notes.append("output cut off by max_tokens")
-    if not spec.boxes and not any(r.bbox for r in regions):
-        if not any("no layout boxes" in n for n in notes):  # the parser may have said so
-            notes.append("this model gives no layout boxes: Markdown only, nothing to draw")
+    said = any("no layout boxes" in n for n in notes)  # the parser may have said so already
+    if not spec.boxes and not said and not any(r.bbox for r in regions):
+        notes.append("this model gives no layout boxes: Markdown only, nothing to draw")
     return base.model_copy(
         update={
             "regions": regions,
