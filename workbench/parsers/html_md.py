@@ -54,6 +54,22 @@ def escape_md(text: str) -> str:
     return _ESCAPE.sub(r"\\\1", text).replace("<", "&lt;")
 
 
+#: Inline tags and their Markdown marker, the same on open and close ("" keeps the tag:
+#: Markdown has no sub/superscript).
+_INLINE = {
+    "b": "**",
+    "strong": "**",
+    "i": "*",
+    "em": "*",
+    "del": "~~",
+    "s": "~~",
+    "strike": "~~",
+    "code": "`",
+    "sup": "",
+    "sub": "",
+}
+
+
 class _Converter(HTMLParser):
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
@@ -147,16 +163,8 @@ class _Converter(HTMLParser):
         elif tag == "hr":
             self.flush()
             self.blocks.append("---")
-        elif tag in {"b", "strong"}:
-            self._text("**")
-        elif tag in {"i", "em"}:
-            self._text("*")
-        elif tag in {"del", "s", "strike"}:
-            self._text("~~")
-        elif tag == "code" and not self.pre:
-            self._text("`")
-        elif tag in {"sup", "sub"}:
-            self._text(f"<{tag}>")
+        elif tag in _INLINE and not (tag == "code" and self.pre):
+            self._text(_INLINE[tag] or f"<{tag}>")
         elif tag == "pre":
             self.flush()
             self.pre += 1
@@ -204,16 +212,8 @@ class _Converter(HTMLParser):
             self.flush()
             if self.lists:
                 self.lists.pop()
-        elif tag in {"b", "strong"}:
-            self._text("**")
-        elif tag in {"i", "em"}:
-            self._text("*")
-        elif tag in {"del", "s", "strike"}:
-            self._text("~~")
-        elif tag == "code" and not self.pre:
-            self._text("`")
-        elif tag in {"sup", "sub"}:
-            self._text(f"</{tag}>")
+        elif tag in _INLINE and not (tag == "code" and self.pre):
+            self._text(_INLINE[tag] or f"</{tag}>")
         elif tag == "pre" and self.pre:
             code = "".join(self.line).strip("\n")
             self.line = []
