@@ -2,8 +2,7 @@
 
 Puts the repository root on ``sys.path`` (``streamlit run`` adds only this script's folder),
 routes explicitly to the top-level ``pages/`` (Streamlit's automatic discovery only looks
-beside the entry script), and draws the sidebar shared by every page. Pages owned by other
-parts of the app are registered only when their file exists.
+beside the entry script), and draws the sidebar shared by every page.
 """
 
 from __future__ import annotations
@@ -25,7 +24,6 @@ NAV = [
     ("viewer.py", "Viewer", ":material/document_scanner:", "viewer"),
     ("compare.py", "Compare", ":material/compare:", "compare"),
     ("runs.py", "Runs", ":material/history:", "runs"),
-    ("batch.py", "Batch", ":material/stacks:", "batch"),
     ("gpu.py", "GPU", ":material/memory:", "gpu"),
     ("about.py", "About", ":material/info:", "about"),
 ]
@@ -36,7 +34,6 @@ def main() -> None:
     pages = [
         st.Page(PAGES / file, title=title, icon=icon, url_path=url)
         for file, title, icon, url in NAV
-        if (PAGES / file).exists()
     ]
     viewer = pages[0]
 
