@@ -130,15 +130,22 @@ def test_arrow_keys_page_through_and_escape_clears(fake_app_url: str, page: Any)
         expect(page.get_by_role("spinbutton", name="Page (of 4)").last).to_have_value(str(n))
         expect(page.locator(f'.wb-ov[data-key="wb_ov_{n - 1}"]')).to_be_visible(timeout=20_000)
 
+    def press(key: str) -> None:
+        # An arrow key pressed while the script still runs (the pages after the first are
+        # processed after page 1 is shown) reaches an overlay about to be replaced: wait until
+        # the app is idle, as a person waits for the page to settle.
+        expect(page.get_by_test_id("stStatusWidgetRunningIcon")).to_have_count(0, timeout=60_000)
+        page.keyboard.press(key)
+
     page.mouse.click(1400, 20)  # focus the page, not a text field
     for expected in (2, 3, 4, 4):
-        page.keyboard.press("ArrowRight")
+        press("ArrowRight")
         at_page(expected)
-    page.keyboard.press("ArrowLeft")
+    press("ArrowLeft")
     at_page(3)
     page.locator('.wb-box[data-label="table"]').first.click()
     expect(page.locator(".wb-box.sel")).to_have_count(1)
-    page.keyboard.press("Escape")
+    press("Escape")
     expect(page.locator(".wb-box.sel")).to_have_count(0)
     # Typing in the page-range field never pages.
     page.get_by_placeholder("all pages — or e.g. 1,3-5").click()
