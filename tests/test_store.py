@@ -77,7 +77,10 @@ def test_round_trip(tmp_path: Path) -> None:
     assert (folder / "page-0001.raw.txt").read_text() == "raw"
     assert not (folder / "page-0002.raw.txt").exists()  # empty raw output: no file
     assert (folder / "page-0002.md").read_text() == "Page 2 text"
-    assert reader.markdown("scan.pdf") == "Page 1 text\n\nPage 2 text\n\nPage 3 text\n"
+    assert reader.markdown("scan.pdf") == (
+        "<!-- page 1 -->\n\nPage 1 text\n\n<!-- page 2 -->\n\nPage 2 text\n\n"
+        "<!-- page 3 -->\n\nPage 3 text\n"
+    )
     entries = reader.info.pages
     assert [(e.page, e.tokens, e.retries) for e in entries] == [(1, 41, 1), (2, 42, 1), (3, 43, 1)]
     assert json.loads((writer.path / "manifest.json").read_text())["status"] == "done"

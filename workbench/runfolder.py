@@ -38,6 +38,7 @@ from pathlib import Path
 from PIL import Image
 from pydantic import BaseModel, Field, ValidationError
 
+from workbench.assemble import assemble_document
 from workbench.errors import StoreError
 from workbench.schema import (
     CoordSpace,
@@ -296,8 +297,8 @@ class RunReader:
 
 
 def _join_markdown(pages: list[PageResult]) -> str:
-    parts = [p.markdown.strip() for p in sorted(pages, key=lambda p: p.page)]
-    return "\n\n".join(part for part in parts if part) + "\n"
+    """The document Markdown, joined as everywhere else (``<!-- page N -->`` markers)."""
+    return assemble_document((p.page, p.markdown) for p in sorted(pages, key=lambda p: p.page))
 
 
 class RunWriter:
