@@ -29,9 +29,9 @@ import pypdfium2 as pdfium
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from workbench.assemble import assemble_page
 from workbench.engines.cpu.engine import CpuEngine
 from workbench.engines.cpu.metrics import cer, plain, word_f1
+from workbench.markdown.assemble import assemble_page
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data"
 BORN_DIGITAL = [

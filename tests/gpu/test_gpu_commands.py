@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 import shlex
 
-from workbench.gpu.architectures import find_architecture
 from workbench.gpu.commands import engine_kwargs, llm_snippet, serve_argv, serve_command
 from workbench.gpu.planner import GiB, plan_memory
 from workbench.gpu.profiles import get_profile
-from workbench.specs import ModelSpec, PageSizing
+from workbench.models.architectures import find_architecture
+from workbench.models.registry import ModelSpec, PageSizing
 
 
 def _plan(profile: str = "a100-80g"):

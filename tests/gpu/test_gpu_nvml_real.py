@@ -16,10 +16,10 @@ import subprocess
 
 import pytest
 
-from workbench.gpu.architectures import find_architecture
 from workbench.gpu.planner import MiB, bytes_per_block, plan_memory
 from workbench.gpu.profiles import detect_profile
 from workbench.gpu.telemetry import read_snapshot
+from workbench.models.architectures import find_architecture
 
 SNAP = read_snapshot()
 pytestmark = [

@@ -7,7 +7,7 @@ import pytest
 from workbench.errors import EngineUnavailable, PlanError
 from workbench.gpu.launch import plan_local_launch
 from workbench.gpu.telemetry import GpuReading, GpuSnapshot
-from workbench.specs import get_spec
+from workbench.models.registry import get_spec
 
 GiB = 1024**3
 

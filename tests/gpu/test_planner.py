@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import pytest
 
-from workbench.gpu.architectures import find_architecture
 from workbench.gpu.planner import (
     GiB,
     MiB,
@@ -31,7 +30,8 @@ from workbench.gpu.planner import (
     plan_memory,
 )
 from workbench.gpu.profiles import get_profile
-from workbench.specs import PageSizing
+from workbench.models.architectures import find_architecture
+from workbench.models.registry import PageSizing
 
 CARDS = {
     "24": ("generic-24gb", 24 * GiB),

@@ -1,4 +1,4 @@
-"""Seed a run store with real runs: FakeEngine through ``workbench.pipeline.process`` and the
+"""Seed a run store with real runs: FakeEngine through ``pipeline.process.process`` and the
 RunWriter, on synthetic two-page documents. Shared by the Runs/Compare AppTests and the
 browser tests.
 
@@ -18,11 +18,11 @@ from PIL import Image, ImageDraw
 from tests.fakes.fake_engine import FakeEngine
 from workbench.documents import open_document
 from workbench.engines.base import EngineOutput, PageRequest
-from workbench.pipeline import process
+from workbench.models.registry import CPU_SPEC
+from workbench.pipeline.process import process
+from workbench.runs.store import RunStore
 from workbench.schema import Label, RunInfo, RunStatus
 from workbench.settings import Settings
-from workbench.specs import CPU_SPEC
-from workbench.store import RunStore
 
 DOC = "memo.tiff"
 PAGE_SIZE = (800, 1000)

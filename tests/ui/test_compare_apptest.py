@@ -10,9 +10,9 @@ from streamlit.testing.v1 import AppTest
 
 from tests.fakes.fake_engine import FakeEngine
 from tests.ui.runs_seed import DOC, seed
-from workbench.compare import align_regions
-from workbench.metrics import plain_text
-from workbench.store import RunStore
+from workbench.evaluate.compare import align_regions
+from workbench.evaluate.metrics import plain_text
+from workbench.runs.store import RunStore
 from workbench.ui.compare_metrics import diff_block
 from workbench.ui.overlay import selection_key
 

@@ -10,10 +10,10 @@ from streamlit.testing.v1 import AppTest
 
 from tests.fakes.fake_engine import FakeEngine
 from tests.ui.runs_seed import DOC, PAGE_SIZE, document_bytes, seed
+from workbench.models.registry import CPU_SPEC
+from workbench.runs.store import RunStore
 from workbench.schema import BBox, Label, Region, RunStatus
 from workbench.settings import Settings
-from workbench.specs import CPU_SPEC
-from workbench.store import RunStore
 from workbench.ui.batch_view import progress_text, run_batch
 from workbench.ui.editor import canvas_boxes, regions_from_boxes
 from workbench.ui.exports_view import builders

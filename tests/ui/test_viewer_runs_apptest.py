@@ -8,7 +8,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.fakes.fake_engine import FakeEngine
-from workbench.store import RunStore
+from workbench.runs.store import RunStore
 
 ROOT = Path(__file__).resolve().parents[2]
 LATEX = ("latex.pdf", (ROOT / "tests/data/pdflatex_outline.pdf").read_bytes(), "application/pdf")

@@ -29,14 +29,14 @@ from pathlib import Path
 from typing import Any
 
 from workbench import __version__
-from workbench.assemble import figure_filename
 from workbench.documents import Document, open_document, poppler_available
 from workbench.errors import DocumentError, EngineUnavailable, WorkbenchError
-from workbench.pipeline import process, render_dpi
-from workbench.runfolder import RunWriter, atomic_write
+from workbench.markdown.assemble import figure_filename
+from workbench.models.registry import ModelSpec, get_spec, match_served_model
+from workbench.pipeline.process import process, render_dpi
+from workbench.runs.folder import RunWriter, atomic_write
 from workbench.schema import Label, PageResult, PageStatus, RunInfo, RunStatus
 from workbench.settings import Settings
-from workbench.specs import ModelSpec, get_spec, match_served_model
 
 SUFFIXES = {".pdf", ".png", ".jpg", ".jpeg", ".tif", ".tiff", ".webp", ".bmp"}
 

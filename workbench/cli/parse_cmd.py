@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from workbench.engines.base import EngineOutput
-from workbench.pipeline import to_result
-from workbench.specs import get_spec
+from workbench.models.registry import get_spec
+from workbench.pipeline.process import to_result
 
 
 def register(sub: Any) -> None:

@@ -18,7 +18,7 @@ from typing import Any
 
 from workbench.gpu.planner import MemoryPlan
 from workbench.gpu.profiles import Profile
-from workbench.specs import ModelSpec
+from workbench.models.registry import ModelSpec
 
 ORDER = (
     "gpu_memory_utilization",

@@ -17,7 +17,7 @@ from workbench.errors import EngineUnavailable, PlanError
 from workbench.gpu import commands, planner, profiles, telemetry
 from workbench.gpu.planner import MemoryPlan
 from workbench.gpu.profiles import Profile
-from workbench.specs import ModelSpec
+from workbench.models.registry import ModelSpec
 
 
 @dataclass(frozen=True)

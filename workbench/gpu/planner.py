@@ -33,14 +33,14 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from workbench.errors import PlanError
-from workbench.gpu.architectures import (
+from workbench.gpu.profiles import Profile
+from workbench.models.architectures import (
     ARCHITECTURES,
     Architecture,
     find_architecture,
     find_architecture_exact,
 )
-from workbench.gpu.profiles import Profile
-from workbench.specs import ModelSpec, PageSizing, get_spec, match_served_model
+from workbench.models.registry import ModelSpec, PageSizing, get_spec, match_served_model
 
 GiB = 1024**3
 MiB = 1024**2

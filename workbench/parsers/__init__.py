@@ -1,8 +1,8 @@
 """Model-output parsers; importing this package registers every parser (see ``base``).
 
 Registered names: ``chandra2``, ``chandra1``, ``lighton_plain``, ``lighton_grounding``,
-``olmocr``, ``dots_ocr``, ``deepseek_ocr`` (the spec registry in :mod:`workbench.specs` names
-the parser for each model).
+``olmocr``, ``dots_ocr``, ``deepseek_ocr`` (the spec registry in
+:mod:`workbench.models.registry` names the parser for each model).
 """
 
 from workbench.parsers import chandra, deepseek, dots, lighton, olmocr  # noqa: F401  (register)

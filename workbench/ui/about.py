@@ -8,7 +8,7 @@ from importlib import metadata
 import pandas as pd
 import streamlit as st
 
-from workbench.specs import all_specs
+from workbench.models.registry import all_specs
 from workbench.ui.inputs import ASSETS
 
 _PACKAGES = ("streamlit", "pypdfium2", "pydantic", "nh3", "tesserocr", "rapidocr", "vllm")

@@ -19,11 +19,11 @@ import streamlit as st
 from workbench.documents import Document, open_document
 from workbench.engines.base import Engine
 from workbench.errors import WorkbenchError
-from workbench.pipeline import process, render_dpi
+from workbench.models.registry import ModelSpec
+from workbench.pipeline.process import process, render_dpi
+from workbench.runs.store import RunStore
 from workbench.schema import RunInfo, RunStatus
 from workbench.settings import Settings
-from workbench.specs import ModelSpec
-from workbench.store import RunStore
 from workbench.ui.runs_common import engine_choices, get_store
 
 SUFFIXES = {".pdf", ".png", ".jpg", ".jpeg", ".tif", ".tiff", ".webp", ".bmp"}

@@ -1,8 +1,8 @@
 """Compare page, lower half: word diff of the Markdown, metrics tables and a chart.
 
-* Diff: :func:`workbench.compare.diff_html` (every word HTML-escaped there), cleaned again
+* Diff: :func:`workbench.evaluate.compare.diff_html` (every word HTML-escaped there), cleaned again
   with nh3 here and shown with ``st.html``: model text is never rendered unsanitised.
-* Metrics (:mod:`workbench.metrics`): per page and per document -- seconds per page,
+* Metrics (:mod:`workbench.evaluate.metrics`): per page and per document -- seconds per page,
   tokens, regions per label, text similarity of A vs B, and CER of each side against a
   reference: text the user pastes for the current page, or the text layer of the original
   PDF the user uploads (page N of the PDF is the reference for page N).
@@ -16,11 +16,11 @@ import nh3
 import pandas as pd
 import streamlit as st
 
-from workbench import metrics
-from workbench.compare import diff_counts, diff_html, word_diff
 from workbench.errors import WorkbenchError
+from workbench.evaluate import metrics
+from workbench.evaluate.compare import diff_counts, diff_html, word_diff
+from workbench.runs.store import RunReader
 from workbench.schema import PageResult
-from workbench.store import RunReader
 
 DIFF_CSS = (
     "<style>.wb-diff{line-height:1.7;font-size:0.95rem;max-height:420px;overflow:auto;"

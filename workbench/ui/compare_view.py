@@ -9,7 +9,7 @@ selecting a box on one side selects its matched partner on the other.
 Run B is any other run holding the same document (same sha256, else same name). When there
 is none, "Start the missing run" runs another engine on run A's stored page images (the very
 ``page_px`` images A saw) into a new run. Disagreements come from
-:func:`workbench.compare.align_regions`: regions on one side only are outlined magenta (dashed),
+``evaluate.compare.align_regions``: regions on one side only are outlined magenta (dashed),
 matched regions with another label orange (solid), and both are listed. Text diff, metrics and the
 chart are in :mod:`workbench.ui.compare_metrics`.
 """
@@ -21,11 +21,11 @@ from collections.abc import Callable, Iterator
 import pandas as pd
 import streamlit as st
 
-from workbench.compare import Alignment, align_regions
 from workbench.errors import WorkbenchError
-from workbench.pipeline import process
+from workbench.evaluate.compare import Alignment, align_regions
+from workbench.pipeline.process import process
+from workbench.runs.store import RunReader, RunStore, RunSummary
 from workbench.schema import PageImage, PageResult, Region, RunInfo, RunStatus
-from workbench.store import RunReader, RunStore, RunSummary
 from workbench.ui import compare_metrics, editor
 from workbench.ui.overlay import Outline, get_selection, set_selection
 from workbench.ui.runs_common import (

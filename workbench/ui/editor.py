@@ -32,8 +32,8 @@ import pandas as pd
 import streamlit as st
 from PIL import Image
 
+from workbench.runs.store import RunReader
 from workbench.schema import BBox, Label, Region
-from workbench.store import RunReader
 
 LABELS = [label.value for label in Label]
 _CHIP = re.compile(r"^#(\d+)\s+(\S+)$")

@@ -1,4 +1,4 @@
-"""Export buttons for a run: Markdown, JSON, HTML, ZIP and COCO (via :mod:`workbench.exports`).
+"""Export buttons for a run: Markdown, JSON, HTML, ZIP and COCO (:mod:`workbench.exports`).
 
 Every file is built only when its button is clicked (deferred ``download_button`` data), and
 each button says which coordinate space its boxes are in. Layers: JSON and ZIP carry both the
@@ -14,10 +14,10 @@ from collections.abc import Callable
 
 import streamlit as st
 
-from workbench.exports import to_json, to_markdown, zip_bytes
-from workbench.exports_coco import COCO_COORDINATES, to_coco
-from workbench.exports_html import to_html
-from workbench.store import RunReader, StoredPage
+from workbench.exports.coco import COCO_COORDINATES, to_coco
+from workbench.exports.formats import to_json, to_markdown, zip_bytes
+from workbench.exports.html import to_html
+from workbench.runs.store import RunReader, StoredPage
 
 SCOPES = ("Whole run", "This document", "This page")
 

@@ -17,12 +17,12 @@ import pandas as pd
 import streamlit as st
 
 from workbench.errors import PlanError
-from workbench.gpu.architectures import find_architecture
 from workbench.gpu.commands import engine_kwargs, llm_snippet, serve_command
 from workbench.gpu.planner import GiB, MiB, plan_for_model
 from workbench.gpu.profiles import PROFILES, Profile, detect_profile, get_profile, profile_names
 from workbench.gpu.telemetry import GpuSnapshot, History, read_snapshot
-from workbench.specs import all_specs
+from workbench.models.architectures import find_architecture
+from workbench.models.registry import all_specs
 
 PROFILE_KEY = "profile"
 HISTORY_KEY = "_gpu_history"

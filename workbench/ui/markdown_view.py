@@ -22,7 +22,7 @@ import nh3
 import streamlit as st
 from PIL import Image
 
-from workbench.assemble import assemble_page
+from workbench.markdown.assemble import assemble_page
 from workbench.schema import FURNITURE, Label, PageResult, Region
 from workbench.ui.overlay import block_key, color_for, safe_id
 

@@ -34,10 +34,10 @@ from PIL import Image
 from workbench.documents import Document, open_document
 from workbench.engines.base import Engine
 from workbench.errors import DocumentError, EngineUnavailable, WorkbenchError
-from workbench.pipeline import model_input, render_dpi
+from workbench.models.registry import CPU_SPEC, ModelSpec, PageSizing, get_spec, match_served_model
+from workbench.pipeline.process import model_input, render_dpi
 from workbench.schema import PageImage, PageResult
 from workbench.settings import Settings
-from workbench.specs import CPU_SPEC, ModelSpec, PageSizing, get_spec, match_served_model
 
 OVERRIDE_KEY = "engine_override"
 MAX_CACHED_RESULTS = 5000

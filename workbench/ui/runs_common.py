@@ -27,10 +27,10 @@ import streamlit as st
 from PIL import Image
 
 from workbench.engines.base import Engine
+from workbench.models.registry import ModelSpec
+from workbench.runs.store import RunReader, RunStore
 from workbench.schema import Region
 from workbench.settings import Settings
-from workbench.specs import ModelSpec
-from workbench.store import RunReader, RunStore
 from workbench.ui import resources
 from workbench.ui.markdown_view import sanitize
 from workbench.ui.overlay import LABEL_COLORS, Outline, render_page_overlay

@@ -1,6 +1,6 @@
 """The Runs page: every run in the store, with open / delete / export and a viewer.
 
-Runs are listed from :class:`~workbench.store.RunStore` (never raises for a bad run: a corrupt
+Runs are listed from :class:`~workbench.runs.store.RunStore` (never raises for a bad run: a corrupt
 one shows as such). Opening a run sets ``open_run_id`` / ``open_document`` / ``open_page``
 in session state; the viewer below the table reads them, and the app's viewer page may too.
 Deleting asks for confirmation first. The viewer shows the corrected layer when there is
@@ -15,8 +15,8 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from workbench.assemble import assemble_page
-from workbench.store import RunReader, RunSummary
+from workbench.markdown.assemble import assemble_page
+from workbench.runs.store import RunReader, RunSummary
 from workbench.ui import editor, exports_view
 from workbench.ui.runs_common import (
     get_store,

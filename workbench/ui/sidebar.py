@@ -18,7 +18,7 @@ import workbench.engines.factory as factory
 from workbench.engines.vllm_server import VllmServerEngine
 from workbench.errors import EngineUnavailable, WorkbenchError
 from workbench.gpu.launch import plan_local_launch
-from workbench.specs import all_specs, get_spec
+from workbench.models.registry import all_specs, get_spec
 from workbench.ui import resources
 from workbench.ui.gpu_panel import current_profile, sidebar_gpu
 

@@ -24,9 +24,9 @@ from streamlit.delta_generator import DeltaGenerator
 
 from workbench.engines.base import Engine
 from workbench.errors import WorkbenchError
-from workbench.pipeline import process
+from workbench.models.registry import CPU_SPEC, ModelSpec
+from workbench.pipeline.process import process
 from workbench.schema import PageResult, PageStatus
-from workbench.specs import CPU_SPEC, ModelSpec
 from workbench.ui import markdown_view as mv
 from workbench.ui import resources, viewer_runs
 from workbench.ui.inputs import Selected, input_widgets, select_pages

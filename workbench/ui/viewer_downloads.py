@@ -10,7 +10,7 @@ import json
 import pandas as pd
 import streamlit as st
 
-from workbench.assemble import assemble_document
+from workbench.markdown.assemble import assemble_document
 from workbench.schema import PageResult
 from workbench.ui import markdown_view as mv
 from workbench.ui import resources

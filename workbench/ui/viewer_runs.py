@@ -3,7 +3,7 @@
 One run per (document content, engine key) per session: the first page processed creates
 it (named ``<file> · <model>``), later pages of the same document with the same engine go
 into the same run, each written atomically as soon as it is done (see
-:mod:`workbench.runfolder`), so closing the app mid-document keeps the finished pages. The
+:mod:`workbench.runs.folder`), so closing the app mid-document keeps the finished pages. The
 store is the one the Runs page shows (``runs_common.store_dir``). A store that cannot be
 written (disk full, no permission) is reported once and never stops the viewer.
 """
@@ -17,10 +17,10 @@ import streamlit as st
 
 from workbench import __version__
 from workbench.errors import WorkbenchError
-from workbench.pipeline import Processed
-from workbench.runfolder import RunWriter
+from workbench.models.registry import ModelSpec
+from workbench.pipeline.process import Processed
+from workbench.runs.folder import RunWriter
 from workbench.schema import PageStatus, RunInfo, RunStatus
-from workbench.specs import ModelSpec
 from workbench.ui.resources import LoadedFile
 from workbench.ui.runs_common import get_store
 

@@ -11,10 +11,10 @@ import pypdfium2 as pdfium
 import pytest
 from PIL import Image, ImageDraw
 
-from workbench.assemble import assemble_page
 from workbench.engines.base import Engine, PageRequest
 from workbench.engines.cpu import get_cpu_engine
 from workbench.engines.cpu.metrics import cer, plain
+from workbench.markdown.assemble import assemble_page
 from workbench.schema import Label
 
 pytestmark = pytest.mark.slow

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from workbench.assemble import assemble_document, assemble_page
+from workbench.markdown.assemble import assemble_document, assemble_page
 from workbench.schema import BBox, Label, Region
 
 

@@ -10,7 +10,8 @@ import pytest
 from PIL import Image
 
 from workbench.errors import WorkbenchError
-from workbench.exports import (
+from workbench.exports.coco import CATEGORY_IDS, to_coco
+from workbench.exports.formats import (
     COORDINATES,
     ExportPage,
     MemoryPage,
@@ -19,10 +20,9 @@ from workbench.exports import (
     to_markdown,
     zip_bytes,
 )
-from workbench.exports_coco import CATEGORY_IDS, to_coco
-from workbench.exports_html import render_markdown, to_html
+from workbench.exports.html import render_markdown, to_html
+from workbench.runs.store import RunReader, RunStore
 from workbench.schema import BBox, DocumentInfo, Label, PageResult, Region, RunInfo
-from workbench.store import RunReader, RunStore
 
 
 def result(doc: str, n: int, markdown: str) -> PageResult:

@@ -2,7 +2,7 @@
 
 The root defaults to ``Settings.store_dir`` (the user's data directory, or
 ``WORKBENCH_STORE_DIR``). Each run lives in ``<root>/<run id>/`` with the layout described in
-:mod:`workbench.runfolder` -- the same layout the CLI writes under ``--out DIR``. Run ids sort
+:mod:`workbench.runs.folder` -- the same layout the CLI writes under ``--out DIR``. Run ids sort
 by creation time: ``20260105-120102-<slug>-<4 hex>`` (UTC).
 
 :meth:`RunStore.list` never raises for one bad run: a corrupt manifest or missing page files
@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from workbench.errors import StoreError
-from workbench.runfolder import (
+from workbench.runs.folder import (
     Corrections,
     PageEntry,
     RunManifest,

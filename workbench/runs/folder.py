@@ -1,6 +1,6 @@
 """One run folder on disk: its layout, an atomic page-by-page writer and a tolerant reader.
 
-:mod:`workbench.store` keeps many of these under one root; the CLI's ``--out DIR`` is one too.
+:mod:`workbench.runs.store` keeps many of these under one root; the CLI's ``--out DIR`` is one too.
 Layout::
 
     manifest.json                 RunManifest: RunInfo + one PageEntry per finished page
@@ -38,8 +38,8 @@ from pathlib import Path
 from PIL import Image
 from pydantic import BaseModel, Field, ValidationError
 
-from workbench.assemble import assemble_document
 from workbench.errors import StoreError
+from workbench.markdown.assemble import assemble_document
 from workbench.schema import (
     CoordSpace,
     DocumentInfo,

@@ -8,7 +8,7 @@ The one path from page images to results, shared by the app and the CLI:
    with many requests in flight), and results are yielded *as each page finishes*;
 3. VLM output is parsed by the spec's parser (looked up in the registry); engines that
    detect layout themselves return regions directly;
-4. the page Markdown is assembled by :mod:`workbench.assemble`;
+4. the page Markdown is assembled by :mod:`workbench.markdown.assemble`;
 5. a model that reports the page is rotated (olmOCR) gets the page again, turned upright.
 
 Status: ``error`` when the engine failed, ``looped`` when every attempt ended in a
@@ -24,11 +24,11 @@ from dataclasses import dataclass
 
 from PIL import Image
 
-from workbench.assemble import assemble_page
 from workbench.engines.base import Engine, EngineOutput, PageRequest
+from workbench.markdown.assemble import assemble_page
+from workbench.models.registry import ModelSpec, PageSizing
 from workbench.parsers import ParseContext, get_parser
 from workbench.schema import PageImage, PageResult, PageStatus
-from workbench.specs import ModelSpec, PageSizing
 
 DEFAULT_BATCH = 32  # pages per engine call for engines that do not say
 
@@ -47,7 +47,7 @@ def render_dpi(spec: ModelSpec, default: float) -> float:
 
 
 def model_input(image: Image.Image, sizing: PageSizing) -> Image.Image:
-    """Size a page image by the spec's rule (see :class:`~workbench.specs.PageSizing`)."""
+    """Size a page image by the spec's rule (see :class:`~workbench.models.registry.PageSizing`)."""
     w, h = image.size
     f = 1.0
     if sizing.min_short_edge and min(w, h) < sizing.min_short_edge:

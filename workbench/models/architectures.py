@@ -22,7 +22,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Literal
 
-from workbench.specs import PageSizing
+from workbench.models.registry import PageSizing
 
 GB = 1_000_000_000
 TokenRule = Literal["grid", "grid_rows", "fixed"]

@@ -20,7 +20,7 @@ import nh3
 from markdown_it import MarkdownIt
 from PIL import Image
 
-from workbench.exports import COORDINATES, ExportPage, regions_of
+from workbench.exports.formats import COORDINATES, ExportPage, regions_of
 from workbench.schema import Label, RunInfo
 
 MAX_IMAGE_SIDE = 1600

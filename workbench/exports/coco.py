@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from workbench.exports import ExportPage, export_info, regions_of
+from workbench.exports.formats import ExportPage, export_info, regions_of
 from workbench.schema import Label, RunInfo
 
 CATEGORY_IDS: dict[Label, int] = {

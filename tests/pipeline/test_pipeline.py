@@ -11,10 +11,10 @@ from PIL import Image
 from tests.fakes.fake_engine import FakeEngine
 from workbench.documents import open_document
 from workbench.engines.base import EngineOutput, PageRequest
+from workbench.models.registry import CPU_SPEC, ModelSpec, PageSizing
 from workbench.parsers.base import ParseContext, ParsedPage, register
-from workbench.pipeline import model_input, process
+from workbench.pipeline.process import model_input, process
 from workbench.schema import Attempt, BBox, Label, PageStatus, Region, Sampling
-from workbench.specs import CPU_SPEC, ModelSpec, PageSizing
 
 
 def pdf_doc(pages: int) -> bytes:

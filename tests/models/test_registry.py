@@ -2,9 +2,9 @@ import hashlib
 
 import pytest
 
+from workbench.models.registry import CPU_SPEC, all_specs, get_spec, match_served_model
 from workbench.parsers import parser_names
 from workbench.schema import Sampling
-from workbench.specs import CPU_SPEC, all_specs, get_spec, match_served_model
 
 # sha256 of the upstream prompt strings, computed from chandra-ocr 0.2.0 / 0.1.8
 # (prompts.OCR_LAYOUT_PROMPT) and olmocr 0.4.27 (build_no_anchoring_v4_yaml_prompt()).

@@ -11,7 +11,8 @@ import pytest
 from PIL import Image
 
 from workbench.errors import StoreError
-from workbench.runfolder import RunWriter
+from workbench.runs.folder import RunWriter
+from workbench.runs.store import RunReader, RunStore, new_run_id
 from workbench.schema import (
     Attempt,
     BBox,
@@ -22,7 +23,6 @@ from workbench.schema import (
     RunInfo,
     RunStatus,
 )
-from workbench.store import RunReader, RunStore, new_run_id
 
 
 def make_page(doc: str, n: int, raw: str = "raw out") -> PageResult:
@@ -104,7 +104,7 @@ def test_killed_writer_leaves_exactly_the_finished_pages(tmp_path: Path) -> None
         import os, sys
         sys.path.insert(0, {str(Path(__file__).parent)!r})
         from test_store import make_page, image, info
-        import workbench.runfolder as rf
+        import workbench.runs.folder as rf
         real = os.replace
         def dying_replace(src, dst):
             if str(dst).endswith("page-0003.json"):

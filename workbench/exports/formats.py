@@ -5,7 +5,8 @@ in an HTML comment and footer, in the ZIP's ``README.txt``. Boxes are written ex
 stored (``page_px`` of the page image); nothing is rescaled on export.
 
 Exports take :class:`ExportPage` objects: anything with ``result``, ``corrected``,
-``image_file`` and ``load_image()`` -- :class:`workbench.store.StoredPage` is one (structurally;
+``image_file`` and ``load_image()`` --
+:class:`~workbench.runs.folder.StoredPage` is one (structurally;
 this module does not import the store), :class:`MemoryPage` wraps a result still in memory.
 Where regions matter (HTML boxes, COCO), the corrected layer wins when present and the export
 says which layer each page used.
@@ -13,7 +14,7 @@ says which layer each page used.
 * :func:`to_markdown` -- the pages' Markdown, documents in order, pages joined by blank lines.
 * :func:`to_json` / :func:`load_json` -- ``{"info", "pages": [PageResult...], "corrections"}``.
 * :func:`write_zip` -- files of a run folder, kept under their relative names, plus README.txt.
-* :func:`workbench.exports_html.to_html`, :func:`workbench.exports_coco.to_coco`.
+* :func:`workbench.exports.html.to_html`, :func:`workbench.exports.coco.to_coco`.
 """
 
 from __future__ import annotations

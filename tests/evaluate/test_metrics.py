@@ -6,7 +6,7 @@ from typing import Any
 import pytest
 
 from workbench.errors import DocumentError, PageRangeError
-from workbench.metrics import (
+from workbench.evaluate.metrics import (
     MAX_CER_CHARS,
     cer,
     char_errors,

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from workbench.compare import align_regions, diff_counts, diff_html, word_diff
+from workbench.evaluate.compare import align_regions, diff_counts, diff_html, word_diff
 from workbench.schema import BBox, Label, PageResult, Region
 
 
