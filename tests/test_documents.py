@@ -162,3 +162,186 @@ def test_poppler_backend_renders_the_same_page_as_pdfium() -> None:
     b = np.asarray(poppler_page.image.convert("L").resize((100, 130)), dtype=float)
     diff = float(np.abs(a - b).mean())
     assert diff < 20  # the same page drawn by two rasterizers: grey levels agree closely
+
+
+# ---------------------------------------------------------------- issue 10 items 6-9
+
+
+def test_multipage_tiff_frames_are_decoded_only_when_asked() -> None:
+    # Each frame has its own grey level, so a page shows which frame was decoded.
+    buf = io.BytesIO()
+    frames = [Image.new("L", (40, 30), 10 * i) for i in range(12)]
+    frames[0].save(buf, "TIFF", save_all=True, append_images=frames[1:])
+    doc = open_document("fax.tif", buf.getvalue())
+    assert doc.page_count == 12
+    assert [p.image.getpixel((0, 0))[0] for p in doc.pages([11, 2])] == [100, 10]
+    assert list(doc.pages([])) == []  # nothing asked, nothing rendered (never "all pages")
+
+
+_TIFF_RSS_SCRIPT = """
+import resource, sys
+from workbench.documents import open_document
+data = open(sys.argv[1], "rb").read()
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+doc = open_document("scan.tif", data)
+sizes = [p.size for p in doc.pages([1, 2])]
+after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(doc.page_count, len(sizes), (after - before) // 1024)
+"""
+
+
+def test_two_pages_of_a_long_tiff_cost_two_frames_of_memory(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    # 60 frames of 1200×1200 RGB: 4.3 MB each decoded, 260 MB if every frame were loaded.
+    frame = Image.new("RGB", (1200, 1200), (250, 250, 250))
+    path = tmp_path / "long.tif"
+    frame.save(path, "TIFF", save_all=True, append_images=[frame] * 59, compression="tiff_lzw")
+    out = subprocess.run(
+        [sys.executable, "-c", _TIFF_RSS_SCRIPT, str(path)],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=Path(__file__).parent.parent,
+    ).stdout.split()
+    count, rendered, grown_mb = (int(v) for v in out)
+    assert (count, rendered) == (60, 2)
+    assert grown_mb < 80, f"peak memory grew {grown_mb} MB for 2 of 60 frames"
+
+
+def test_damaged_later_tiff_frame_is_a_document_error_for_that_page() -> None:
+    rng = np.random.default_rng(0)  # noise does not compress: the strips are long
+    frames = [Image.fromarray(rng.integers(0, 255, (200, 200), dtype=np.uint8)) for _ in "ab"]
+    buf = io.BytesIO()
+    frames[0].save(
+        buf, "TIFF", save_all=True, append_images=frames[1:], compression="tiff_adobe_deflate"
+    )
+    data = bytearray(buf.getvalue())
+    probe = Image.open(io.BytesIO(bytes(data)))
+    probe.seek(1)
+    strip = probe.tag_v2[273][0]  # StripOffsets of the second frame
+    data[strip : strip + 2000] = bytes(2000)  # its deflate stream is now garbage
+    doc = open_document("fax.tif", bytes(data))
+    assert doc.page_count == 2
+    assert doc.page(1).size == (200, 200)  # the first frame is fine
+    with pytest.raises(DocumentError, match=r"^fax\.tif: page 2 is damaged"):
+        doc.page(2)
+
+
+def _zero_page_pdf() -> bytes:
+    buf = io.BytesIO()
+    pdfium.PdfDocument.new().save(buf)
+    return buf.getvalue()
+
+
+def test_zero_page_pdf_after_an_encrypted_one_says_no_pages() -> None:
+    encrypted = (DATA / "bad" / "encrypted.pdf").read_bytes()
+    for name, data, reason in [
+        ("empty.pdf", _zero_page_pdf(), "has no pages"),
+        ("secret.pdf", encrypted, "encrypted"),
+        ("empty.pdf", _zero_page_pdf(), "has no pages"),  # PDFium's last error is stale here
+        ("secret.pdf", encrypted, "encrypted"),
+        ("cut.pdf", make_pdf(2)[:300], "damaged"),
+    ]:
+        with pytest.raises(DocumentError) as err:
+            open_document(name, data)
+        assert str(err.value).startswith(f"{name}: ") and reason in str(err.value), err.value
+
+
+def test_wrong_password_is_named_as_such() -> None:
+    encrypted = (DATA / "bad" / "encrypted.pdf").read_bytes()
+    with pytest.raises(DocumentError, match="password given is wrong"):
+        open_document("secret.pdf", encrypted, password="not-it")
+
+
+def test_fifo_is_refused_at_once_without_blocking(tmp_path: Path) -> None:
+    import os
+    import threading
+
+    from workbench.documents import read_input
+
+    fifo = tmp_path / "scan.pdf"
+    os.mkfifo(fifo)  # nobody ever writes to it: reading it would block forever
+    outcome: list[BaseException | bytes] = []
+
+    def read() -> None:
+        try:
+            outcome.append(read_input(fifo))
+        except BaseException as exc:
+            outcome.append(exc)
+
+    thread = threading.Thread(target=read, daemon=True)
+    thread.start()
+    thread.join(timeout=5)
+    assert not thread.is_alive(), "reading a FIFO blocked"
+    [error] = outcome
+    assert isinstance(error, DocumentError)
+    assert str(error) == f"{fifo}: not a regular file (a FIFO); skipped"
+
+
+@pytest.mark.parametrize(("path", "what"), [("/dev/null", "a character device"), (".", "folder")])
+def test_other_non_regular_inputs_are_refused(path: str, what: str) -> None:
+    from workbench.documents import read_input
+
+    with pytest.raises(DocumentError, match=what):
+        read_input(Path(path))
+
+
+def test_regular_file_and_link_to_it_are_read(tmp_path: Path) -> None:
+    from workbench.documents import read_input
+
+    data = make_pdf(1)
+    (tmp_path / "a.pdf").write_bytes(data)
+    (tmp_path / "link.pdf").symlink_to(tmp_path / "a.pdf")
+    assert read_input(tmp_path / "a.pdf") == data == read_input(tmp_path / "link.pdf")
+    with pytest.raises(DocumentError, match="No such file"):
+        read_input(tmp_path / "missing.pdf")
+    with pytest.raises(DocumentError, match="larger than 1 MB"):
+        (tmp_path / "big.pdf").write_bytes(b"%PDF-" + b"\0" * 2_000_000)
+        read_input(tmp_path / "big.pdf", Settings(max_file_mb=1))
+
+
+def test_a_newline_in_a_name_keeps_the_error_on_one_line(tmp_path: Path) -> None:
+    from workbench.documents import read_input
+
+    path = tmp_path / "bad\nname.pdf"
+    path.write_bytes(b"not a scan\n")
+    with pytest.raises(DocumentError) as err:
+        open_document(path.name, read_input(path))
+    message = str(err.value)
+    assert "\n" not in message
+    assert message.startswith("'bad\\nname.pdf': not a PDF or image")
+    os_fifo = tmp_path / "fifo\rname"
+    import os
+
+    os.mkfifo(os_fifo)
+    with pytest.raises(DocumentError) as err:
+        read_input(os_fifo)
+    assert "\r" not in str(err.value) and "fifo\\rname" in str(err.value)
+
+
+def test_cli_refuses_a_fifo_and_a_newline_name_one_line_each(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    inputs = tmp_path / "in"
+    inputs.mkdir()
+    os.mkfifo(inputs / "a.pdf")
+    bad = inputs / "b\nc.pdf"
+    bad.write_bytes(b"plain text\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "workbench", "ocr", str(inputs), "--out", str(tmp_path / "out")],
+        capture_output=True,
+        text=True,
+        timeout=60,  # the FIFO used to block here forever
+        cwd=Path(__file__).parent.parent,
+    )
+    lines = done.stderr.splitlines()
+    assert done.returncode == 1
+    assert lines == [
+        f"error: {inputs / 'a.pdf'}: not a regular file (a FIFO); skipped",
+        f"error: {str(bad)!a}: not a PDF or image (named .pdf, but its content is neither)",
+        "error: no readable input",
+    ]

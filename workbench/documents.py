@@ -9,7 +9,12 @@ Rasterization: PDFs through pypdfium2 (default; about twice as fast as poppler a
 system package) or pdf2image/poppler (``pdf_backend="poppler"`` where ``pdftoppm`` exists).
 A page is rendered at ``dpi`` unless that would exceed ``max_pixels``; then it is rendered
 smaller and :attr:`PageImage.scale_note` says so. Pages are rendered one at a time, on
-demand, so a thousand-page PDF never sits in memory whole.
+demand, so a thousand-page PDF never sits in memory whole; a multi-frame TIFF likewise decodes
+only the frames asked for (the first is decoded at opening, to check the file).
+
+Files on disk are read with :func:`read_input`, which refuses anything but a regular file (a
+FIFO, a device, a socket would block or never end) without blocking on it. Names in messages
+go through :func:`workbench.errors.display_name`, so one bad file is always one line.
 
 Page numbers are 1-based everywhere; :func:`parse_page_range` reads ``"1,3-5"``.
 """
@@ -19,25 +24,28 @@ from __future__ import annotations
 import hashlib
 import io
 import math
+import os
 import shutil
+import stat
 import threading
 import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import PurePath
+from pathlib import Path, PurePath
 from typing import Any
 
-from PIL import Image, ImageOps, ImageSequence
+from PIL import Image, ImageOps
 
 from workbench.errors import DocumentError, PageRangeError
 from workbench.schema import DocumentInfo, PageImage
 from workbench.settings import Settings
+from workbench.textlayer import PDFIUM_LOCK, extract_text_layer
 
 #: An image whose header claims more pixels than this is refused as a decompression bomb.
 BOMB_PIXELS = 200_000_000
 
 # PDFium is not thread-safe; Streamlit serves sessions from threads.
-_PDFIUM_LOCK = threading.RLock()
+_PDFIUM_LOCK = PDFIUM_LOCK  # one lock with workbench.textlayer
 
 _MAGIC: tuple[tuple[bytes, str], ...] = (
     (b"\x89PNG\r\n\x1a\n", "png"),
@@ -145,7 +153,8 @@ class Document:
     page_count: int
     settings: Settings = field(default_factory=Settings, repr=False)
     _pdf: Any = field(default=None, repr=False)
-    _frames: list[Image.Image] | None = field(default=None, repr=False)
+    _image: Image.Image | None = field(default=None, repr=False)  # open, frames seeked lazily
+    _image_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     @property
     def sha256(self) -> str:
@@ -169,14 +178,29 @@ class Document:
             raise PageRangeError(f"{self.name}: page {index} is outside 1-{self.page_count}")
         if self.kind == "pdf":
             return self._render_pdf(index, dpi or self.settings.dpi)
-        assert self._frames is not None
-        image, note = _shrink(to_rgb(self._frames[index - 1]), self.settings.max_pixels)
+        image, note = _shrink(to_rgb(self._frame(index)), self.settings.max_pixels)
         return PageImage(self.name, index, image, None, note)
+
+    def _frame(self, index: int) -> Image.Image:
+        """Decode frame ``index`` (1-based) only now; a damaged frame is a DocumentError."""
+        assert self._image is not None
+        with self._image_lock:  # seek() moves the one shared decoder
+            try:
+                self._image.seek(index - 1)
+                w, h = self._image.size
+                if w * h > BOMB_PIXELS:  # each TIFF frame has its own size
+                    raise DocumentError(
+                        self.name, f"page {index} claims {w}×{h} pixels: refused as too large"
+                    )
+                frame = self._image.copy()
+            except (OSError, SyntaxError, ValueError, EOFError) as exc:
+                raise DocumentError(self.name, f"page {index} is damaged ({exc})") from None
+        return ImageOps.exif_transpose(frame) or frame
 
     def pages(
         self, indices: list[int] | None = None, dpi: float | None = None
     ) -> Iterator[PageImage]:
-        for index in indices or range(1, self.page_count + 1):
+        for index in range(1, self.page_count + 1) if indices is None else indices:
             yield self.page(index, dpi)
 
     def _render_pdf(self, index: int, dpi: float) -> PageImage:
@@ -198,8 +222,10 @@ class Document:
                 if self.settings.pdf_backend == "poppler":
                     note = "poppler (pdftoppm) is not installed; rendered with PDFium"
                 image = page.render(scale=scale, may_draw_forms=True).to_pil()
+            layer = extract_text_layer(page)  # None for scans; never raises
             page.close()
-        return PageImage(self.name, index, to_rgb(image), round(scale * 72, 1), note)
+        dpi_out = round(scale * 72, 1)
+        return PageImage(self.name, index, to_rgb(image), dpi_out, note, text_layer=layer)
 
     def _render_poppler(self, index: int, dpi: float) -> Image.Image:
         from pdf2image import convert_from_bytes  # optional backend
@@ -214,6 +240,51 @@ class Document:
             with _PDFIUM_LOCK:
                 self._pdf.close()
             self._pdf = None
+        if self._image is not None:
+            with self._image_lock:
+                self._image.close()
+            self._image = None
+
+
+def read_input(path: Path, settings: Settings | None = None) -> bytes:
+    """The bytes of the file at ``path``; raises :class:`DocumentError` naming it.
+
+    Only regular files (or links to one) are read. The file is opened non-blocking and checked
+    with ``fstat`` on the open descriptor, so a FIFO with no writer is refused at once instead
+    of blocking the whole run, and a file swapped after a check cannot slip through."""
+    settings = settings or Settings()
+    name = str(path)
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except IsADirectoryError:
+        raise DocumentError(name, "is a folder, not a file") from None
+    except OSError as exc:
+        raise DocumentError(name, f"cannot read it ({exc.strerror})") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise DocumentError(name, f"not a regular file ({_file_type(info.st_mode)}); skipped")
+        if info.st_size > settings.max_file_mb * 1024 * 1024:
+            raise DocumentError(name, f"the file is larger than {settings.max_file_mb} MB")
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            return handle.read()
+    except OSError as exc:
+        raise DocumentError(name, f"cannot read it ({exc.strerror})") from None
+    finally:
+        os.close(fd)
+
+
+def _file_type(mode: int) -> str:
+    for check, what in (
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISDIR, "a folder"),
+    ):
+        if check(mode):
+            return what
+    return "not a file"
 
 
 def open_document(
@@ -226,8 +297,8 @@ def open_document(
     kind = sniff_kind(name, data)
     if kind == "pdf":
         return _open_pdf(name, data, settings, password)
-    frames = _open_image(name, data, kind)
-    return Document(name, data, kind, len(frames), settings, _frames=frames)
+    image, count = _open_image(name, data, kind)
+    return Document(name, data, kind, count, settings, _image=image)
 
 
 def _open_pdf(name: str, data: bytes, settings: Settings, password: str | None) -> Document:
@@ -236,15 +307,11 @@ def _open_pdf(name: str, data: bytes, settings: Settings, password: str | None) 
     with _PDFIUM_LOCK:
         try:
             pdf = pdfium.PdfDocument(data, password=password)
-        except pdfium.PdfiumError as exc:
-            text = str(exc)
-            if "password" in text.lower():
-                raise DocumentError(
-                    name, "the PDF is encrypted (password-protected); remove the password first"
-                ) from None
-            raise DocumentError(
-                name, "the PDF is damaged or truncated; it cannot be read"
-            ) from None
+        except pdfium.PdfiumError:
+            # pypdfium2 reads FPDF_GetLastError whenever the page count is below 1, even when
+            # the load succeeded (a zero-page PDF), so its message may be a stale error from an
+            # earlier file. Ask PDFium again, reading the error right after the failing call.
+            raise DocumentError(name, _pdf_failure(data, password)) from None
         count = len(pdf)
     if count == 0:
         pdf.close()
@@ -252,7 +319,35 @@ def _open_pdf(name: str, data: bytes, settings: Settings, password: str | None) 
     return Document(name, data, "pdf", count, settings, _pdf=pdf)
 
 
-def _open_image(name: str, data: bytes, kind: str) -> list[Image.Image]:
+def _pdf_failure(data: bytes, password: str | None) -> str:
+    """Why PDFium refuses ``data``: load it raw; the load's own error, else the page count."""
+    import ctypes
+
+    import pypdfium2.raw as pdfium_c
+
+    buffer = ctypes.create_string_buffer(data, len(data))
+    secret = None if password is None else (password + "\x00").encode()
+    handle = pdfium_c.FPDF_LoadMemDocument64(buffer, len(data), secret)
+    if not handle:
+        code = pdfium_c.FPDF_GetLastError()  # right after the failing call: this file's error
+        if code == pdfium_c.FPDF_ERR_PASSWORD:
+            if password:
+                return "the PDF is encrypted and the password given is wrong"
+            return "the PDF is encrypted (password-protected); remove the password first"
+        if code == pdfium_c.FPDF_ERR_SECURITY:
+            return "the PDF uses an unsupported security handler; it cannot be read"
+        return "the PDF is damaged or truncated; it cannot be read"
+    try:
+        count = pdfium_c.FPDF_GetPageCount(handle)
+    finally:
+        pdfium_c.FPDF_CloseDocument(handle)
+    if count < 1:
+        return "the PDF has no pages"
+    return "the PDF is damaged or truncated; it cannot be read"
+
+
+def _open_image(name: str, data: bytes, kind: str) -> tuple[Image.Image, int]:
+    """The open image and its frame count; only the first frame is decoded (to check it)."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error", Image.DecompressionBombWarning)
@@ -264,16 +359,41 @@ def _open_image(name: str, data: bytes, kind: str) -> list[Image.Image]:
                     f"the image claims {w}×{h} pixels ({w * h / 1e6:.0f} MP): refused as a "
                     "possible decompression bomb",
                 )
-            frames = []
-            for frame in ImageSequence.Iterator(image):
-                frame.load()
-                frames.append(ImageOps.exif_transpose(frame.copy()) or frame.copy())
+            image.load()
+            # Counting frames walks the TIFF directory chain without decoding pixels.
+            count = int(getattr(image, "n_frames", 1))
     except DocumentError:
         raise
     except (Image.DecompressionBombError, Image.DecompressionBombWarning):
         raise DocumentError(name, "refused as a possible decompression bomb") from None
     except (OSError, SyntaxError, ValueError) as exc:
         raise DocumentError(name, f"the {kind.upper()} image is damaged ({exc})") from None
-    if not frames:
+    if count < 1:
         raise DocumentError(name, "the image has no frames")
-    return frames
+    return image, count
+
+
+def pdf_text_layer(data: bytes, page: int, name: str = "PDF") -> str:
+    """The embedded text of 1-based ``page`` of a PDF ("" for a scan without a text layer).
+
+    The reference the metrics compare OCR output with; read under the PDFium lock."""
+    import pypdfium2 as pdfium
+
+    with _PDFIUM_LOCK:
+        try:
+            pdf = pdfium.PdfDocument(data)
+        except pdfium.PdfiumError as exc:
+            raise DocumentError(name, f"cannot be read for its text layer ({exc})") from None
+        try:
+            if not 1 <= page <= len(pdf):
+                raise PageRangeError(f"{name}: page {page} is outside the PDF (1-{len(pdf)})")
+            pdf_page = pdf[page - 1]
+            textpage = pdf_page.get_textpage()
+            try:
+                text = textpage.get_text_bounded()
+            finally:
+                textpage.close()
+                pdf_page.close()
+        finally:
+            pdf.close()
+    return text.replace("\r\n", "\n").replace("\r", "\n")

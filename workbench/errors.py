@@ -11,11 +11,20 @@ class WorkbenchError(RuntimeError):
     """Base of every error the workbench raises on purpose."""
 
 
+def display_name(name: object) -> str:
+    """A file name safe for a one-line message: as is when every character is printable,
+    else ``repr``-style escaped (a newline in a name must not split an error line in two)."""
+    text = str(name)
+    return text if text.isprintable() else ascii(text)
+
+
 class DocumentError(WorkbenchError):
-    """A file cannot be read as a document: corrupt, empty, encrypted, unsupported or too big."""
+    """A file cannot be read as a document: corrupt, empty, encrypted, unsupported or too big.
+
+    The message is one line: the name goes through :func:`display_name`."""
 
     def __init__(self, name: str, reason: str) -> None:
-        super().__init__(f"{name}: {reason}")
+        super().__init__(f"{display_name(name)}: {reason}")
         self.name = name
         self.reason = reason
 

@@ -2,6 +2,7 @@
 
 Output contract (other tools and the benchmarks rely on it), for each input::
 
+    DIR/<input stem>/document.json       the document: name in the run, sha256, kind, pages
     DIR/<input stem>/page-0001.png       the page image the engine saw
     DIR/<input stem>/page-0001.md        the page Markdown
     DIR/<input stem>/page-0001.json      page, width, height, engine, model, regions
@@ -12,33 +13,52 @@ Output contract (other tools and the benchmarks rely on it), for each input::
     DIR/<input stem>/document.md
     DIR/manifest.json                    the run: engine, model, settings, per-page status
 
-Each page's files are written as soon as that page is done, ``.json`` last. ``DIR`` is a run
-folder: run the same command again (same ``--run-name``, default the folder's name) and an
-interrupted run resumes; finished pages are neither redone nor rewritten. An input directory
-stands for the supported files inside it. A bad input prints one line naming it and why on
-stderr, the other inputs are still processed, and the exit status is 1.
+The folder is written by :mod:`workbench.pipeline.runner`, as the app writes its runs. Each
+page's files are written as soon as that page is done, ``.json`` last, with the user's umask.
+``DIR`` is a run folder: run the same command again (same ``--run-name``, default the folder's
+name) and an interrupted run resumes; finished pages are neither redone nor rewritten, pages
+that failed are tried again, and when nothing is left the command says so and exits 0 without
+starting the engine. Documents are recognised by content (sha256), not by name: two inputs
+named alike get two folders (``doc``, ``doc-2``), and a changed file is not "already done".
+An input directory stands for the supported files directly inside it; the others are listed
+in one ``warning:`` line. A bad input prints one ``error:`` line naming it and why; the
+others are still processed. File names in messages are escaped when not printable.
+
+Exit status:
+
+    0    every page asked for finished cleanly (or was already done)
+    1    some input could not be read, or some page failed (``error``)
+    2    usage, engine or run-folder error: nothing was processed
+    3    every page finished, but some are ``looped`` or ``truncated`` (a ``warning:``
+         line names each); their output is kept
+    130  interrupted (Ctrl-C); finished pages are kept, the run is marked cancelled
 """
 
 from __future__ import annotations
 
 import argparse
-import io
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
-from workbench import __version__
-from workbench.documents import Document, open_document, poppler_available
-from workbench.errors import DocumentError, EngineUnavailable, WorkbenchError
-from workbench.markdown.assemble import figure_filename
+from workbench.documents import Document, open_document, poppler_available, read_input
+from workbench.errors import DocumentError, EngineUnavailable, WorkbenchError, display_name
 from workbench.models.registry import ModelSpec, get_spec, match_served_model
-from workbench.pipeline.process import process, render_dpi
-from workbench.runs.folder import RunWriter, atomic_write
-from workbench.schema import Label, PageResult, PageStatus, RunInfo, RunStatus
+from workbench.pipeline.process import render_dpi
+from workbench.pipeline.runner import (
+    DocumentPlan,
+    RunJob,
+    finished_pages,
+    run_documents,
+    run_info,
+)
+from workbench.runs.folder import RunReader
+from workbench.schema import PageResult, PageStatus
 from workbench.settings import Settings
 
 SUFFIXES = {".pdf", ".png", ".jpg", ".jpeg", ".tif", ".tiff", ".webp", ".bmp"}
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_UNCLEAN = 0, 1, 2, 3
 
 
 def register(sub: Any) -> None:
@@ -70,14 +90,32 @@ def register(sub: Any) -> None:
     p.set_defaults(func=run)
 
 
-def expand_inputs(inputs: list[Path]) -> list[Path]:
+def say(kind: str, text: str) -> None:
+    """One line on stderr: ``error: ...``, ``warning: ...`` or a plain progress line."""
+    print(f"{kind}: {text}" if kind else text, file=sys.stderr)
+
+
+def expand_inputs(inputs: list[Path]) -> tuple[list[Path], list[str]]:
+    """Files to read (a folder stands for its supported files) and, per folder, one line
+    listing what was left out."""
     files: list[Path] = []
+    skipped: list[str] = []
     for path in inputs:
-        if path.is_dir():
-            files.extend(sorted(p for p in path.iterdir() if p.suffix.lower() in SUFFIXES))
-        else:
+        if not path.is_dir():
             files.append(path)
-    return files
+            continue
+        entries = sorted(path.iterdir())
+        files.extend(p for p in entries if p.suffix.lower() in SUFFIXES and not p.is_dir())
+        left = [
+            display_name(p.name + ("/" if p.is_dir() else ""))
+            for p in entries
+            if p.is_dir() or p.suffix.lower() not in SUFFIXES
+        ]
+        if left:
+            skipped.append(
+                f"{display_name(path)}: skipped {len(left)} unsupported file(s): {', '.join(left)}"
+            )
+    return files, skipped
 
 
 def build_engine(args: argparse.Namespace, settings: Settings) -> tuple[Any, ModelSpec]:
@@ -115,13 +153,43 @@ def local_engine_args(spec: ModelSpec, profile_name: str | None) -> dict[str, An
     return plan_local_launch(spec, profile_name).kwargs
 
 
-def _write_figures(json_path: Path, result: PageResult, image: Any) -> None:
-    for region in result.regions:
-        if region.label is Label.FIGURE and region.bbox is not None:
-            b = region.bbox
-            buf = io.BytesIO()
-            image.crop((int(b.x0), int(b.y0), int(b.x1), int(b.y1))).save(buf, "PNG")
-            atomic_write(json_path.parent / figure_filename(result.page, region.id), buf.getvalue())
+def _open_inputs(paths: list[Path], settings: Settings) -> tuple[list[Document], int]:
+    """Open every input; one ``error:`` line per bad one. Same content twice: kept once."""
+    documents: list[Document] = []
+    seen: dict[str, Path] = {}
+    failures = 0
+    for path in paths:
+        try:  # read_input refuses FIFOs/devices without blocking
+            doc = open_document(path.name, read_input(path, settings), settings)
+        except DocumentError as exc:
+            say("error", f"{display_name(path)}: {exc.reason}")
+            failures += 1
+            continue
+        if doc.sha256 in seen:
+            first = display_name(seen[doc.sha256])
+            say("", f"{display_name(path)}: same content as {first}, done once")
+            doc.close()
+            continue
+        seen[doc.sha256] = path
+        documents.append(doc)
+    return documents, failures
+
+
+def _existing_run(out: Path, run_name: str) -> RunReader | None:
+    """The run already in ``out`` (None when there is none or its manifest is unreadable);
+    refuses another run's folder before anything is written there."""
+    if not (out / "manifest.json").exists():
+        return None
+    try:
+        reader = RunReader(out)
+    except WorkbenchError:
+        return None  # a corrupt manifest: the writer rebuilds it from the page files
+    if reader.info.name != run_name:
+        raise WorkbenchError(
+            f"{display_name(out)} holds the run {reader.info.name!r}; pass --run-name "
+            f"{reader.info.name} to resume it, or choose another --out"
+        )
+    return reader
 
 
 def run(args: argparse.Namespace) -> int:
@@ -133,97 +201,102 @@ def run(args: argparse.Namespace) -> int:
             "--pdf-backend poppler needs poppler-utils (pdftoppm) and pdf2image: "
             "apt-get install poppler-utils; pip install pdf2image"
         )
-    files = expand_inputs(args.inputs)
-    failures = 0
-    documents: list[Document] = []
-    for path in files:
+    paths, skipped = expand_inputs(args.inputs)
+    for line in skipped:
+        say("warning", line)
+    documents, failures = _open_inputs(paths, settings)
+    wanted: list[tuple[Document, list[int]]] = []
+    for doc in documents:
         try:
-            data = path.read_bytes()
-        except OSError as exc:
-            print(f"error: {path}: cannot read it ({exc.strerror})", file=sys.stderr)
+            wanted.append((doc, doc.select(args.pages)))
+        except WorkbenchError as exc:
+            say("error", f"{display_name(doc.name)}: {exc}")
             failures += 1
-            continue
-        try:
-            documents.append(open_document(path.name, data, settings))
-        except DocumentError as exc:
-            print(f"error: {path}: {exc.reason}", file=sys.stderr)
-            failures += 1
-    if not documents:
-        print("error: no readable input", file=sys.stderr)
-        return 1
-    engine, spec = build_engine(args, settings)
+    if not wanted:
+        say("error", "no readable input")
+        return EXIT_FAILED
     run_name = args.run_name or args.out.resolve().name
-    info = RunInfo(
-        id=run_name,
-        name=run_name,
-        engine=engine.name,
-        model=engine.model,
-        profile=args.profile,
-        settings={"pages": args.pages, "dpi": args.dpi, "spec": spec.id},
-        versions={"workbench": __version__},
-        documents=[d.info() for d in documents],
-    )
-    writer = RunWriter.open(args.out, info)
-    if writer.info.name != run_name:
-        raise WorkbenchError(
-            f"{args.out} holds the run {writer.info.name!r}; pass --run-name "
-            f"{writer.info.name} to resume it, or choose another --out"
-        )
-    bad_pages = 0
+    if _existing_run(args.out, run_name) is not None and _nothing_left(args.out, wanted):
+        pages = sum(len(w) for _, w in wanted)
+        say("", f"{display_name(args.out)}: nothing left to do, all {pages} page(s) are done")
+        return EXIT_FAILED if failures else EXIT_OK
+    engine, spec = build_engine(args, settings)
     try:
-        for doc in documents:
-            bad_pages += _run_document(args, engine, spec, writer, doc, settings)
-            writer.finish_document(doc.name)
-    except KeyboardInterrupt:
-        writer.finish(RunStatus.CANCELLED)
-        raise
+        return _run_job(args, engine, spec, settings, wanted, run_name, failures)
     finally:
         engine.close()
-    status = RunStatus.PARTIAL if bad_pages or failures else RunStatus.DONE
-    writer.finish(status)
-    return 1 if failures or bad_pages else 0
+        for doc in documents:
+            doc.close()
 
 
-def _run_document(
+def _nothing_left(out: Path, wanted: list[tuple[Document, list[int]]]) -> bool:
+    for doc, pages in wanted:
+        done = finished_pages(out, doc.info())
+        if done is None or not set(pages) <= done:
+            return False
+    return True
+
+
+def _run_job(
     args: argparse.Namespace,
     engine: Any,
     spec: ModelSpec,
-    writer: RunWriter,
-    doc: Document,
     settings: Settings,
+    wanted: list[tuple[Document, list[int]]],
+    run_name: str,
+    failures: int,
 ) -> int:
-    try:
-        wanted = doc.select(args.pages)
-    except WorkbenchError as exc:
-        print(f"error: {doc.name}: {exc}", file=sys.stderr)
-        return 1
-    done = writer.done_pages(doc.name)
-    todo = [n for n in wanted if n not in done]
-    if done and not args.quiet:
-        print(
-            f"{doc.name}: {len(wanted) - len(todo)} page(s) already done, skipped", file=sys.stderr
-        )
     dpi = args.dpi or render_dpi(spec, settings.dpi)
+    info = run_info(
+        engine,
+        spec,
+        name=run_name,
+        run_id=run_name,
+        documents=[d.info() for d, _ in wanted],
+        dpi=dpi,
+        source="cli",
+        profile=args.profile,
+    )
+    job = RunJob.start(args.out, engine, spec, info)
+    job.failed_inputs = failures
+    plans: list[DocumentPlan] = []
+    for doc, pages in wanted:
+        plan = job.plan(doc, pages)
+        plans.append(plan)
+        if plan.name != doc.name:
+            say(
+                "",
+                f"{display_name(doc.name)}: another document in this run has that name; "
+                f"this one is {display_name(plan.name)} in {job.writer.folder_name(plan.name)}/",
+            )
+        if plan.already_done and not args.quiet:
+            say("", f"{display_name(plan.name)}: {plan.already_done} page(s) already done, skipped")
     start = time.monotonic()
-    bad = 0
 
     def progress(i: int, n: int, result: PageResult) -> None:
+        name = display_name(result.document)
+        if result.status is PageStatus.ERROR:
+            say("error", f"{name} page {result.page}: {result.error}")
+        elif result.status in (PageStatus.LOOPED, PageStatus.TRUNCATED):
+            note = result.notes[-1] if result.notes else ""
+            say("warning", f"{name} page {result.page} is {result.status.value}: {note}")
         if args.quiet:
             return
         rate = i / max(time.monotonic() - start, 1e-6)
         eta = (n - i) / rate if rate else 0.0
-        print(
-            f"{doc.name}: page {result.page} ({i}/{n}) {result.status.value} "
+        say(
+            "",
+            f"{name}: page {result.page} ({i}/{n}) {result.status.value} "
             f"{result.seconds:.1f}s  {rate:.2f} pages/s, {eta:.0f}s left",
-            file=sys.stderr,
         )
 
-    for item in process(engine, spec, doc.pages(todo, dpi), total=len(todo), on_page=progress):
-        json_path = writer.write_page(item.result, item.image)
-        _write_figures(json_path, item.result, item.image)
-        if item.result.status is PageStatus.ERROR:
-            bad += 1
-            print(
-                f"error: {doc.name} page {item.result.page}: {item.result.error}", file=sys.stderr
-            )
-    return bad
+    outcome = run_documents(job, plans, on_page=progress)
+    if not args.quiet:
+        say(
+            "",
+            f"{display_name(args.out)}: run {outcome.status.value}, {outcome.written} page(s) "
+            f"written, {len(outcome.failed)} failed, {len(outcome.unclean)} looped or truncated",
+        )
+    if failures or outcome.failed:
+        return EXIT_FAILED
+    return EXIT_UNCLEAN if outcome.unclean else EXIT_OK
