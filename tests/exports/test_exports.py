@@ -20,7 +20,8 @@ from workbench.exports.formats import (
     to_markdown,
     zip_bytes,
 )
-from workbench.exports.html import render_markdown, to_html
+from workbench.exports.html import to_html
+from workbench.markdown.sanitize import render_html
 from workbench.runs.store import RunReader, RunStore
 from workbench.schema import BBox, DocumentInfo, Label, PageResult, Region, RunInfo
 
@@ -164,10 +165,10 @@ def test_html_is_standalone_and_sanitized(reader: RunReader) -> None:
     # page 2's title box at x0=10/400, y0=20/200, 100x40 px
     assert "left:2.500%;top:10.000%;width:25.000%;height:20.000%" in page
     assert "coordinate space: page_px" in page and "<footer>" in page
-    assert "<script>" not in render_markdown("<script>alert(1)</script>")
-    table = render_markdown("<table><tr><td onclick='x()'>1</td></tr></table>")
+    assert "<script>" not in render_html("<script>alert(1)</script>")
+    table = render_html("<table><tr><td onclick='x()'>1</td></tr></table>")
     assert table == "<table><tbody><tr><td>1</td></tr></tbody></table>"
-    assert "<img" not in render_markdown("<img src=https://tracker.example/x.png>")
+    assert "<img" not in render_html("<img src=https://tracker.example/x.png>")
 
 
 def test_markdown_export_and_memory_pages() -> None:

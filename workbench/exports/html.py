@@ -1,12 +1,13 @@
 """A standalone HTML report of pages: image with region boxes beside the rendered Markdown.
 
 Model output is untrusted: Markdown is rendered by markdown-it with raw HTML on (VLMs write
-tables as HTML), then cleaned by nh3 with its default allow-list minus ``img`` (no script, no
-``on*`` attributes, no ``javascript:`` URLs, no remote fetches); labels, names and region text
-go through :func:`html.escape`. Page images
-are embedded as JPEG data URIs (at most :data:`MAX_IMAGE_SIDE` px on the long side); boxes are
-placed in percent of the page, so they stay on the image at any size. Box coordinates are
-the stored ``page_px`` ones (stated in an HTML comment and in the footer).
+tables as HTML), then cleaned by the one nh3 policy
+(:func:`workbench.markdown.sanitize.render_html`: no script, no ``on*`` attributes, no
+``javascript:`` URLs, no ``img``, so no remote fetches); labels, names and region text go
+through :func:`html.escape`. Page images are embedded as JPEG data URIs (at most
+:data:`MAX_IMAGE_SIDE` px on the long side); boxes are placed in percent of the page, so they
+stay on the image at any size. Box coordinates are the stored ``page_px`` ones (stated in an
+HTML comment and in the footer).
 """
 
 from __future__ import annotations
@@ -16,15 +17,13 @@ import html
 import io
 from collections.abc import Sequence
 
-import nh3
-from markdown_it import MarkdownIt
 from PIL import Image
 
 from workbench.exports.formats import COORDINATES, ExportPage, regions_of
+from workbench.markdown.sanitize import render_html
 from workbench.schema import Label, RunInfo
 
 MAX_IMAGE_SIDE = 1600
-_ALLOWED_TAGS = set(nh3.ALLOWED_TAGS) - {"img"}
 COLORS: dict[Label, str] = {
     Label.TEXT: "#1f77b4",
     Label.TITLE: "#d62728",
@@ -55,12 +54,6 @@ section{margin-bottom:2.5rem;border-top:1px solid #ccc;padding-top:1rem}
 .md table{border-collapse:collapse}.md td,.md th{border:1px solid #ccc;padding:2px 6px}
 footer{color:#666;font-size:.85rem}
 """
-
-
-def render_markdown(markdown: str) -> str:
-    """Safe HTML for untrusted Markdown (see the module docstring)."""
-    rendered = MarkdownIt("commonmark", {"html": True}).enable("table").render(markdown)
-    return nh3.clean(rendered, tags=_ALLOWED_TAGS)
 
 
 def _data_uri(image: Image.Image) -> str:
@@ -101,7 +94,7 @@ def _page_html(page: ExportPage) -> str:
     return (
         f'<section><h2>{heading}</h2><p>{meta}</p><div class="row">'
         f'<div class="page">{picture}{"".join(boxes)}</div>'
-        f'<div class="md">{render_markdown(result.markdown)}</div></div></section>'
+        f'<div class="md">{render_html(result.markdown)}</div></div></section>'
     )
 
 

@@ -11,7 +11,8 @@ Contract:
 * ``<math>`` → ``$…$``, ``<math display="block">`` → ``$$…$$`` on its own lines;
 * ``<img alt=…>`` → ``*[Image: alt]*`` (models leave ``src`` empty);
 * tables stay HTML, rebuilt from table tags only (cell text flattened, math as ``$…$``) and
-  cleaned with :func:`clean_table_html` (nh3, table tags and colspan/rowspan only);
+  cleaned with :func:`~workbench.markdown.sanitize.clean_table_html` (nh3, table tags and
+  colspan/rowspan only);
 * links keep their text only; unknown tags are transparent; ``$``, ``*``, ``_``, `` ` `` and
   ``<`` in plain text are escaped so they stay literal.
 
@@ -23,31 +24,13 @@ from __future__ import annotations
 import re
 from html.parser import HTMLParser
 
-import nh3
+# The one sanitizing policy (workbench.markdown.sanitize); re-exported for the other parsers.
+from workbench.markdown.sanitize import TABLE_TAGS, clean_table_html, clean_tables
 
-TABLE_TAGS = frozenset(
-    {"table", "thead", "tbody", "tfoot", "tr", "th", "td", "caption", "colgroup", "col"}
-)
-_TABLE_ATTRS = {"td": {"colspan", "rowspan"}, "th": {"colspan", "rowspan"}}
+__all__ = ["TABLE_TAGS", "clean_table_html", "clean_tables", "escape_md", "html_to_markdown"]
+
 _BULLET = re.compile(r"^\s*[•·▪‣◦●○■□\-*–]\s+")
 _ESCAPE = re.compile(r"([\\`*_$])")
-
-
-def clean_table_html(html: str) -> str:
-    """A table fragment reduced to table tags with colspan/rowspan; everything else stripped."""
-    return nh3.clean(html, tags=set(TABLE_TAGS), attributes=_TABLE_ATTRS).strip()
-
-
-def clean_tables(text: str) -> str:
-    """Markdown with every ``<table>…</table>`` (or a trailing unclosed one) cleaned by nh3."""
-    out: list[str] = []
-    pos = 0
-    for match in re.finditer(r"<table\b.*?(?:</table\s*>|\Z)", text, flags=re.S | re.I):
-        out.append(text[pos : match.start()])
-        out.append(clean_table_html(match.group(0)))
-        pos = match.end()
-    out.append(text[pos:])
-    return "".join(out)
 
 
 def escape_md(text: str) -> str:

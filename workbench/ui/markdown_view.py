@@ -1,8 +1,7 @@
 """The Markdown side of a page: sanitized rendering, per-region blocks linked to the overlay.
 
 Model output is untrusted. Everything shown through ``st.markdown(unsafe_allow_html=True)``
-goes through :func:`sanitize` first (nh3 with a table-friendly allow-list; no ``style``,
-``iframe``, ``form``, ``img``, scripts, event handlers or ``javascript:``/``data:`` links).
+goes through :func:`sanitize` first: the one policy of :mod:`workbench.markdown.sanitize`.
 KaTeX and GFM tables are rendered by ``st.markdown`` itself.
 
 Each region's text is its own container keyed by :func:`workbench.ui.overlay.block_key`, so a
@@ -18,46 +17,15 @@ import json
 import re
 from collections.abc import Sequence
 
-import nh3
 import streamlit as st
 from PIL import Image
 
 from workbench.markdown.assemble import assemble_page
+from workbench.markdown.sanitize import sanitize_markdown as sanitize
 from workbench.schema import FURNITURE, Label, PageResult, Region
 from workbench.ui.overlay import block_key, color_for, safe_id
 
-#: No ``img``: a model's image tag shows a broken picture at best and makes the reader's browser
-#: fetch any URL it names at worst (figures are shown as crops of the page instead).
-ALLOWED_TAGS = (nh3.ALLOWED_TAGS - {"img"}) | {
-    "table",
-    "thead",
-    "tbody",
-    "tfoot",
-    "tr",
-    "th",
-    "td",
-    "caption",
-    "sup",
-    "sub",
-    "br",
-}
-ALLOWED_ATTRS = {
-    **nh3.ALLOWED_ATTRIBUTES,
-    "td": {"colspan", "rowspan"},
-    "th": {"colspan", "rowspan"},
-}
 _FIGURE_LINK = re.compile(r"!\[Figure [^\]]*\]\(page-\d{4}-[^)]*\.png\)\s*")
-
-
-def sanitize(markdown: str) -> str:
-    """Model Markdown (with any HTML in it) made safe for ``unsafe_allow_html=True``."""
-    return nh3.clean(
-        markdown,
-        tags=ALLOWED_TAGS,
-        attributes=ALLOWED_ATTRS,
-        url_schemes={"http", "https", "mailto"},
-        link_rel="noopener noreferrer nofollow",
-    )
 
 
 def page_markdown(result: PageResult, include_furniture: bool) -> str:

@@ -1,0 +1,108 @@
+"""The one nh3 policy for untrusted model output, wherever it becomes HTML.
+
+Model output is untrusted: a VLM can be made to write ``<script>``, ``<iframe srcdoc>``,
+``onerror=``, ``javascript:`` links, ``<style>`` or a ``<form>``. Every place that shows it as
+HTML goes through this module, so there is one allow-list to read and to test.
+
+The policy
+    Tags: nh3's defaults (text formatting, headings, lists, links, tables) minus ``img`` (a
+    model's image tag shows a broken picture at best and makes the reader's browser fetch any
+    URL it names at worst; figures are shown as crops of the page instead), plus ``tfoot``.
+    Attributes: nh3's defaults plus ``colspan``/``rowspan`` on cells. Links: ``http``,
+    ``https`` and ``mailto`` only, ``rel="noopener noreferrer nofollow"``. So no ``style``,
+    ``iframe``, ``form``, ``input``, ``img``, scripts, event handlers or ``javascript:`` /
+    ``data:`` URLs, ever.
+Math (KaTeX)
+    ``st.markdown`` typesets ``$…$`` / ``$$…$$`` / ``\\(…\\)`` / ``\\[…\\]`` itself. An HTML
+    sanitizer reads ``a<b`` inside a formula as the start of a tag and ``&`` as an entity,
+    which breaks it, so before cleaning, inside math only, ``<``/``>`` become KaTeX's ``\\lt``
+    / ``\\gt`` and ``&`` is held aside and put back after. Nothing is exempt from the
+    cleaning: a formula that is not one to the renderer is plain text, and never holds a ``<``.
+
+Views of the policy (each one narrower, never wider):
+
+* :func:`sanitize_markdown` -- Markdown with HTML in it, for
+  ``st.markdown(unsafe_allow_html=True)``.
+* :func:`render_html` -- Markdown rendered by markdown-it (raw HTML on, tables on), then cleaned:
+  standalone HTML (the HTML export).
+* :func:`clean_html` -- an HTML fragment, optionally limited to fewer tags (the word diff:
+  ``<del>``/``<ins>`` only).
+* :func:`clean_table_html` / :func:`clean_tables` -- table tags and cell spans only (parsers
+  keep a model's HTML table as HTML in the page Markdown).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+import nh3
+
+ALLOWED_TAGS: frozenset[str] = frozenset((set(nh3.ALLOWED_TAGS) - {"img"}) | {"tfoot"})
+_CELL_ATTRS = {"colspan", "rowspan"}
+ALLOWED_ATTRIBUTES: dict[str, set[str]] = {
+    **{tag: set(attrs) for tag, attrs in nh3.ALLOWED_ATTRIBUTES.items() if tag in ALLOWED_TAGS},
+    "td": set(nh3.ALLOWED_ATTRIBUTES.get("td", set())) | _CELL_ATTRS,
+    "th": set(nh3.ALLOWED_ATTRIBUTES.get("th", set())) | _CELL_ATTRS,
+}
+URL_SCHEMES = frozenset({"http", "https", "mailto"})
+LINK_REL = "noopener noreferrer nofollow"
+TABLE_TAGS = frozenset(
+    {"table", "thead", "tbody", "tfoot", "tr", "th", "td", "caption", "colgroup", "col"}
+)
+assert TABLE_TAGS <= ALLOWED_TAGS
+
+# Display math first ($$ spans lines), then inline; a backslash-escaped \$ is not a delimiter.
+_MATH = re.compile(
+    r"\$\$.+?\$\$|\\\[.+?\\\]|\\\(.+?\\\)|(?<![\\$])\$(?!\s)[^$\n]+?(?<![\s\\])\$(?!\d)",
+    re.S,
+)
+_AMP = "\ue000"  # a private-use character: never in model text that matters, never HTML
+
+
+def clean_html(html: str, tags: Iterable[str] | None = None) -> str:
+    """``html`` under the policy; ``tags`` narrows the allowed tags further (never widens)."""
+    allowed = ALLOWED_TAGS if tags is None else ALLOWED_TAGS & frozenset(tags)
+    return nh3.clean(
+        html,
+        tags=set(allowed),
+        attributes={t: a for t, a in ALLOWED_ATTRIBUTES.items() if t in allowed},
+        url_schemes=set(URL_SCHEMES),
+        link_rel=LINK_REL,
+    )
+
+
+def _protect_math(match: re.Match[str]) -> str:
+    return match.group(0).replace("&", _AMP).replace("<", r"\lt ").replace(">", r"\gt ")
+
+
+def sanitize_markdown(markdown: str) -> str:
+    """Model Markdown (with any HTML in it) made safe for ``unsafe_allow_html=True``;
+    formulas keep their ``<``, ``>`` and ``&`` (see the module docstring)."""
+    return clean_html(_MATH.sub(_protect_math, markdown.replace(_AMP, ""))).replace(_AMP, "&")
+
+
+def render_html(markdown: str) -> str:
+    """Safe standalone HTML for untrusted Markdown (math left as written, no KaTeX)."""
+    from markdown_it import MarkdownIt
+
+    return clean_html(MarkdownIt("commonmark", {"html": True}).enable("table").render(markdown))
+
+
+def clean_table_html(html: str) -> str:
+    """A table fragment reduced to table tags with colspan/rowspan; everything else stripped."""
+    return nh3.clean(
+        html, tags=set(TABLE_TAGS), attributes={"td": _CELL_ATTRS, "th": _CELL_ATTRS}
+    ).strip()
+
+
+def clean_tables(text: str) -> str:
+    """Markdown with every ``<table>…</table>`` (or a trailing unclosed one) cleaned."""
+    out: list[str] = []
+    pos = 0
+    for match in re.finditer(r"<table\b.*?(?:</table\s*>|\Z)", text, flags=re.S | re.I):
+        out.append(text[pos : match.start()])
+        out.append(clean_table_html(match.group(0)))
+        pos = match.end()
+    out.append(text[pos:])
+    return "".join(out)
