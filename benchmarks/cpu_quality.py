@@ -1,8 +1,10 @@
 """CPU engine quality on real pages: Tesseract alone vs RapidOCR alone vs the combined engine.
 
-Ground truth is each PDF page's own text layer (pypdfium2). Pages: the born-digital PDFs in
-tests/data, plus any PDFs in ``--extra DIR`` (held-out pages, e.g. extracted sdists). Prints,
-per variant: CER pooled over all pages, median page CER, mean word-F1, seconds per page.
+Ground truth is each PDF page's own text layer (:func:`workbench.documents.pdf_text_layer`),
+scored with :mod:`workbench.evaluate.metrics` (the engine's Markdown read as plain text
+first). Pages: the born-digital PDFs in tests/data, plus any PDFs in ``--extra DIR``
+(held-out pages, e.g. extracted sdists). Prints, per variant: CER pooled over all pages,
+median page CER, mean word-F1, seconds per page.
 
     python benchmarks/cpu_quality.py [--extra DIR] [--dpi 200] [--max-pages 20]
 
@@ -25,12 +27,13 @@ import time
 from pathlib import Path
 
 import numpy as np
-import pypdfium2 as pdfium
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from workbench.documents import open_document, pdf_text_layer
 from workbench.engines.cpu.engine import CpuEngine
-from workbench.engines.cpu.metrics import cer, plain, word_f1
+from workbench.errors import WorkbenchError
+from workbench.evaluate.metrics import char_errors, plain_text, word_f1
 from workbench.markdown.assemble import assemble_page
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data"
@@ -48,19 +51,21 @@ def pages(extra: Path | None, dpi: int, max_pages: int):
     if extra is not None:
         files += sorted(extra.rglob("*.pdf"))
     for f in files:
+        data = f.read_bytes()
         try:
-            doc = pdfium.PdfDocument(f)
-        except Exception:
+            doc = open_document(f.name, data)
+        except WorkbenchError:
             continue
-        for i in range(min(len(doc), 3)):
-            ref = doc[i].get_textpage().get_text_range()
+        for n in range(1, min(doc.page_count, 3) + 1):
+            ref = pdf_text_layer(data, n, f.name)
             if len(ref.strip()) < 50:
                 continue
-            image = doc[i].render(scale=dpi / 72).to_pil().convert("RGB")
-            yield f"{f.name}#{i + 1}", image, ref
+            yield f"{f.name}#{n}", doc.page(n, dpi=dpi).image, ref
             max_pages -= 1
             if max_pages <= 0:
+                doc.close()
                 return
+        doc.close()
 
 
 def main() -> None:
@@ -85,7 +90,7 @@ def main() -> None:
 
     def combined(im, eng=engine):
         regions, _ = eng.analyze(im)
-        return plain(assemble_page(regions, include_furniture=True))
+        return plain_text(assemble_page(regions, include_furniture=True))
 
     variants = {
         "tesseract": tesseract,
@@ -107,14 +112,13 @@ def main() -> None:
             t = time.perf_counter()
             hyp = fn(image)
             secs = time.perf_counter() - t
-            d, n = cer(hyp, ref)
+            errors = char_errors(hyp, ref)
+            d, n = errors.edits, errors.reference_chars
             s = stats[name]
-            (
-                s["d"].append(d),
-                s["n"].append(n),
-                s["f1"].append(word_f1(hyp, ref)),
-                s["s"].append(secs),
-            )
+            s["d"].append(d)
+            s["n"].append(n)
+            s["f1"].append(word_f1(hyp, ref).f1)
+            s["s"].append(secs)
             row.append(f"{name.split(',')[0] if ',' not in name else 'bare'}={d / max(n, 1):.3f}")
         print(f"{key:26s} " + "  ".join(row), flush=True)
     print()

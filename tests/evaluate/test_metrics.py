@@ -5,6 +5,7 @@ from typing import Any
 
 import pytest
 
+from workbench.documents import pdf_text_layer
 from workbench.errors import DocumentError, PageRangeError
 from workbench.evaluate.metrics import (
     MAX_CER_CHARS,
@@ -13,7 +14,7 @@ from workbench.evaluate.metrics import (
     document_metrics,
     edit_distance,
     metrics_table,
-    pdf_text_layer,
+    normalize_text,
     plain_text,
     similarity,
     to_dataframe,
@@ -66,6 +67,16 @@ def test_word_f1_bag_of_words() -> None:
     assert word_f1("x", "y").f1 == 0.0
 
 
+def test_one_normalisation_for_every_metric() -> None:
+    assert normalize_text(" The\u00a0ﬁsh \n\t swims ") == "The fish swims"
+    # case: CER counts it, word F1 does not (casefold, so German ß matches "SS")
+    assert cer("Straße", "STRASSE") > 0 and word_f1("Straße", "STRASSE").f1 == 1.0
+    # the reference is normalised, never read as Markdown: "1." and "*" are text there
+    assert cer("1. a *b*", "1. a *b*") == 0.0
+    # empty sides: both empty agree (1.0, like similarity); one empty side scores 0.0
+    assert word_f1("", "").f1 == 1.0 and word_f1("", "x").f1 == 0.0 and word_f1("x", "").f1 == 0.0
+
+
 def test_similarity_is_one_minus_normalised_distance() -> None:
     assert similarity("abcd", "abcd") == 1.0
     assert similarity("abcd", "abxd") == pytest.approx(0.75)
@@ -80,6 +91,18 @@ def test_plain_text_strips_markdown_and_html_tables() -> None:
     text = plain_text(md)
     assert "#" not in text and "|" not in text and "<td>" not in text and "**" not in text
     assert text.split() == ["Title", "a", "b", "1", "2", "x", "bold", "&"]
+
+
+def test_plain_text_drops_the_workbench_placeholders() -> None:
+    """Figure links, ``*[signature]*`` and the ``$$`` fence lines the assembler writes are not
+    text a reader sees; the formula itself, a bullet's text and an inline ``$x$`` are."""
+    md = (
+        "![Figure r3](page-0001-r3.png)\n\nCaption\n\n*[signature]* J. Smith\n\n"
+        "$$\nE = mc^2\n$$\n\n- item with $x$\n\n\\[\ny\n\\]"
+    )
+    assert plain_text(md).split() == [
+        "Caption", "J.", "Smith", "E", "=", "mc^2", "item", "with", "$x$", "y",
+    ]  # fmt: skip
 
 
 def page(n: int, md: str, seconds: float, doc: str = "d.pdf", **kw: Any) -> PageResult:

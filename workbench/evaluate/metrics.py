@@ -1,22 +1,32 @@
 """Text and run metrics: CER, word F1, side-to-side similarity, per-page and per-document tables.
 
+The one place the workbench measures text (the Compare page, ``benchmarks/``, the CPU engine's
+tests): one normalisation, one set of metrics (olmocr's single ``normalize_text`` is the model).
+
 Definitions (all on text, never on boxes)
 -----------------------------------------
-plain text
+plain text (:func:`plain_text`, model output only)
     Page Markdown rendered with markdown-it (tables on, inline HTML kept) and stripped back to
-    its text, so ``| a | b |`` and ``<table><td>a</td>...`` both read ``a b``; math stays as
-    written. Metrics compare plain text, so two engines' table syntaxes do not count as errors.
+    its text, so ``| a | b |`` and ``<table><td>a</td>...`` both read ``a b``. The workbench's
+    own placeholders are not text: figure links and ``*[signature]*`` are dropped, and so are
+    the ``$$`` lines around a display formula (the formula itself stays as written).
+normalised text (:func:`normalize_text`, both sides, every metric)
+    NFKC, then every whitespace run one space, stripped. A reference (typed, or a PDF text
+    layer) is only normalised, never read as Markdown.
 CER
-    Levenshtein distance (unit costs) between the hypothesis and the reference after NFKC
-    normalisation with all whitespace removed, divided by the reference length. Case and
-    punctuation count. Inputs longer than :data:`MAX_CER_CHARS` are cut to that many
+    Levenshtein distance (unit costs) between the normalised hypothesis and reference with all
+    whitespace removed (text layers have unreliable spaces), divided by the reference length.
+    Case and punctuation count. Inputs longer than :data:`MAX_CER_CHARS` are cut to that many
     characters (``truncated`` says so): the distance is O(n·m) and a page never needs more.
+    Pool pages by summing :class:`CharErrors`, never by joining texts. Empty reference: 0.0
+    when the hypothesis is empty too, else 1.0.
 word F1
-    Bag of words: tokens are ``\\w+`` runs of the NFKC, case-folded text; precision and recall
-    count the multiset intersection. Punctuation is ignored.
+    Bag of words: tokens are ``\\w+`` runs of the normalised, case-folded text; precision and
+    recall count the multiset intersection. Punctuation is ignored. Two empty texts score 1.0
+    (as similarity does); one empty side scores 0.0.
 similarity
-    ``1 - edit distance / max(len)`` over the same normalised characters as CER (symmetric,
-    1.0 = identical, two empty texts are identical). Not difflib's ratio.
+    ``1 - edit distance / max(len)`` over the same characters as CER (symmetric, 1.0 =
+    identical, two empty texts are identical). Not difflib's ratio.
 Document aggregates are micro averages: CER = summed edits / summed reference characters, word
 F1 from summed counts; seconds per page over the pages that ran; similarity is the page mean.
 """
@@ -33,7 +43,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from workbench.errors import DocumentError, PageRangeError
+from workbench.markdown.assemble import SIGNATURE_MARK
 from workbench.schema import PageResult, PageStatus, Region
 
 if TYPE_CHECKING:
@@ -42,6 +52,7 @@ if TYPE_CHECKING:
 MAX_CER_CHARS = 12_000  # about 2 s worst case on one slow core; a dense page is ~8k
 _WS = re.compile(r"\s+", re.UNICODE)
 _WORD = re.compile(r"\w+", re.UNICODE)
+_MATH_FENCE = re.compile(r"^[ \t]*(?:\$\$|\\\[|\\\])[ \t]*$", re.MULTILINE)
 _BLOCK_TAGS = {"p", "br", "tr", "td", "th", "li", "div", "h1", "h2", "h3", "h4", "h5", "h6"}
 
 
@@ -66,7 +77,8 @@ def plain_text(markdown: str) -> str:
     """The text a reader sees in ``markdown`` (see module docstring); never raises."""
     from markdown_it import MarkdownIt
 
-    rendered = MarkdownIt("commonmark", {"html": True}).enable("table").render(markdown)
+    source = _MATH_FENCE.sub("", markdown.replace(SIGNATURE_MARK, ""))
+    rendered = MarkdownIt("commonmark", {"html": True}).enable("table").render(source)
     parser = _TextOnly()
     parser.feed(rendered)
     parser.close()
@@ -74,8 +86,14 @@ def plain_text(markdown: str) -> str:
     return "\n".join(line for line in lines if line)
 
 
-def normalize_chars(text: str) -> str:
-    return _WS.sub("", unicodedata.normalize("NFKC", text))
+def normalize_text(text: str) -> str:
+    """The one normalisation of both sides of every metric: NFKC, whitespace runs to one space."""
+    return _WS.sub(" ", unicodedata.normalize("NFKC", text)).strip()
+
+
+def _chars(text: str) -> str:
+    """What CER and similarity compare: normalised text without any whitespace."""
+    return normalize_text(text).replace(" ", "")
 
 
 def _codes(text: str) -> np.ndarray:
@@ -126,7 +144,8 @@ class CharErrors:
 
 
 def char_errors(hypothesis: str, reference: str) -> CharErrors:
-    hyp, ref = normalize_chars(hypothesis), normalize_chars(reference)
+    """Edits and reference length (see module docstring); pool pages by summing these."""
+    hyp, ref = _chars(hypothesis), _chars(reference)
     truncated = max(len(hyp), len(ref)) > MAX_CER_CHARS
     hyp, ref = hyp[:MAX_CER_CHARS], ref[:MAX_CER_CHARS]
     return CharErrors(edit_distance(hyp, ref), len(ref), truncated)
@@ -139,13 +158,13 @@ def cer(hypothesis: str, reference: str) -> float:
 
 def similarity(a: str, b: str) -> float:
     """1 - normalised edit distance over NFKC, whitespace-free characters (1.0 = same)."""
-    na, nb = normalize_chars(a)[:MAX_CER_CHARS], normalize_chars(b)[:MAX_CER_CHARS]
+    na, nb = _chars(a)[:MAX_CER_CHARS], _chars(b)[:MAX_CER_CHARS]
     longest = max(len(na), len(nb))
     return 1.0 - edit_distance(na, nb) / longest if longest else 1.0
 
 
 def word_tokens(text: str) -> list[str]:
-    return _WORD.findall(unicodedata.normalize("NFKC", text).casefold())
+    return _WORD.findall(normalize_text(text).casefold())
 
 
 @dataclass(frozen=True)
@@ -225,7 +244,7 @@ def page_metrics(
         seconds=result.seconds,
         tokens=result.tokens,
         retries=result.retries,
-        chars=len(normalize_chars(text)),
+        chars=len(_chars(text)),
         regions=len(regs),
         unlocated=sum(r.bbox is None for r in regs),
         regions_by_label=dict(sorted(Counter(r.label.value for r in regs).items())),
@@ -336,26 +355,3 @@ def to_dataframe(rows: Sequence[PageMetrics] | Sequence[DocumentMetrics]) -> pd.
     label_cols = [c for c in frame.columns if c.startswith("regions:")]
     frame[label_cols] = frame[label_cols].fillna(0).astype(int)
     return frame
-
-
-def pdf_text_layer(pdf_bytes: bytes, page: int) -> str:
-    """The embedded text of 1-based ``page`` of a PDF ("" for a scan without a text layer)."""
-    import pypdfium2 as pdfium
-
-    try:
-        pdf = pdfium.PdfDocument(pdf_bytes)
-    except pdfium.PdfiumError as exc:
-        raise DocumentError("PDF", f"cannot be read for its text layer ({exc}).") from exc
-    try:
-        if not 1 <= page <= len(pdf):
-            raise PageRangeError(f"page {page} is outside the PDF (1-{len(pdf)}).")
-        pdf_page = pdf[page - 1]
-        textpage = pdf_page.get_textpage()
-        try:
-            text = textpage.get_text_bounded()
-        finally:
-            textpage.close()
-            pdf_page.close()
-    finally:
-        pdf.close()
-    return text.replace("\r\n", "\n").replace("\r", "\n")

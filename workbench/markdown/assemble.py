@@ -25,6 +25,9 @@ from collections.abc import Iterable, Sequence
 
 from workbench.schema import FURNITURE, Label, Region
 
+#: What a signature region reads as (metrics drop it: it is a placeholder, not text).
+SIGNATURE_MARK = "*[signature]*"
+
 
 def figure_filename(page: int, region_id: str) -> str:
     return f"page-{page:04d}-{region_id}.png"
@@ -47,7 +50,7 @@ def _block(region: Region, page: int) -> str:
     if label is Label.CODE:
         return text if not text or text.startswith("```") else f"```\n{text}\n```"
     if label is Label.SIGNATURE:
-        return f"*[signature]* {text}".strip()
+        return f"{SIGNATURE_MARK} {text}".strip()
     return text
 
 

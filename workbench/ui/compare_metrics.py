@@ -1,24 +1,27 @@
 """Compare page, lower half: word diff of the Markdown, metrics tables and a chart.
 
 * Diff: :func:`workbench.evaluate.compare.diff_html` (every word HTML-escaped there), cleaned again
-  with nh3 here and shown with ``st.html``: model text is never rendered unsanitised.
+  by the one policy (:func:`workbench.markdown.sanitize.clean_html`, ``<del>``/``<ins>`` only)
+  and shown with ``st.html``: model text is never rendered unsanitised.
 * Metrics (:mod:`workbench.evaluate.metrics`): per page and per document -- seconds per page,
   tokens, regions per label, text similarity of A vs B, and CER of each side against a
   reference: text the user pastes for the current page, or the text layer of the original
-  PDF the user uploads (page N of the PDF is the reference for page N).
+  PDF the user uploads (page N of the PDF is the reference for page N;
+  :func:`workbench.documents.pdf_text_layer`).
 """
 
 from __future__ import annotations
 
 import hashlib
 
-import nh3
 import pandas as pd
 import streamlit as st
 
+from workbench.documents import pdf_text_layer
 from workbench.errors import WorkbenchError
 from workbench.evaluate import metrics
 from workbench.evaluate.compare import diff_counts, diff_html, word_diff
+from workbench.markdown.sanitize import clean_html
 from workbench.runs.store import RunReader
 from workbench.schema import PageResult
 
@@ -56,7 +59,7 @@ def measure(
 def diff_block(left: str, right: str) -> tuple[str, dict[str, int]]:
     """Sanitised diff HTML (``<del>`` A only, ``<ins>`` B only) and word counts."""
     ops = word_diff(left, right)
-    safe = nh3.clean(diff_html(ops), tags={"del", "ins"}, attributes={})
+    safe = clean_html(diff_html(ops), tags={"del", "ins"})
     return f'{DIFF_CSS}<div class="wb-diff">{safe}</div>', diff_counts(ops)
 
 
@@ -65,7 +68,7 @@ def _pdf_layer(digest: str, data: bytes, pages: tuple[int, ...]) -> dict[int, st
     out: dict[int, str] = {}
     for n in pages:
         try:
-            out[n] = metrics.pdf_text_layer(data, n)
+            out[n] = pdf_text_layer(data, n)
         except WorkbenchError:
             continue
     return out

@@ -13,7 +13,7 @@ from PIL import Image, ImageDraw
 
 from workbench.engines.base import Engine, PageRequest
 from workbench.engines.cpu import get_cpu_engine
-from workbench.engines.cpu.metrics import cer, plain
+from workbench.evaluate.metrics import char_errors, plain_text
 from workbench.markdown.assemble import assemble_page
 from workbench.schema import Label
 
@@ -144,9 +144,8 @@ def test_signature_found_in_ink_on_a_real_form(engine):
 def test_cer_against_text_layer(results, key, limit):
     name, page = PAGES[key]
     ref = pdfium.PdfDocument(DATA / name)[page].get_textpage().get_text_range()
-    hyp = plain(assemble_page(results[key].regions, include_furniture=True))
-    dist, n = cer(hyp, ref)
-    assert dist / n < limit
+    hyp = plain_text(assemble_page(results[key].regions, include_furniture=True))
+    assert char_errors(hyp, ref).cer < limit
 
 
 @pytest.mark.parametrize(

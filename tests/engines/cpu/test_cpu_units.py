@@ -5,7 +5,6 @@ from __future__ import annotations
 from workbench.engines.cpu.boxes import LayoutBox, Line, Word
 from workbench.engines.cpu.compose import compose
 from workbench.engines.cpu.layout import canonical
-from workbench.engines.cpu.metrics import cer, levenshtein, plain, word_f1
 from workbench.engines.cpu.ocr import clean_latin, is_latin_page
 from workbench.engines.cpu.reading_order import reading_order
 from workbench.engines.cpu.tables import fragments, grid, table_markdown
@@ -103,16 +102,6 @@ def test_cjk_filter():
     assert clean_latin("Total\u3002 Arrests\u4e2d") == "Total. Arrests"
     assert is_latin_page(["Hello world", "x\u4e2d"])
     assert not is_latin_page(["\u4e2d\u6587\u8868\u683c", "\u6570\u636e"])
-
-
-def test_metrics():
-    assert levenshtein("kitten", "sitting") == 3
-    assert cer("a b c", "abc") == (0, 3)
-    assert word_f1("the cat sat", "the cat sat") == 1.0
-    assert word_f1("dog", "cat") == 0.0
-    assert plain("# Title\n\n| a | b |\n|---|---|\n| 1 | 2 |\n$$\nx\n$$").split() == [
-        "Title", "a", "b", "1", "2", "x",
-    ]  # fmt: skip
 
 
 def _line(text, box, conf=95.0):
