@@ -91,7 +91,12 @@ def test_duplicate_stems_get_distinct_folders(tmp_path: Path) -> None:
     writer.write_page(make_page("a.pdf", 1), image())
     writer.write_page(make_page("a.png", 1), image())
     writer.write_page(make_page("../evil name.pdf", 1), image())
-    assert writer.info.folders == {"a.pdf": "a", "a.png": "a-2", "../evil name.pdf": "evil_name"}
+    assert writer.info.folders == {
+        "scan.pdf": "scan",  # the run's document: its folder exists from the start
+        "a.pdf": "a",
+        "a.png": "a-2",
+        "../evil name.pdf": "evil_name",
+    }
     reader = RunReader(writer.path)
     assert reader.page("a.png", 1).document == "a.png"
 
@@ -110,7 +115,7 @@ def test_killed_writer_leaves_exactly_the_finished_pages(tmp_path: Path) -> None
             if str(dst).endswith("page-0003.json"):
                 os._exit(9)
             real(src, dst)
-        rf.os.replace = dying_replace
+        os.replace = dying_replace
         writer = rf.RunWriter.create({str(run_dir)!r}, info())
         for n in range(1, 6):
             writer.write_page(make_page("scan.pdf", n), image(n))

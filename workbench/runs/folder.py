@@ -5,16 +5,24 @@ Layout::
 
     manifest.json                 RunManifest: RunInfo + one PageEntry per finished page
     <doc stem>/                   one folder per document, named by its stem ("-2" on clashes)
+        document.json             DocumentInfo: name in the run, sha256, kind, page count
         page-0001.png             the image sent to the engine (page_px space)
         page-0001.md              the page Markdown
         page-0001.raw.txt         the engine's raw output (only when non-empty)
+        page-0001-r3.png          crop of figure region r3 (the Markdown links it)
         page-0001.json            PageResult, ``model_dump(mode="json")``, written LAST
         page-0001.corrected.json  Corrections drawn by hand (never overwrites the .json)
         document.md               every finished page's Markdown joined, refreshed per document
 
 Contracts
 ---------
-* Every file is written atomically: a temporary file in the same folder, then ``os.replace``.
+* Every file is written atomically: a temporary file in the same folder, then ``os.replace``,
+  with the user's umask (see :mod:`workbench.runs.files`).
+* A document is known by its content (sha256), never by its name alone:
+  :meth:`RunWriter.add_document` gives a document already in the run (same sha256) its
+  existing name and folder, and a *different* document whose name is taken a new name
+  (``doc-2.pdf``) and folder (``doc-2``). ``document.json`` keeps the identity beside the pages,
+  so a lost manifest does not make a folder match a same-named stranger.
 * A page is *finished* iff its ``page-NNNN.json`` exists and parses as a PageResult. Its other
   files are written before it, so a run killed at page 37 keeps pages 1-36 whole, and a
   resumed writer (:meth:`RunWriter.open`) skips exactly those pages.
@@ -26,9 +34,6 @@ Contracts
 from __future__ import annotations
 
 import json
-import os
-import re
-import tempfile
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -36,55 +41,45 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from PIL import Image
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import ValidationError
 
 from workbench.errors import StoreError
-from workbench.markdown.assemble import assemble_document
-from workbench.schema import (
-    CoordSpace,
-    DocumentInfo,
-    PageResult,
-    PageStatus,
-    Region,
-    RunInfo,
-    RunStatus,
+from workbench.runs.files import TMP_SUFFIX, atomic_png, atomic_write, figure_crops
+from workbench.runs.layout import (
+    DOCUMENT_JSON,
+    DOCUMENT_MD,
+    MANIFEST,
+    Corrections,
+    PageEntry,
+    RunManifest,
+    join_markdown,
+    page_numbers,
+    page_stem,
+    read_identity,
+    read_manifest,
+    read_page,
+    save_corrections,
+    scan_documents,
+    scan_folders,
+    stem_folder,
+    unique_name,
 )
+from workbench.schema import DocumentInfo, PageResult, PageStatus, Region, RunInfo, RunStatus
 
-MANIFEST = "manifest.json"
-DOCUMENT_MD = "document.md"
-_PAGE_JSON = re.compile(r"^page-(\d{4,})\.json$")
-_TMP_SUFFIX = ".tmp"
-
-
-class PageEntry(BaseModel):
-    """One finished page in the manifest."""
-
-    document: str
-    page: int
-    status: PageStatus
-    seconds: float = 0.0
-    tokens: int = 0
-    retries: int = 0
-    error: str | None = None
-
-
-class RunManifest(RunInfo):
-    """``manifest.json``: the run's RunInfo plus per-page bookkeeping."""
-
-    folders: dict[str, str] = Field(default_factory=dict)  # document name -> folder name
-    pages: list[PageEntry] = Field(default_factory=list)
-    updated: datetime | None = None
-    finished: datetime | None = None
-
-
-class Corrections(BaseModel):
-    """``page-NNNN.corrected.json``: regions fixed by hand, in the same page_px space."""
-
-    document: str
-    page: int
-    coordinate_space: CoordSpace = CoordSpace.PAGE_PX
-    regions: list[Region] = Field(default_factory=list)
-    saved: datetime = Field(default_factory=lambda: datetime.now(UTC))
+__all__ = [
+    "DOCUMENT_JSON",
+    "DOCUMENT_MD",
+    "MANIFEST",
+    "Corrections",
+    "PageEntry",
+    "RunManifest",
+    "RunReader",
+    "RunWriter",
+    "StoredPage",
+    "atomic_write",
+    "page_stem",
+    "save_corrections",
+]
 
 
 @dataclass(frozen=True)
@@ -109,98 +104,13 @@ class StoredPage:
             return im.copy()
 
 
-def page_stem(page: int) -> str:
-    return f"page-{page:04d}"
-
-
-def atomic_write(path: Path, data: bytes | str) -> None:
-    """Write ``path`` so that readers see the old file or the whole new one, never a part."""
-    payload = data.encode("utf-8") if isinstance(data, str) else data
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=_TMP_SUFFIX, dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(payload)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def _atomic_png(path: Path, image: Image.Image) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=_TMP_SUFFIX, dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            image.save(fh, format="PNG", compress_level=1)  # speed over size: pages are big
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def _read_manifest(run_dir: Path) -> RunManifest:
-    path = run_dir / MANIFEST
-    try:
-        return RunManifest.model_validate_json(path.read_bytes())
-    except FileNotFoundError:
-        raise StoreError(f"{run_dir.name}: no {MANIFEST}; this folder is not a run.") from None
-    except (ValidationError, ValueError, OSError) as exc:
-        raise StoreError(f"{run_dir.name}: {MANIFEST} is unreadable ({exc}).") from exc
-
-
-def _read_page(path: Path) -> PageResult | None:
-    try:
-        return PageResult.model_validate_json(path.read_bytes())
-    except (OSError, ValidationError, ValueError):
-        return None
-
-
-def _page_numbers(folder: Path) -> list[int]:
-    if not folder.is_dir():
-        return []
-    return sorted(int(m.group(1)) for p in folder.iterdir() if (m := _PAGE_JSON.match(p.name)))
-
-
-def _stem_folder(name: str, taken: set[str]) -> str:
-    stem = Path(name).stem or "document"
-    stem = re.sub(r"[^\w.-]+", "_", stem).strip("._") or "document"
-    folder, n = stem, 1
-    while folder.lower() in {t.lower() for t in taken} or folder == MANIFEST:
-        n += 1
-        folder = f"{stem}-{n}"
-    return folder
-
-
-def _scan_folders(run_dir: Path) -> dict[str, str]:
-    """Rebuild the document -> folder map from page files (when the manifest is lost)."""
-    found: dict[str, str] = {}
-    for sub in sorted(p for p in run_dir.iterdir() if p.is_dir()):
-        for n in _page_numbers(sub):
-            page = _read_page(sub / f"{page_stem(n)}.json")
-            if page is not None:
-                found.setdefault(page.document, sub.name)
-                break
-    return found
-
-
-def save_corrections(
-    run_dir: Path, folder: str, doc: str, page: int, regions: list[Region]
-) -> Path:
-    base = run_dir / folder / page_stem(page)
-    if _read_page(base.with_suffix(".json")) is None:
-        raise StoreError(f"{doc} page {page}: no finished page to correct in {run_dir.name}.")
-    record = Corrections(document=doc, page=page, regions=list(regions))
-    path = base.with_name(f"{base.name}.corrected.json")
-    atomic_write(path, record.model_dump_json(indent=1))
-    return path
-
-
 class RunReader:
     """Read one run folder. Missing or unreadable page files are skipped, never fatal."""
 
     def __init__(self, run_dir: Path | str) -> None:
         self.path = Path(run_dir)
-        self.info: RunManifest = _read_manifest(self.path)
-        self._folders = dict(self.info.folders) or _scan_folders(self.path)
+        self.info: RunManifest = read_manifest(self.path)
+        self._folders = dict(self.info.folders) or scan_folders(self.path)
 
     @property
     def documents(self) -> list[str]:
@@ -218,17 +128,17 @@ class RunReader:
             raise StoreError(f"{self.info.id}: no document named {doc!r}.") from None
 
     def page_numbers(self, doc: str) -> list[int]:
-        return _page_numbers(self.folder(doc))
+        return page_numbers(self.folder(doc))
 
     def page(self, doc: str, page: int) -> PageResult:
-        result = _read_page(self.folder(doc) / f"{page_stem(page)}.json")
+        result = read_page(self.folder(doc) / f"{page_stem(page)}.json")
         if result is None:
             raise StoreError(f"{self.info.id}: {doc} page {page} is missing or unreadable.")
         return result
 
     def pages(self, doc: str) -> list[PageResult]:
         folder = self.folder(doc)
-        found = (_read_page(folder / f"{page_stem(n)}.json") for n in _page_numbers(folder))
+        found = (read_page(folder / f"{page_stem(n)}.json") for n in page_numbers(folder))
         return [p for p in found if p is not None]
 
     def image_path(self, doc: str, page: int) -> Path:
@@ -282,23 +192,18 @@ class RunReader:
         path = self.folder(doc) / DOCUMENT_MD
         if path.exists():
             return path.read_text("utf-8")
-        return _join_markdown(self.pages(doc))
+        return join_markdown(self.pages(doc))
 
     def files(self, doc: str | None = None, page: int | None = None) -> list[Path]:
         """The run's files (all, one document's, or one page's), for ZIP export."""
         if doc is None:
             return sorted(
-                p for p in self.path.rglob("*") if p.is_file() and not p.name.endswith(_TMP_SUFFIX)
+                p for p in self.path.rglob("*") if p.is_file() and not p.name.endswith(TMP_SUFFIX)
             )
         folder = self.folder(doc)
         if page is None:
             return sorted(p for p in folder.iterdir() if p.is_file() and not p.name.startswith("."))
         return sorted(folder.glob(f"{page_stem(page)}[.-]*"))  # with figure crops -rN.png
-
-
-def _join_markdown(pages: list[PageResult]) -> str:
-    """The document Markdown, joined as everywhere else (``<!-- page N -->`` markers)."""
-    return assemble_document((p.page, p.markdown) for p in sorted(pages, key=lambda p: p.page))
 
 
 class RunWriter:
@@ -308,7 +213,7 @@ class RunWriter:
         self.path = run_dir
         self.info = manifest
         self._lock = threading.Lock()
-        for stale in run_dir.rglob(f".*{_TMP_SUFFIX}"):  # left by a killed writer
+        for stale in run_dir.rglob(f".*{TMP_SUFFIX}"):  # left by a killed writer
             stale.unlink(missing_ok=True)
 
     @classmethod
@@ -318,8 +223,12 @@ class RunWriter:
         if (path / MANIFEST).exists():
             raise StoreError(f"{path}: a run is already there; open it to resume.")
         path.mkdir(parents=True, exist_ok=True)
-        writer = cls(path, RunManifest.model_validate(info.model_dump()))
+        manifest = RunManifest.model_validate(info.model_dump())
+        manifest.documents = []
+        writer = cls(path, manifest)
         writer._save_manifest()
+        for doc in info.documents:
+            writer.add_document(doc)
         return writer
 
     @classmethod
@@ -334,12 +243,13 @@ class RunWriter:
                 raise StoreError(f"{path}: no run to resume.")
             return cls.create(path, info)
         try:
-            manifest = _read_manifest(path)
+            manifest = read_manifest(path)
         except StoreError:
             if info is None:
                 raise
             manifest = RunManifest.model_validate(info.model_dump())
-            manifest.folders = _scan_folders(path)
+            manifest.documents = scan_documents(path)  # identities proven by document.json
+            manifest.folders = scan_folders(path)
         writer = cls(path, manifest)
         if info is not None:
             for doc in info.documents:
@@ -351,18 +261,30 @@ class RunWriter:
             writer._save_manifest()
         return writer
 
-    def add_document(self, doc: DocumentInfo) -> None:
+    def add_document(self, doc: DocumentInfo) -> str:
+        """Register ``doc``; returns its name in this run (see the module's identity rule)."""
         with self._lock:
-            if all(d.name != doc.name for d in self.info.documents):
-                self.info.documents.append(doc)
-            self._folder(doc.name)
+            known = next((d for d in self.info.documents if d.sha256 == doc.sha256), None)
+            if known is None:
+                taken = {d.name for d in self.info.documents} | set(self.info.folders)
+                known = doc.model_copy(update={"name": unique_name(doc.name, taken)})
+                self.info.documents.append(known)
+            folder = self._folder(known.name)
+            if read_identity(folder) != known:
+                atomic_write(folder / DOCUMENT_JSON, known.model_dump_json(indent=1))
             self._save_manifest()
+            return known.name
+
+    def folder_name(self, doc: str) -> str:
+        """The folder (inside the run) that holds document ``doc``."""
+        with self._lock:
+            return self._folder(doc).name
 
     def _folder(self, doc: str) -> Path:
         folder = self.info.folders.get(doc)
         if folder is None:
             taken = set(self.info.folders.values()) | {p.name for p in self.path.iterdir()}
-            folder = self.info.folders[doc] = _stem_folder(doc, taken)
+            folder = self.info.folders[doc] = stem_folder(doc, taken)
         path = self.path / folder
         path.mkdir(exist_ok=True)
         return path
@@ -373,19 +295,43 @@ class RunWriter:
         if folder is None:
             return set()
         path = self.path / folder
-        return {n for n in _page_numbers(path) if _read_page(path / f"{page_stem(n)}.json")}
+        return {n for n in page_numbers(path) if read_page(path / f"{page_stem(n)}.json")}
+
+    def page_status(self, doc: str, page: int) -> PageStatus | None:
+        """The status of a finished page of ``doc``; None when it is not finished."""
+        folder = self.info.folders.get(doc)
+        if folder is None:
+            return None
+        result = read_page(self.path / folder / f"{page_stem(page)}.json")
+        return None if result is None else result.status
+
+    def finished_pages(self, doc: str) -> set[int]:
+        """Pages of ``doc`` finished without error: a resumed job leaves exactly these out."""
+        folder = self.info.folders.get(doc)
+        if folder is None:
+            return set()
+        path = self.path / folder
+        found = (read_page(path / f"{page_stem(n)}.json") for n in page_numbers(path))
+        return {p.page for p in found if p is not None and p.status is not PageStatus.ERROR}
 
     def write_page(
         self, result: PageResult, image: Image.Image | None, *, overwrite: bool = False
     ) -> Path:
-        """Write one page's files, its .json last, then the manifest. Returns the .json path."""
+        """Write one page's files (image, figure crops, Markdown, raw output), its .json last,
+        then the manifest. Returns the .json path."""
         with self._lock:
             base = self._folder(result.document) / page_stem(result.page)
         json_path = base.with_suffix(".json")
-        if not overwrite and _read_page(json_path) is not None:
+        if not overwrite and read_page(json_path) is not None:
             raise StoreError(f"{result.document} page {result.page} is already finished.")
         if image is not None:
-            _atomic_png(base.with_suffix(".png"), image)
+            atomic_png(base.with_suffix(".png"), image)
+            crops = figure_crops(result, image)
+            for stale in base.parent.glob(f"{base.name}-r*.png"):
+                if stale.name not in crops:
+                    stale.unlink(missing_ok=True)
+            for name, data in crops.items():
+                atomic_write(base.parent / name, data)
         atomic_write(base.with_suffix(".md"), result.markdown)
         raw = base.with_name(f"{base.name}.raw.txt")
         if result.raw:
@@ -403,9 +349,9 @@ class RunWriter:
         folder = self._folder(doc)
         path = folder / DOCUMENT_MD
         pages = [
-            p for n in _page_numbers(folder) if (p := _read_page(folder / f"{page_stem(n)}.json"))
+            p for n in page_numbers(folder) if (p := read_page(folder / f"{page_stem(n)}.json"))
         ]
-        atomic_write(path, _join_markdown(pages))
+        atomic_write(path, join_markdown(pages))
         return path
 
     def finish(self, status: RunStatus = RunStatus.DONE) -> None:
@@ -437,8 +383,8 @@ class RunWriter:
         """Make the page entries agree with the finished page files (after a crash)."""
         self.info.pages = []
         for doc, folder in self.info.folders.items():
-            for n in _page_numbers(self.path / folder):
-                page = _read_page(self.path / folder / f"{page_stem(n)}.json")
+            for n in page_numbers(self.path / folder):
+                page = read_page(self.path / folder / f"{page_stem(n)}.json")
                 if page is not None and page.document == doc:
                     self._record(page)
 

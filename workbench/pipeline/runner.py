@@ -1,0 +1,305 @@
+"""The one run writer: documents in, run folder out. The CLI, the Viewer, Batch and Compare's
+"start the missing run" all write runs through :class:`RunJob` (as LightOnOCR's pipeline is
+"shared by run and viewer"), so their folders are the same for the same document and engine.
+
+Use::
+
+    job = RunJob.start(out_dir, engine, spec, name=..., documents=[d.info() ...], dpi=...)
+    outcome = run_documents(job, [(doc, None)], on_page=..., cancelled=...)   # whole documents
+
+or page by page (the Viewer: the page on screen first, then the rest)::
+
+    name = job.add(doc.info())
+    for item in job.pages(name, images, total=n): ...      # each page written as it finishes
+    job.finish(interrupted=False)
+
+What a job guarantees
+---------------------
+* Pages go through :func:`workbench.pipeline.process.process` and are written by
+  :meth:`workbench.runs.folder.RunWriter.write_page` the moment each finishes: the page
+  image, its figure crops (``page-NNNN-rN.png``, the files the Markdown links), Markdown,
+  raw output, then the page JSON. A killed job keeps every finished page.
+* Documents are known by content (sha256): :meth:`add` gives a document already in the run
+  its name there, and a different document with a taken name a new one (``doc-2.pdf``).
+* Resume: :meth:`todo` leaves out the pages already finished cleanly or not (``ok``,
+  ``truncated``, ``looped``); pages that ended in ``error`` are done again. Finished pages
+  are never rewritten.
+* Cancellation: ``cancelled()`` is checked between pages; an exception (KeyboardInterrupt,
+  Streamlit's StopException) marks the run ``cancelled`` and goes on.
+* One status rule (:func:`final_status`): ``cancelled`` when interrupted or pages asked for
+  are missing; else ``partial`` when any page of the run failed (``error``) or an input could
+  not be read; else ``done``. ``looped``/``truncated`` pages are finished (the run can be
+  ``done``) and are listed in :attr:`RunOutcome.unclean` for the caller to report.
+* Byte-identical folders: the same document, engine and DPI give the same document folder
+  from every caller. Per-page timing (``seconds`` in the page JSON and its attempts) is a
+  measurement and differs between runs unless the engine reports fixed times; the manifest
+  differs only in run identity (``id``, ``name``), timestamps (``created``, ``updated``,
+  ``finished``), per-page ``seconds`` and ``settings.source`` (who started the run).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from workbench import __version__
+from workbench.documents import Document
+from workbench.engines.base import Engine
+from workbench.errors import StoreError
+from workbench.models.registry import ModelSpec
+from workbench.pipeline.process import OnPage, Processed, process
+from workbench.runs.folder import RunReader, RunWriter
+from workbench.runs.store import RunStore
+from workbench.schema import DocumentInfo, PageImage, PageResult, PageStatus, RunInfo, RunStatus
+
+#: Called when writing a page fails (disk full...); without it the error propagates.
+OnWriteError = Callable[[PageResult, Exception], None]
+
+UNCLEAN = (PageStatus.LOOPED, PageStatus.TRUNCATED)
+
+
+@dataclass(frozen=True)
+class PageProblem:
+    """A page that failed (``error``) or finished unclean (``looped``, ``truncated``)."""
+
+    document: str
+    page: int
+    status: PageStatus
+    detail: str
+
+
+@dataclass
+class DocumentPlan:
+    """One document of a job: its name in the run, pages wanted, pages still to do."""
+
+    document: Document
+    name: str
+    wanted: list[int]
+    todo: list[int]
+
+    @property
+    def already_done(self) -> int:
+        return len(self.wanted) - len(self.todo)
+
+
+@dataclass
+class RunOutcome:
+    run_id: str
+    path: Path
+    status: RunStatus = RunStatus.RUNNING
+    written: int = 0  # pages written by this job
+    processed: int = 0  # pages the engine finished in this job (written or not)
+    total: int = 0  # pages this job was asked to do (after resume)
+    failed: list[PageProblem] = field(default_factory=list)
+    unclean: list[PageProblem] = field(default_factory=list)
+
+
+def final_status(
+    *, interrupted: bool, missing: int, failed_pages: int, failed_inputs: int
+) -> RunStatus:
+    """The one rule for a run's final status (see the module docstring)."""
+    if interrupted or missing:
+        return RunStatus.CANCELLED
+    if failed_pages or failed_inputs:
+        return RunStatus.PARTIAL
+    return RunStatus.DONE
+
+
+def run_info(
+    engine: Engine,
+    spec: ModelSpec,
+    *,
+    name: str,
+    documents: Sequence[DocumentInfo],
+    dpi: float,
+    source: str,
+    run_id: str = "",
+    profile: str | None = None,
+) -> RunInfo:
+    """The manifest head every caller writes: same fields, same settings keys."""
+    return RunInfo(
+        id=run_id,
+        name=name,
+        engine=engine.name,
+        model=engine.model,
+        profile=profile,
+        settings={"spec": spec.id, "dpi": float(dpi), "source": source},
+        versions={"workbench": __version__},
+        documents=list(documents),
+    )
+
+
+def finished_pages(run_dir: Path, doc: DocumentInfo) -> set[int] | None:
+    """Pages of ``doc`` (recognised by content) finished in the run at ``run_dir`` without
+    error; None when there is no readable run there. Reads only: nothing is started."""
+    try:
+        reader = RunReader(run_dir)
+    except (StoreError, OSError):
+        return None
+    known = next((d for d in reader.info.documents if d.sha256 == doc.sha256), None)
+    if known is None or known.name not in reader.folders:
+        return set()
+    return {p.page for p in reader.pages(known.name) if p.status is not PageStatus.ERROR}
+
+
+class RunJob:
+    """One run folder being written with one engine. Thread-safe writes (RunWriter)."""
+
+    def __init__(self, writer: RunWriter, engine: Engine, spec: ModelSpec, dpi: float) -> None:
+        self.writer = writer
+        self.engine = engine
+        self.spec = spec
+        self.dpi = dpi
+        self.outcome = RunOutcome(run_id=writer.info.id, path=writer.path)
+        self.failed_inputs = 0
+
+    # ------------------------------------------------------------------ opening
+    @classmethod
+    def start(cls, run_dir: Path, engine: Engine, spec: ModelSpec, info: RunInfo) -> RunJob:
+        """Create the run in ``run_dir``, or resume the one there (CLI ``--out DIR``)."""
+        dpi = float(info.settings.get("dpi") or 0) or 0.0
+        return cls(RunWriter.open(run_dir, info), engine, spec, dpi)
+
+    @classmethod
+    def create(cls, store: RunStore, engine: Engine, spec: ModelSpec, info: RunInfo) -> RunJob:
+        """A new run in the store (an empty ``info.id`` gets a fresh one)."""
+        dpi = float(info.settings.get("dpi") or 0) or 0.0
+        return cls(store.create(info), engine, spec, dpi)
+
+    @classmethod
+    def reopen(cls, run_dir: Path, engine: Engine, spec: ModelSpec, dpi: float) -> RunJob:
+        """Add pages to an existing run (the Viewer's next visit to a document)."""
+        return cls(RunWriter.open(run_dir), engine, spec, dpi)
+
+    @property
+    def run_id(self) -> str:
+        return self.writer.info.id
+
+    @property
+    def path(self) -> Path:
+        return self.writer.path
+
+    # ------------------------------------------------------------------ planning
+    def add(self, doc: DocumentInfo) -> str:
+        """Register a document; its name in the run (see the identity rule)."""
+        return self.writer.add_document(doc)
+
+    def todo(self, name: str, wanted: Iterable[int]) -> list[int]:
+        """The pages of ``wanted`` not finished yet (pages that failed count as not finished)."""
+        finished = self.writer.finished_pages(name)
+        return [n for n in wanted if n not in finished]
+
+    def plan(self, doc: Document, pages: Sequence[int] | None = None) -> DocumentPlan:
+        name = self.add(doc.info())
+        wanted = list(pages) if pages is not None else doc.select()
+        return DocumentPlan(doc, name, wanted, self.todo(name, wanted))
+
+    # ------------------------------------------------------------------ processing
+    def write_one(self, item: Processed, on_error: OnWriteError | None = None) -> bool:
+        """Write one processed page (never over a finished one); whether it was written.
+
+        A page that failed before is replaced. Outcome counters follow every written page."""
+        result = item.result
+        try:
+            previous = self.writer.page_status(result.document, result.page)
+            if previous is not None and previous is not PageStatus.ERROR:
+                return False
+            self.writer.write_page(result, item.image, overwrite=previous is not None)
+        except (OSError, StoreError) as exc:
+            if on_error is None:
+                raise
+            on_error(result, exc)
+            return False
+        self.outcome.written += 1
+        problem = PageProblem(result.document, result.page, result.status, result.error or "")
+        if result.status is PageStatus.ERROR:
+            self.outcome.failed.append(problem)
+        elif result.status in UNCLEAN:
+            detail = next((n for n in reversed(result.notes) if n), result.status.value)
+            self.outcome.unclean.append(dataclasses.replace(problem, detail=detail))
+        return True
+
+    def pages(
+        self,
+        name: str,
+        images: Iterable[PageImage],
+        *,
+        total: int,
+        on_page: OnPage | None = None,
+        cancelled: Callable[[], bool] | None = None,
+        on_write_error: OnWriteError | None = None,
+    ) -> Iterator[Processed]:
+        """Process ``images`` (pages of the run's document ``name``, in the order given) and
+        write each as it finishes; yields every processed page, written or not."""
+        self.outcome.total += total
+        renamed = (
+            p if p.document == name else dataclasses.replace(p, document=name) for p in images
+        )
+        for item in process(
+            self.engine, self.spec, renamed, total=total, on_page=on_page, cancelled=cancelled
+        ):
+            self.write_one(item, on_write_error)
+            self.outcome.processed += 1
+            yield item
+
+    def document(
+        self,
+        plan: DocumentPlan,
+        *,
+        on_page: OnPage | None = None,
+        cancelled: Callable[[], bool] | None = None,
+    ) -> Iterator[Processed]:
+        """The plan's pages still to do, rendered at the job's DPI one at a time."""
+        if not plan.todo:
+            return iter(())
+        images = plan.document.pages(plan.todo, self.dpi or None)
+        return self.pages(
+            plan.name, images, total=len(plan.todo), on_page=on_page, cancelled=cancelled
+        )
+
+    def finish(self, *, interrupted: bool = False) -> RunStatus:
+        """Write ``document.md`` files and the final status (the one rule); returns it."""
+        failed = sum(1 for e in self.writer.info.pages if e.status is PageStatus.ERROR)
+        missing = self.outcome.total - self.outcome.processed
+        status = final_status(
+            interrupted=interrupted,
+            missing=max(missing, 0),
+            failed_pages=failed,
+            failed_inputs=self.failed_inputs,
+        )
+        self.writer.finish(status)
+        self.outcome.status = status
+        return status
+
+
+def run_documents(
+    job: RunJob,
+    plans: Sequence[DocumentPlan],
+    *,
+    on_page: OnPage | None = None,
+    cancelled: Callable[[], bool] | None = None,
+) -> RunOutcome:
+    """Process every plan's pages into the job's run and finish it; ``on_page`` gets
+    (pages done, pages to do in all, result). Any exception marks the run cancelled first."""
+    total = sum(len(p.todo) for p in plans)
+    done = 0
+
+    def progress(_i: int, _n: int, result: PageResult) -> None:
+        nonlocal done
+        done += 1
+        if on_page is not None:
+            on_page(done, total, result)
+
+    try:
+        for plan in plans:
+            for _ in job.document(plan, on_page=progress, cancelled=cancelled):
+                pass
+            if cancelled is not None and cancelled():
+                break
+    except BaseException:
+        job.finish(interrupted=True)
+        raise
+    job.finish(interrupted=bool(cancelled is not None and cancelled()))
+    return job.outcome

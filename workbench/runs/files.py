@@ -1,0 +1,88 @@
+"""Writing one file of a run folder: atomically, with the user's umask, and figure crops.
+
+Contracts
+---------
+* :func:`atomic_write` and :func:`atomic_png` write a temporary file in the target's folder
+  and ``os.replace`` it into place, so a reader sees the old file or the whole new one.
+* Files end up with the mode a plain ``open(path, "w")`` would give them: ``0o666`` minus the
+  process umask (``0644`` by default), not the ``0600`` of ``tempfile.mkstemp``, so other
+  tools and users can read the results.
+* :func:`figure_crops` cuts every located figure region out of the page image the engine saw
+  (``page_px``), named as :mod:`workbench.markdown.assemble` links them
+  (``page-NNNN-rN.png``). PNG encoding is deterministic: the same page gives the same bytes.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import tempfile
+from pathlib import Path
+
+from PIL import Image
+
+from workbench.markdown.assemble import figure_filename
+from workbench.schema import Label, PageResult
+
+TMP_SUFFIX = ".tmp"
+
+
+def _read_umask() -> int:
+    """The process umask, read without changing it where Linux lets us (no race)."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o022)  # elsewhere: set and restore at once
+    os.umask(mask)
+    return mask
+
+
+def file_mode() -> int:
+    """The mode a new file gets: ``0o666`` minus the umask (read each time: it may change)."""
+    return 0o666 & ~_read_umask()
+
+
+def _replace_into(path: Path, write: object) -> None:
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=TMP_SUFFIX, dir=path.parent)
+    try:
+        os.fchmod(fd, file_mode())
+        with os.fdopen(fd, "wb") as fh:
+            write(fh)  # type: ignore[operator]
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def atomic_write(path: Path, data: bytes | str) -> None:
+    """Write ``path`` so that readers see the old file or the whole new one, never a part."""
+    payload = data.encode("utf-8") if isinstance(data, str) else data
+    _replace_into(path, lambda fh: fh.write(payload))
+
+
+def atomic_png(path: Path, image: Image.Image) -> None:
+    # compress_level 1: speed over size, pages are big
+    _replace_into(path, lambda fh: image.save(fh, format="PNG", compress_level=1))
+
+
+def figure_crops(result: PageResult, image: Image.Image) -> dict[str, bytes]:
+    """``{file name: PNG bytes}`` for every located figure region of ``result``.
+
+    Boxes are clamped to the image and kept at least one pixel wide and high, so every figure
+    the Markdown links has its file.
+    """
+    crops: dict[str, bytes] = {}
+    w, h = image.size
+    for region in result.regions:
+        if region.label is not Label.FIGURE or region.bbox is None:
+            continue
+        b = region.bbox
+        x0, y0 = min(max(0, int(b.x0)), w - 1), min(max(0, int(b.y0)), h - 1)
+        x1, y1 = min(max(x0 + 1, int(b.x1)), w), min(max(y0 + 1, int(b.y1)), h)
+        buf = io.BytesIO()
+        image.crop((x0, y0, x1, y1)).save(buf, format="PNG")
+        crops[figure_filename(result.page, region.id)] = buf.getvalue()
+    return crops
