@@ -264,7 +264,8 @@ class RunWriter:
     def add_document(self, doc: DocumentInfo) -> str:
         """Register ``doc``; returns its name in this run (see the module's identity rule)."""
         with self._lock:
-            known = next((d for d in self.info.documents if d.sha256 == doc.sha256), None)
+            same = (d for d in self.info.documents if doc.sha256 and d.sha256 == doc.sha256)
+            known = next(same, None)  # an unknown sha256 ("") matches nothing
             if known is None:
                 taken = {d.name for d in self.info.documents} | set(self.info.folders)
                 known = doc.model_copy(update={"name": unique_name(doc.name, taken)})
