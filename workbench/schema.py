@@ -237,10 +237,28 @@ class PageImage:
     image: Image.Image = field(repr=False, compare=False)
     dpi: float | None = None  # None for image inputs
     scale_note: str | None = None  # set when a giant page was shrunk to the pixel cap
+    # Set once the page is prepared for a model (workbench.pipeline.prepare): ``image`` at the
+    # model's size, encoded once, losslessly; these bytes are sent and written as they are.
+    png: bytes | None = field(default=None, repr=False, compare=False)
 
     @property
     def size(self) -> tuple[int, int]:
         return self.image.size
+
+    def __getstate__(self) -> dict[str, Any]:
+        # A prepared page crosses process boundaries as its PNG, not its pixels.
+        state = dict(self.__dict__)
+        if self.png is not None:
+            state["image"] = None
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        if state.get("image") is None and state.get("png") is not None:
+            import io
+
+            state["image"] = Image.open(io.BytesIO(state["png"]))  # decoded on first use
+        for key, value in state.items():
+            object.__setattr__(self, key, value)
 
 
 class DocumentInfo(BaseModel):

@@ -15,17 +15,28 @@ Two kinds of output:
 Faults never escape ``run`` for a single page: a failed page is an output with ``error`` set.
 Retries after a repetition loop happen inside the engine (it owns the sampling schedule) and
 are recorded in ``attempts``.
+
+A request may carry its page already encoded (``png``, see :mod:`workbench.engines.png`):
+engines that send bytes send exactly those (:meth:`PageRequest.encoded`), so the page written
+to disk is the page the model saw, encoded once. Pickled (to a worker process) such a request
+travels as its PNG, not its pixels; the image is reopened from the bytes on the other side.
+
+A *streaming* engine (``streams = True``: a server, a pool of worker processes) takes any
+iterable in :meth:`Engine.run` and pulls the next request only when one of its
+``concurrency`` slots frees; the pipeline then makes one call for a whole document, fed as
+pages are prepared, instead of batch by batch (no slot idles at a batch's tail).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+import io
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, TypeGuard, runtime_checkable
 
 from PIL import Image
 
-from workbench.schema import Attempt, Region, Sampling
+from workbench.schema import Attempt, Region, Sampling, TextLayer
 
 
 @dataclass(frozen=True)
@@ -37,6 +48,29 @@ class PageRequest:
     retry_sampling: tuple[Sampling, ...] = ()  # tried in order after a repetition loop
     system: str | None = None
     chat_template_kwargs: dict[str, Any] = field(default_factory=dict)
+    text_layer: TextLayer | None = None  # the PDF page's own text (CPU engine; points, scaled)
+    png: bytes | None = field(default=None, repr=False)  # ``image`` encoded once, lossless
+
+    def encoded(self) -> bytes:
+        """The page as PNG: ``png`` when given, else ``image`` encoded now (once)."""
+        if self.png is None:
+            from workbench.engines.png import encode_png
+
+            object.__setattr__(self, "png", encode_png(self.image))
+        assert self.png is not None
+        return self.png
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        if self.png is not None:
+            state["image"] = None  # the PNG is the page; pixels would be 10-30x the bytes
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        if state.get("image") is None and state.get("png") is not None:
+            state["image"] = Image.open(io.BytesIO(state["png"]))  # decoded on first use
+        for key, value in state.items():
+            object.__setattr__(self, key, value)
 
 
 @dataclass
@@ -77,3 +111,17 @@ class Engine(Protocol):
     def close(self) -> None:
         """Release memory (GPU included). Idempotent."""
         ...
+
+
+class StreamingEngine(Engine, Protocol):
+    """An engine whose ``run`` takes any iterable and pulls the next request only when one of
+    its ``concurrency`` slots frees (class attribute ``streams = True``)."""
+
+    concurrency: int
+
+    def run(self, requests: Iterable[PageRequest]) -> Iterator[EngineOutput]: ...
+
+
+def streams(engine: Engine) -> TypeGuard[StreamingEngine]:
+    """Whether ``engine`` is a :class:`StreamingEngine`."""
+    return bool(getattr(engine, "streams", False))

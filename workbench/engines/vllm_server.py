@@ -29,7 +29,8 @@ from urllib.parse import urlsplit
 import httpx
 
 from workbench.engines.base import EngineOutput, PageRequest
-from workbench.engines.messages import chat_body, image_data_url
+from workbench.engines.messages import chat_body
+from workbench.engines.png import data_url
 from workbench.engines.repetition import MAX_ATTEMPTS, PageAttempts
 from workbench.errors import EngineError, EngineUnavailable
 from workbench.schema import Sampling
@@ -231,7 +232,7 @@ class VllmServerEngine:
     def _page(self, request: PageRequest, cancel: threading.Event) -> EngineOutput:
         page = PageAttempts(request, self.max_attempts)
         try:
-            url = image_data_url(request.image)
+            url = data_url(request.encoded())  # a prepared page's own PNG, sent as is
         except Exception as exc:  # a broken image is this page's problem only
             page.record_error(request.sampling, f"cannot encode the page image: {exc}", 0.0)
             return page.output()

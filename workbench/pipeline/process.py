@@ -2,10 +2,17 @@
 
 The one path from page images to results, shared by the app and the CLI:
 
-1. each page is sized for the model (:func:`model_input`, the spec's :class:`PageSizing`);
-   the sized image is the page image of the result (``page_px`` refers to it);
-2. pages go to the engine in chunks (an engine batches a chunk: vLLM in one call, a server
-   with many requests in flight), and results are yielded *as each page finishes*;
+1. each page is prepared for the model (:mod:`workbench.pipeline.prepare`): at the size of the
+   spec's :class:`PageSizing` and encoded once as PNG. Pages from :func:`prepare_pages` come
+   prepared (rendered at that size in worker processes, ahead of the engine); a plain
+   :class:`PageImage` is sized and encoded here. The prepared image is the page image of the
+   result (``page_px`` refers to it) and its PNG is what the engine sends
+   (:attr:`Processed.png`: write it as it is);
+2. pages go to the engine as they are prepared. A streaming engine
+   (:func:`~workbench.engines.base.streams`: a server, a pool of CPU worker processes) gets
+   one ``run`` over all pages and pulls each as it frees one of its ``concurrency`` slots;
+   any other engine gets chunks (vLLM in-process batches a chunk in one call) while the next
+   pages are prepared. Results are yielded *as each page finishes*;
 3. VLM output is parsed by the spec's parser (looked up in the registry); engines that
    detect layout themselves return regions directly;
 4. the page Markdown is assembled by :mod:`workbench.markdown.assemble`;
@@ -18,17 +25,22 @@ structure), else ``ok``. Nothing here touches disk or Streamlit: callers store a
 
 from __future__ import annotations
 
-import math
+import dataclasses
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from PIL import Image
 
-from workbench.engines.base import Engine, EngineOutput, PageRequest
+from workbench.documents import Document
+from workbench.engines.base import Engine, EngineOutput, PageRequest, streams
+from workbench.engines.png import encode_png
 from workbench.markdown.assemble import assemble_page
 from workbench.models.registry import ModelSpec, PageSizing
 from workbench.parsers import ParseContext, get_parser
-from workbench.schema import PageImage, PageResult, PageStatus
+from workbench.pipeline.prepare import prepare_page, prepare_pages, render_dpi, sized
+from workbench.schema import PageImage, PageResult, PageStatus, TextLayer
+
+__all__ = ["Processed", "model_input", "process", "process_document", "render_dpi", "to_result"]
 
 DEFAULT_BATCH = 32  # pages per engine call for engines that do not say
 
@@ -39,46 +51,41 @@ OnPage = Callable[[int, int, PageResult], None]
 @dataclass(frozen=True)
 class Processed:
     result: PageResult
-    image: Image.Image  # the image the engine saw (page_px)
-
-
-def render_dpi(spec: ModelSpec, default: float) -> float:
-    return float(spec.sizing.dpi or default)
+    image: Image.Image  # the image the engine saw (page_px); opened lazily from ``png``
+    png: bytes | None = None  # that image as the engine was sent it: write these bytes as-is
 
 
 def model_input(image: Image.Image, sizing: PageSizing) -> Image.Image:
     """Size a page image by the spec's rule (see :class:`~workbench.models.registry.PageSizing`)."""
-    w, h = image.size
-    f = 1.0
-    if sizing.min_short_edge and min(w, h) < sizing.min_short_edge:
-        f = sizing.min_short_edge / min(w, h)
-    if sizing.longest_edge and max(w, h) * f > sizing.longest_edge:
-        f = sizing.longest_edge / max(w, h)
-    if sizing.max_pixels and w * h * f * f > sizing.max_pixels:
-        f = math.sqrt(sizing.max_pixels / (w * h))
-    nw, nh = max(1, round(w * f)), max(1, round(h * f))
-    if sizing.grid:
-        nw = max(sizing.grid, nw // sizing.grid * sizing.grid)
-        nh = max(sizing.grid, nh // sizing.grid * sizing.grid)
-    if (nw, nh) == (w, h):
-        return image
-    return image.resize((nw, nh), Image.Resampling.LANCZOS)
+    return sized(image, sizing)
 
 
 def page_key(page: PageImage) -> str:
     return f"{page.document}#{page.index}"
 
 
-def build_request(spec: ModelSpec, key: str, image: Image.Image) -> PageRequest:
+def build_request(
+    spec: ModelSpec,
+    key: str,
+    image: Image.Image,
+    text_layer: TextLayer | None = None,
+    png: bytes | None = None,
+) -> PageRequest:
     return PageRequest(
         key=key,
         image=image,
+        text_layer=text_layer,
+        png=png,
         prompt=spec.prompt,
         sampling=spec.sampling,
         retry_sampling=spec.retry_sampling,
         system=spec.system,
         chat_template_kwargs=dict(spec.chat_template_kwargs),
     )
+
+
+def _request(spec: ModelSpec, page: PageImage) -> PageRequest:
+    return build_request(spec, page_key(page), page.image, page.text_layer, page.png)
 
 
 def to_result(
@@ -141,44 +148,60 @@ def to_result(
     )
 
 
-def _result(
-    spec: ModelSpec, engine: Engine, page: PageImage, image: Image.Image, output: EngineOutput
-) -> PageResult:
+def _result(spec: ModelSpec, engine: Engine, page: PageImage, output: EngineOutput) -> PageResult:
     return to_result(
         spec,
         output,
         document=page.document,
         page=page.index,
-        size=image.size,
+        size=page.size,
         engine=engine.name,
         model=engine.model,
         scale_note=page.scale_note,
     )
 
 
-def _run_chunk(
-    engine: Engine, spec: ModelSpec, chunk: Sequence[tuple[PageImage, Image.Image]]
+def _turned(page: PageImage, turn: int) -> PageImage:
+    """The page turned counter-clockwise by ``turn`` as olmOCR itself does (PIL ROTATE_n);
+    its text layer no longer fits the pixels."""
+    image = page.image.rotate(turn, expand=True)
+    return dataclasses.replace(page, image=image, png=encode_png(image), text_layer=None)
+
+
+def _with_turn(result: PageResult, turn: int) -> PageResult:
+    note = f"page turned {turn}° counter-clockwise as the model asked"
+    return result.model_copy(update={"notes": [*result.notes, note], "rotation": turn})
+
+
+def _wants_turn(result: PageResult) -> bool:
+    return bool(result.rotation) and result.status is not PageStatus.ERROR
+
+
+def _run(
+    engine: Engine, spec: ModelSpec, pages: Iterable[PageImage], lazy: bool
 ) -> Iterator[Processed]:
-    by_key = {page_key(p): (p, img) for p, img in chunk}
-    requests = [build_request(spec, key, img) for key, (_, img) in by_key.items()]
-    rotated: list[tuple[PageImage, Image.Image, int]] = []
-    for output in engine.run(requests):
-        page, image = by_key[output.key]
-        result = _result(spec, engine, page, image, output)
-        if result.rotation and result.status is not PageStatus.ERROR:
-            # The model says the page is turned: send it again upright, turned counter-clockwise
-            # by its correction as olmOCR itself does (PIL ROTATE_n).
-            turn = result.rotation
-            rotated.append((page, image.rotate(turn, expand=True), turn))
+    """One ``engine.run`` over ``pages``: a list (a chunk), or pulled lazily by a streaming
+    engine as it frees a slot. Pages the model wants turned go again once it is done."""
+    in_flight: dict[str, PageImage] = {}
+
+    def requests() -> Iterator[PageRequest]:
+        for page in pages:
+            in_flight[page_key(page)] = page
+            yield _request(spec, page)
+
+    rotated: list[tuple[PageImage, int]] = []
+    outputs = engine.run(requests()) if lazy and streams(engine) else engine.run(list(requests()))
+    for output in outputs:
+        page = in_flight.pop(output.key)
+        result = _result(spec, engine, page, output)
+        if _wants_turn(result):
+            rotated.append((_turned(page, result.rotation), result.rotation))
             continue
-        yield Processed(result, image)
-    for page, image, turn in rotated:
-        request = build_request(spec, page_key(page), image)
-        for output in engine.run([request]):
-            result = _result(spec, engine, page, image, output)
-            note = f"page turned {turn}° counter-clockwise as the model asked"
-            update = {"notes": [*result.notes, note], "rotation": turn}
-            yield Processed(result.model_copy(update=update), image)
+        yield Processed(result, page.image, page.png)
+    for page, turn in rotated:
+        for output in engine.run([_request(spec, page)]):
+            result = _with_turn(_result(spec, engine, page, output), turn)
+            yield Processed(result, page.image, page.png)
 
 
 def process(
@@ -192,32 +215,75 @@ def process(
 ) -> Iterator[Processed]:
     """Run ``pages`` through ``engine``; yields each page's result as soon as it is done.
 
-    Pages are pulled from ``pages`` one chunk at a time, so a lazily rendered thousand-page
-    document never sits in memory whole. The chunk is the engine's ``batch_size`` unless
-    given: the in-process vLLM engine takes a whole (≤256-page) document in one call, a server
-    engine twice its pages in flight. ``cancelled()`` is checked between pages; pages
-    already yielded stay done.
+    Pages are pulled from ``pages`` as the engine can take them, so a lazily rendered
+    thousand-page document never sits in memory whole. A streaming engine pulls pages as it
+    frees a slot unless ``chunk_size`` is given; other engines get chunks of their
+    ``batch_size`` (the in-process vLLM engine takes a whole ≤256-page document in
+    one call). ``cancelled()`` is checked between pages; pages already yielded stay done.
     """
     done = 0
-    size = chunk_size or int(getattr(engine, "batch_size", DEFAULT_BATCH))
-    chunk: list[tuple[PageImage, Image.Image]] = []
-
-    def flush() -> Iterator[Processed]:
-        nonlocal done
-        for item in _run_chunk(engine, spec, chunk):
+    source = (prepare_page(p, spec.sizing) for p in pages)
+    if chunk_size is None and streams(engine):
+        items = _run(engine, spec, source, lazy=True)
+    else:
+        items = _chunked(
+            engine,
+            spec,
+            source,
+            chunk_size or int(getattr(engine, "batch_size", DEFAULT_BATCH)),
+            cancelled,
+        )
+    try:
+        if cancelled is not None and cancelled():
+            return
+        for item in items:
             done += 1
             if on_page is not None:
                 on_page(done, total or done, item.result)
             yield item
             if cancelled is not None and cancelled():
                 return
-        chunk.clear()
+    finally:
+        close = getattr(items, "close", None)
+        if close is not None:
+            close()
 
+
+def _chunked(
+    engine: Engine,
+    spec: ModelSpec,
+    pages: Iterator[PageImage],
+    size: int,
+    cancelled: Callable[[], bool] | None,
+) -> Iterator[Processed]:
+    chunk: list[PageImage] = []
     for page in pages:
         if cancelled is not None and cancelled():
             return
-        chunk.append((page, model_input(page.image, spec.sizing)))
+        chunk.append(page)
         if len(chunk) >= size:
-            yield from flush()
+            yield from _run(engine, spec, chunk, lazy=False)
+            chunk = []
     if chunk:
-        yield from flush()
+        yield from _run(engine, spec, chunk, lazy=False)
+
+
+def process_document(
+    engine: Engine,
+    spec: ModelSpec,
+    doc: Document,
+    indices: Sequence[int] | None = None,
+    dpi: float | None = None,
+    *,
+    on_page: OnPage | None = None,
+    cancelled: Callable[[], bool] | None = None,
+    workers: int | None = None,
+) -> Iterator[Processed]:
+    """:func:`process` over pages of ``doc`` prepared in worker processes ahead of the engine
+    (:func:`~workbench.pipeline.prepare.prepare_pages`): as far ahead as a chunk for a
+    chunked engine (the next batch is ready when the GPU finishes one), a few pages for a
+    streaming engine (its slots in flight are the buffer)."""
+    pages = list(range(1, doc.page_count + 1) if indices is None else indices)
+    ahead = None if streams(engine) else int(getattr(engine, "batch_size", DEFAULT_BATCH))
+    prepared = prepare_pages(doc, pages, spec, dpi, ahead=ahead, workers=workers)
+    return process(engine, spec, prepared, total=len(pages), on_page=on_page, cancelled=cancelled)

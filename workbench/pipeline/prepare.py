@@ -1,0 +1,264 @@
+"""Pages prepared for a model ahead of the engine: rendered once, encoded once, in worker processes.
+
+Contract
+--------
+* :func:`prepare_pages` yields the pages of a document, in the order asked, each as a
+  :class:`~workbench.schema.PageImage` whose ``image`` is already at the model's size (the
+  spec's :class:`~workbench.models.registry.PageSizing` applied by :func:`fit_size`) and whose
+  ``png`` holds that image encoded once, losslessly (:mod:`workbench.engines.png`). A PDF page
+  is drawn by PDFium directly at that size (:meth:`Document.page` with ``fit``): no page is
+  rendered large and resized. ``png`` is what the engine sends and what the run writes as
+  ``page-NNNN.png``; ``image`` is opened from it lazily (decoded only if something reads it).
+* Rendering and encoding run in worker processes (PDFium is not thread-safe, and the work
+  must not hold the GIL of the process that keeps requests in flight), at most ``ahead``
+  pages ahead of the consumer: a thousand-page PDF is never held whole, memory stays flat as
+  documents grow. The pool is one per process (``workers``: the cores this process may use),
+  started on first use with ``forkserver`` (never ``fork`` of a threaded process) and shared
+  by every caller and thread; each worker keeps the last few documents open.
+* A page that cannot be rendered raises the same :class:`~workbench.errors.DocumentError`
+  in the consumer as :meth:`Document.page` would. If the pool breaks (a worker killed), the
+  remaining pages are rendered in this process instead, and the next call starts a new pool.
+* ``workers=0`` renders in this process, one page at a time (same pages, same bytes).
+* The PDF text layer (:mod:`workbench.textlayer`) is read only for specs whose engine does its
+  own layout (``parser == "native"``: the CPU engine); VLMs get pixels only.
+"""
+
+from __future__ import annotations
+
+import atexit
+import dataclasses
+import math
+import multiprocessing
+import os
+import tempfile
+import threading
+from collections import OrderedDict, deque
+from collections.abc import Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+
+from PIL import Image
+
+from workbench.documents import Document, open_document
+from workbench.engines.png import encode_png
+from workbench.errors import DocumentError
+from workbench.models.registry import ModelSpec, PageSizing
+from workbench.schema import PageImage
+from workbench.settings import Settings
+
+OPEN_PER_WORKER = 4  # documents a worker keeps open (a batch moves from one to the next)
+
+
+def default_workers() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def fit_size(width: int, height: int, sizing: PageSizing) -> tuple[int, int]:
+    """The size a ``width``×``height`` page image gets by the spec's rule (see
+    :class:`~workbench.models.registry.PageSizing`)."""
+    w, h = width, height
+    f = 1.0
+    if sizing.min_short_edge and min(w, h) < sizing.min_short_edge:
+        f = sizing.min_short_edge / min(w, h)
+    if sizing.longest_edge and max(w, h) * f > sizing.longest_edge:
+        f = sizing.longest_edge / max(w, h)
+    if sizing.max_pixels and w * h * f * f > sizing.max_pixels:
+        f = math.sqrt(sizing.max_pixels / (w * h))
+    nw, nh = max(1, round(w * f)), max(1, round(h * f))
+    if sizing.grid:
+        nw = max(sizing.grid, nw // sizing.grid * sizing.grid)
+        nh = max(sizing.grid, nh // sizing.grid * sizing.grid)
+    return nw, nh
+
+
+def sized(image: Image.Image, sizing: PageSizing) -> Image.Image:
+    """An image (not a PDF page: those are drawn at the size) resized by the rule."""
+    size = fit_size(*image.size, sizing=sizing)
+    return image if size == image.size else image.resize(size, Image.Resampling.LANCZOS)
+
+
+def render_dpi(spec: ModelSpec, default: float) -> float:
+    return float(spec.sizing.dpi or default)
+
+
+def prepare_page(page: PageImage, sizing: PageSizing) -> PageImage:
+    """An already rendered page sized by the rule and encoded (for callers that hold images).
+    A page that carries ``png`` is prepared already and is returned as it is."""
+    if page.png is not None:
+        return page
+    image = sized(page.image, sizing)
+    return dataclasses.replace(page, image=image, png=encode_png(image))
+
+
+# ---------------------------------------------------------------------- worker side
+@dataclass(frozen=True)
+class _Job:
+    key: str  # the document's identity (content hash and settings)
+    path: str  # its bytes, in a file the workers read once
+    name: str
+    settings: Settings
+    index: int
+    dpi: float
+    sizing: PageSizing
+    text: bool
+
+
+@dataclass(frozen=True)
+class _Refused:
+    """A DocumentError from a worker (its two-argument constructor does not unpickle)."""
+
+    name: str
+    reason: str
+
+
+_OPEN: OrderedDict[str, Document] = OrderedDict()
+
+
+def _document(job: _Job) -> Document:
+    doc = _OPEN.get(job.key)
+    if doc is None:
+        doc = open_document(job.name, Path(job.path).read_bytes(), job.settings)
+        _OPEN[job.key] = doc
+        while len(_OPEN) > OPEN_PER_WORKER:
+            _OPEN.popitem(last=False)[1].close()
+    _OPEN.move_to_end(job.key)
+    return doc
+
+
+def _render(doc: Document, index: int, dpi: float, sizing: PageSizing, text: bool) -> PageImage:
+    page = doc.page(index, dpi, fit=partial(fit_size, sizing=sizing), text=text)
+    return dataclasses.replace(page, png=encode_png(page.image))
+
+
+def _work(job: _Job) -> PageImage | _Refused:
+    """In a worker: the page rendered at the model's size and encoded (it travels as PNG)."""
+    try:
+        return _render(_document(job), job.index, job.dpi, job.sizing, job.text)
+    except DocumentError as exc:
+        return _Refused(exc.name, exc.reason)
+
+
+# ---------------------------------------------------------------------- the pool
+_POOLS: dict[int, ProcessPoolExecutor] = {}  # by size: a caller asking for N never stops another's
+_POOL_LOCK = threading.Lock()
+
+
+def _pool(workers: int) -> ProcessPoolExecutor:
+    with _POOL_LOCK:
+        pool = _POOLS.get(workers)
+        if pool is None:
+            methods = multiprocessing.get_all_start_methods()
+            context = multiprocessing.get_context(
+                "forkserver" if "forkserver" in methods else "spawn"
+            )
+            if "forkserver" in methods:
+                # Workers import this module only: never the caller's __main__ (Streamlit, CLI).
+                context.set_forkserver_preload([__name__])
+            pool = _POOLS[workers] = ProcessPoolExecutor(workers, mp_context=context)
+        return pool
+
+
+def _drop_pool(broken: ProcessPoolExecutor) -> None:
+    with _POOL_LOCK:
+        for size, pool in list(_POOLS.items()):
+            if pool is broken:
+                del _POOLS[size]
+    broken.shutdown(wait=False, cancel_futures=True)
+
+
+@atexit.register
+def shutdown() -> None:
+    """Stop the worker processes (also at exit)."""
+    with _POOL_LOCK:
+        pools = list(_POOLS.values())
+        _POOLS.clear()
+    for pool in pools:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+# ---------------------------------------------------------------------- consumer side
+def prepare_pages(
+    doc: Document,
+    indices: Sequence[int] | None,
+    spec: ModelSpec,
+    dpi: float | None = None,
+    *,
+    ahead: int | None = None,
+    workers: int | None = None,
+) -> Iterator[PageImage]:
+    """Pages ``indices`` of ``doc`` (default: all) prepared for ``spec``; see the contract.
+
+    ``dpi`` defaults to the spec's rule (:func:`render_dpi`); ``ahead`` (default twice the
+    workers) bounds the pages rendered and not yet consumed."""
+    pages = list(range(1, doc.page_count + 1) if indices is None else indices)
+    workers = default_workers() if workers is None else workers
+    resolution = float(dpi or render_dpi(spec, doc.settings.dpi))
+    text = spec.parser == "native"
+    if workers <= 0 or not pages:
+        for index in pages:
+            yield _render(doc, index, resolution, spec.sizing, text)
+        return
+    yield from _pooled(doc, pages, spec.sizing, resolution, text, workers, ahead or 2 * workers)
+
+
+def _pooled(
+    doc: Document,
+    pages: list[int],
+    sizing: PageSizing,
+    dpi: float,
+    text: bool,
+    workers: int,
+    ahead: int,
+) -> Iterator[PageImage]:
+    fd, path = tempfile.mkstemp(prefix="workbench-doc-", dir=_shm())
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(doc.data)
+        key = f"{doc.sha256}:{doc.settings.model_dump_json()}"
+        jobs = (_Job(key, path, doc.name, doc.settings, i, dpi, sizing, text) for i in pages)
+        pool = _pool(workers)
+        queue: deque[tuple[int, Future[PageImage | _Refused]]] = deque()
+        broken = False
+
+        def submit() -> bool:
+            job = next(jobs, None)
+            if job is None:
+                return False
+            queue.append((job.index, pool.submit(_work, job)))
+            return True
+
+        try:
+            while len(queue) < ahead and submit():
+                pass
+            while queue:
+                index, future = queue.popleft()
+                try:
+                    item = future.result()
+                except BrokenProcessPool:
+                    broken = True
+                    break
+                submit()
+                if isinstance(item, _Refused):
+                    raise DocumentError(item.name, item.reason)
+                yield item
+        finally:
+            for _, future in queue:  # the consumer stopped early (cancel) or a page failed
+                future.cancel()
+        if broken:
+            _drop_pool(pool)
+            rest = [index, *(i for i, _ in queue), *(job.index for job in jobs)]
+            for i in rest:
+                yield _render(doc, i, dpi, sizing, text)
+    finally:
+        Path(path).unlink(missing_ok=True)
+
+
+def _shm() -> str | None:
+    """Memory-backed temporary files where there are (the document is read back at once)."""
+    return "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
