@@ -16,6 +16,7 @@ if str(ROOT) not in sys.path:
 
 import streamlit as st  # noqa: E402
 
+from workbench.logs import quiet_libraries  # noqa: E402
 from workbench.ui.sidebar import render_sidebar  # noqa: E402
 
 PAGES = ROOT / "pages"
@@ -30,6 +31,7 @@ NAV = [
 
 
 def main() -> None:
+    quiet_libraries()  # libraries' INFO lines off in the app's log (WORKBENCH_VERBOSE=1: on)
     st.set_page_config(page_title="OCR Workbench", page_icon="🔎", layout="wide")
     pages = [
         st.Page(PAGES / file, title=title, icon=icon, url_path=url)

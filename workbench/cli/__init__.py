@@ -3,6 +3,10 @@
 Each subcommand lives in its own module exposing ``register(subparsers)``, which adds its
 parser and sets ``func`` to a callable ``(args) -> int`` (the exit status). Errors the
 workbench raises on purpose print one line on stderr, never a traceback.
+
+stderr holds the workbench's own lines only: libraries' INFO logging (rapid_layout's model
+path and label list, vLLM's configuration) is off unless ``--verbose`` is given, before or
+after the command (:func:`workbench.logs.quiet_libraries`).
 """
 
 from __future__ import annotations
@@ -13,13 +17,16 @@ import sys
 from collections.abc import Sequence
 
 from workbench.errors import WorkbenchError
+from workbench.logs import quiet_libraries
 
 # Subcommand modules, imported lazily so `gpu` never loads the OCR stack and vice versa.
 COMMANDS = ("ocr", "parse", "gpu", "plan")
+VERBOSE_HELP = "show the libraries' INFO log lines too (off by default)"
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m workbench", description=__doc__)
+    parser.add_argument("-v", "--verbose", action="store_true", help=VERBOSE_HELP)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in COMMANDS:
         try:
@@ -29,12 +36,17 @@ def build_parser() -> argparse.ArgumentParser:
                 raise
             continue
         module.register(sub)
+    for command in {id(p): p for p in sub.choices.values()}.values():  # after the command too
+        command.add_argument(
+            "-v", "--verbose", action="store_true", default=argparse.SUPPRESS, help=VERBOSE_HELP
+        )
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    quiet_libraries(args.verbose)
     try:
         return int(args.func(args))
     except WorkbenchError as exc:
