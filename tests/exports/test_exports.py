@@ -118,6 +118,7 @@ def test_zip_has_the_expected_names(reader: RunReader) -> None:
         "coco.json",
         "manifest.json",
         "scan/document.md",
+        "scan/document.json",
         "scan/page-0001.md",
         "scan/page-0001.json",
         "scan/page-0001.raw.txt",
@@ -177,10 +178,19 @@ def test_markdown_export_and_memory_pages() -> None:
         MemoryPage(result("a.pdf", 2, "A two")),
         MemoryPage(result("a.pdf", 1, "A one")),
     ]
-    assert to_markdown(pages[1:]) == "A one\n\nA two\n"
+    assert to_markdown(pages[1:]) == "<!-- page 1 -->\n\nA one\n\n<!-- page 2 -->\n\nA two\n"
     assert to_markdown(pages) == (
-        "<!-- document: b.png -->\n\nB one\n\n<!-- document: a.pdf -->\n\nA one\n\nA two\n"
+        "<!-- document: b.png -->\n\n<!-- page 1 -->\n\nB one\n\n"
+        "<!-- document: a.pdf -->\n\n<!-- page 1 -->\n\nA one\n\n<!-- page 2 -->\n\nA two\n"
     )
-    assert to_markdown(pages[2:], page_markers=True) == "<!-- page 1 -->\n\nA one\n"
+
+
+def test_markdown_export_is_the_run_folder_document_md(reader: RunReader) -> None:
+    """One page-marker rule: the Markdown export of a document is its ``document.md``."""
+    assert to_markdown(pages_of(reader)) == (reader.path / "scan" / "document.md").read_text()
+
+
+def test_memory_pages_name_their_image_and_feed_coco() -> None:
+    pages = [MemoryPage(result("b.png", 1, "B one")), MemoryPage(result("a.pdf", 2, "A two"))]
     assert pages[1].image_file == "a/page-0002.png"
     assert to_coco(pages)["images"][0]["regions_source"] == "model"

@@ -11,7 +11,7 @@ this module does not import the store), :class:`MemoryPage` wraps a result still
 Where regions matter (HTML boxes, COCO), the corrected layer wins when present and the export
 says which layer each page used.
 
-* :func:`to_markdown` -- the pages' Markdown, documents in order, pages joined by blank lines.
+* :func:`to_markdown` -- the pages' Markdown, documents in order, each as its ``document.md``.
 * :func:`to_json` / :func:`load_json` -- ``{"info", "pages": [PageResult...], "corrections"}``.
 * :func:`write_zip` -- files of a run folder, kept under their relative names, plus README.txt.
 * :func:`workbench.exports.html.to_html`, :func:`workbench.exports.coco.to_coco`.
@@ -32,6 +32,7 @@ from PIL import Image
 from pydantic import TypeAdapter
 
 from workbench.errors import WorkbenchError
+from workbench.markdown.assemble import assemble_document
 from workbench.schema import PageResult, Region, RunInfo
 
 FORMAT = "ocr-workbench-export/1"
@@ -87,21 +88,18 @@ def _by_document(pages: Sequence[ExportPage]) -> dict[str, list[ExportPage]]:
     return groups
 
 
-def to_markdown(pages: Sequence[ExportPage], *, page_markers: bool = False) -> str:
-    """The pages' Markdown. With several documents each starts with an HTML comment naming
-    it; ``page_markers`` adds ``<!-- page N -->`` before each page."""
+def to_markdown(pages: Sequence[ExportPage]) -> str:
+    """The pages' Markdown, each document joined by
+    :func:`~workbench.markdown.assemble.assemble_document` (``<!-- page N -->`` before each
+    page), as the run folder's ``document.md`` and the viewer's download are. With several
+    documents each starts with an HTML comment naming it."""
     groups = _by_document(pages)
     parts: list[str] = []
     for doc, group in groups.items():
         if len(groups) > 1:
-            parts.append(f"<!-- document: {_comment_safe(doc)} -->")
-        for page in group:
-            if page_markers:
-                parts.append(f"<!-- page {page.result.page} -->")
-            text = page.result.markdown.strip()
-            if text:
-                parts.append(text)
-    return "\n\n".join(parts) + "\n"
+            parts.append(f"<!-- document: {_comment_safe(doc)} -->\n")
+        parts.append(assemble_document((p.result.page, p.result.markdown) for p in group))
+    return "\n".join(parts)
 
 
 def _comment_safe(text: str) -> str:
@@ -177,7 +175,8 @@ Layout (one folder per document, named by its stem):
   <doc>/page-0001.json          the engine's result (regions, Markdown, timings)
   <doc>/page-0001.raw.txt       the engine's raw output, when it gave any
   <doc>/page-0001.corrected.json  regions corrected by hand, when there are any
-  <doc>/document.md             all pages' Markdown joined
+  <doc>/document.md             all pages' Markdown joined, <!-- page N --> before each
+  <doc>/document.json           the document: name, sha256, kind, page count
 """
 
 
