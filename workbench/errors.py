@@ -42,6 +42,38 @@ class EngineError(WorkbenchError):
     on."""
 
 
+# What went wrong with one completion against a server; each says so in its own words, so "the
+# server crashed mid-answer" is never reported as "is the server running?".
+
+
+class ServerUnreachable(EngineError):
+    """No connection could be made (nothing listens, DNS, refused): is the server running?"""
+
+
+class ConnectionLost(EngineError):
+    """The server accepted the request, then closed the connection before the answer ended."""
+
+
+class EngineTimeout(EngineError):
+    """The server was silent too long, or the page ran past its time budget."""
+
+
+class ServerHTTPError(EngineError):
+    """The server answered with an HTTP error status."""
+
+    def __init__(self, message: str, status: int) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class MalformedAnswer(EngineError):
+    """The server answered 200 but not with a (streamed) chat completion."""
+
+
+class PageCancelled(EngineError):
+    """The user cancelled the page (or the whole run) while it was in flight."""
+
+
 class ParseError(WorkbenchError):
     """Raised only for programming errors; parsers recover from bad model output themselves."""
 

@@ -15,7 +15,10 @@ variable                        meaning
 ``WORKBENCH_BASE_URL``          default OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1
 ``WORKBENCH_API_KEY``           its key, if any
 ``WORKBENCH_CONCURRENCY``       pages in flight against a server (32)
-``WORKBENCH_TIMEOUT``           seconds per request before it counts as failed (600)
+``WORKBENCH_TIMEOUT``           most seconds one page's answer may take (600); the budget is
+                                60 s + max_tokens at 8 tokens/s, capped by this
+``WORKBENCH_IDLE_TIMEOUT``      seconds a server may stay silent (no token) before a page
+                                fails as timed out (60); see engines/server_calls.py
 =============================  ====================================================
 """
 
@@ -42,6 +45,7 @@ class Settings(BaseModel):
     api_key: str | None = None
     concurrency: int = Field(32, ge=1, le=1024)
     timeout: float = Field(600.0, gt=0)
+    idle_timeout: float = Field(60.0, gt=0)
     include_furniture: bool = False  # running headers/footers/page numbers in document Markdown
 
     @classmethod

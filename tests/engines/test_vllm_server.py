@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import socket
+import threading
+import time
 from typing import Any
 
 import pytest
@@ -142,16 +144,6 @@ def test_500_more_than_retries_fails_the_page_only() -> None:
     assert outputs["doc.pdf#1"].ok
 
 
-def test_timeout_gives_a_timeout_message() -> None:
-    with FakeOpenAIServer() as server:
-        server.hang = True
-        [out] = list(_engine(server, timeout=0.3, retries=2).run([_page(0)]))
-        assert server.completions == 2
-    assert not out.ok
-    assert "timed out after 0.3 s" in (out.error or "")
-    assert out.attempts[-1].error == out.error
-
-
 def test_unknown_model_lists_served_models() -> None:
     with FakeOpenAIServer(models=["a/one", "b/two"]) as server:
         engine = _engine(server, model="c/three")
@@ -287,3 +279,196 @@ def test_wrong_base_path_is_not_blamed_on_the_model() -> None:
         engine = VllmServerEngine(server.base_url.replace("/v1", "/api/v1"), model="m")
         [out] = list(engine.run([_page(0)]))
     assert "is the base URL right?" in (out.error or "")
+
+
+# ---------------------------------------------------------------- faults (issue 10 items 3, 5)
+
+
+def _timed(engine: VllmServerEngine, requests: list[PageRequest]) -> dict[str, Any]:
+    """Outputs by key, with the order they came in and seconds since the start."""
+    start = time.monotonic()
+    got: dict[str, Any] = {}
+    for out in engine.run(requests):
+        got[out.key] = (out, len(got), time.monotonic() - start)
+    return got
+
+
+def test_a_server_that_never_answers_fails_the_page_after_the_idle_timeout() -> None:
+    with FakeOpenAIServer() as server:
+        server.hang = True  # accepts the request, never sends a byte
+        engine = _engine(server, idle_timeout=0.5, retries=3)
+        got = _timed(engine, [_page(0)])
+        assert server.completions == 1  # a timeout is not retried: it would hang again
+    out, _, seconds = got["doc.pdf#0"]
+    assert seconds < 3, "the default 600 s × 3 tries must not apply"
+    assert out.error == (
+        "timed out: no answer within 0.5 s and no progress on any other page meanwhile "
+        "— is the server hung?"
+    )
+
+
+def test_a_hung_page_waits_while_others_flow_and_never_holds_them_back() -> None:
+    def respond(body: dict[str, Any]) -> Reply:
+        image = request_image(body)
+        assert image is not None
+        if image.width == 100:  # page 0: headers, then nothing
+            return Reply("never", fault="stall", after=0)
+        return Reply("x" * 80, chunk_chars=4, token_delay=0.03)  # 20 tokens over 0.6 s
+
+    with FakeOpenAIServer(respond=respond) as server:
+        engine = _engine(server, concurrency=2, idle_timeout=1.0)
+        got = _timed(engine, [_page(i) for i in range(7)])
+    hung, order, seconds = got["doc.pdf#0"]
+    assert all(got[f"doc.pdf#{i}"][0].ok for i in range(1, 7))
+    assert order == 6, "every other page came out before the hung one"
+    last_other = max(got[f"doc.pdf#{i}"][2] for i in range(1, 7))
+    # It waited while the server streamed other pages (queued behind busy pages is not hung),
+    # then failed about idle_timeout after the server's last progress.
+    assert last_other > 2.5
+    assert last_other + 0.8 < seconds < last_other + 2.5
+    assert "no progress on any other page" in (hung.error or "")
+
+
+def test_silence_mid_answer_is_an_idle_timeout_with_the_tokens_so_far() -> None:
+    with FakeOpenAIServer(outputs=[Reply("abcd" * 50, fault="stall", after=3)]) as server:
+        got = _timed(_engine(server, idle_timeout=0.4), [_page(0)])
+        assert server.completions == 1
+    out, _, seconds = got["doc.pdf#0"]
+    assert out.error == "timed out: the server sent nothing for 0.4 s mid-answer (after 3 tokens)"
+    assert seconds < 2.5
+
+
+def test_slow_but_steady_tokens_finish_even_when_the_whole_answer_outlasts_idle() -> None:
+    with FakeOpenAIServer(outputs=[Reply("ab" * 40, chunk_chars=2, token_delay=0.03)]) as server:
+        got = _timed(_engine(server, idle_timeout=0.5), [_page(0)])
+    out, _, seconds = got["doc.pdf#0"]
+    assert out.ok and out.raw == "ab" * 40 and seconds > 1.0
+    assert out.tokens == 20  # the usage chunk's count (80 chars / 4)
+
+
+def test_a_trickle_is_stopped_by_the_page_budget() -> None:
+    # One token every 0.2 s never trips the idle timeout; the budget (timeout) does.
+    trickle = Reply("z" * 400, chunk_chars=1, token_delay=0.2)
+    with FakeOpenAIServer(outputs=[trickle]) as server:
+        got = _timed(_engine(server, timeout=1.5, idle_timeout=1.0), [_page(0)])
+    out, _, seconds = got["doc.pdf#0"]
+    assert (out.error or "").startswith("timed out after 1.5 s, the page's time budget")
+    assert seconds < 3.5
+
+
+def test_page_budget_fits_max_tokens() -> None:
+    from workbench.engines.server_calls import page_budget
+
+    assert page_budget(800, cap=600) == 60 + 100  # 800 tokens at 8 tokens/s + 60 s
+    assert page_budget(16_384, cap=600) == 600
+
+
+def test_connection_closed_mid_answer_is_reported_as_such_and_retried() -> None:
+    with FakeOpenAIServer(respond=lambda body: Reply("a" * 100, fault="close", after=5)) as server:
+        [out] = list(_engine(server, retries=3).run([_page(0)]))
+        assert server.completions == 3
+    assert out.error == (
+        "the server closed the connection mid-answer (after 5 tokens) — it may have crashed or "
+        "restarted; see its log (tried 3 times)"
+    )
+    assert "cannot reach" not in out.error
+
+
+def test_connection_closed_before_any_answer_is_not_blamed_on_a_missing_server() -> None:
+    with FakeOpenAIServer(outputs=[Reply("", fault="drop")] * 2) as server:
+        [out] = list(_engine(server, retries=2).run([_page(0)]))
+    assert (out.error or "").startswith("the server closed the connection without answering")
+
+
+def test_then_recovers_after_a_lost_connection() -> None:
+    replies = [Reply("a" * 100, fault="close", after=2), Reply("fine")]
+    with FakeOpenAIServer(outputs=replies) as server:
+        [out] = list(_engine(server, retries=3).run([_page(0)]))
+        assert server.completions == 2
+    assert out.ok and out.raw == "fine"
+
+
+def test_http_error_status_is_its_own_message() -> None:
+    with FakeOpenAIServer() as server:
+        server.fail_next(2, status=500)
+        [out] = list(_engine(server, retries=2).run([_page(0)]))
+    assert out.error == "server error 500: fake failure (tried 2 times)"
+
+
+@pytest.mark.parametrize("stream", [True, False])
+def test_malformed_answer_is_its_own_message(stream: bool) -> None:
+    with FakeOpenAIServer(outputs=[Reply("abc", fault="malformed", after=2)]) as server:
+        server.ignore_stream = not stream
+        [out] = list(_engine(server, retries=3).run([_page(0)]))
+        assert server.completions == 1  # the same server would say the same again
+    error = out.error or ""
+    assert error.startswith("the server's stream event is not JSON" if stream else "the server's")
+    assert "not JSON" in error and "cannot reach" not in error
+
+
+def test_a_server_that_ignores_stream_still_works() -> None:
+    with FakeOpenAIServer(outputs=["# plain JSON answer"]) as server:
+        server.ignore_stream = True
+        [out] = list(_engine(server).run([_page(0)]))
+    assert out.ok and out.raw == "# plain JSON answer" and out.tokens > 0
+
+
+def test_a_huge_answer_arrives_whole_and_fast() -> None:
+    huge = "| cell | cell |\n" * 330_000  # about 5 MB
+    with FakeOpenAIServer(outputs=[huge]) as server:
+        got = _timed(_engine(server), [_page(0)])
+    out, _, seconds = got["doc.pdf#0"]
+    assert out.ok and out.raw == huge
+    assert seconds < 10
+
+
+def test_an_endless_stream_is_cut_at_max_tokens() -> None:
+    endless = Reply("la ", chunk_chars=3, fault="endless")
+    request = _page(0, sampling=Sampling(max_tokens=50))
+    with FakeOpenAIServer(outputs=[endless]) as server:
+        got = _timed(_engine(server), [request])
+        assert server.completions == 1
+    out, _, seconds = got["doc.pdf#0"]
+    assert out.finish_reason == "length" and seconds < 5
+    assert len(out.raw) <= 3 * (50 + 17)
+
+
+def test_in_flight_lists_waiting_pages_and_cancel_stops_one_at_once() -> None:
+    def respond(body: dict[str, Any]) -> Reply:
+        image = request_image(body)
+        assert image is not None
+        if image.width == 100:
+            return Reply("never", fault="stall", after=0)
+        return Reply("y" * 40, chunk_chars=4, token_delay=0.05)
+
+    with FakeOpenAIServer(respond=respond) as server:
+        engine = _engine(server, concurrency=4, idle_timeout=30)
+        outputs = engine.run([_page(i) for i in range(3)])
+        first = next(outputs)
+        assert first.ok and first.key != "doc.pdf#0"
+        [waiting] = [p for p in engine.in_flight() if p.key == "doc.pdf#0"]
+        assert waiting.waiting and waiting.attempt == 1 and waiting.elapsed > 0.3
+        assert abs(waiting.started_at + waiting.elapsed - time.time()) < 0.5
+        rest = list(outputs)  # the other page finishes; then nothing is left but page 0 ...
+        assert [o.key for o in rest][:1] == [
+            "doc.pdf#1" if first.key == "doc.pdf#2" else "doc.pdf#2"
+        ]
+        pending = engine.run([_page(0)])
+        started = time.monotonic()
+        timer = threading.Timer(0.5, engine.cancel, args=(["doc.pdf#0"],))
+        timer.start()
+        [cancelled] = list(pending)
+        assert cancelled.error == "cancelled by the user"
+        assert 0.4 < time.monotonic() - started < 2.0
+        assert engine.in_flight() == []
+
+
+def test_cancel_all_ends_every_page_in_flight_and_queued() -> None:
+    with FakeOpenAIServer() as server:
+        server.hang = True
+        engine = _engine(server, concurrency=2, idle_timeout=30)
+        threading.Timer(0.4, engine.cancel).start()
+        got = _timed(engine, [_page(i) for i in range(5)])
+        assert server.completions == 2  # the queued three were never sent
+    assert {out.error for out, _, _ in got.values()} == {"cancelled by the user"}
+    assert max(seconds for _, _, seconds in got.values()) < 2.0

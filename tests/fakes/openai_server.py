@@ -6,7 +6,15 @@ bound to 127.0.0.1 (port 0 = any free port):
 * ``GET /v1/models`` lists the served models;
 * ``POST /v1/chat/completions`` answers with the next reply: popped from ``outputs`` (a
   queue), or computed by ``respond(body) -> str | Reply``, or a default page text. A
-  ``model`` that is not served gets vLLM's 404 body.
+  ``model`` that is not served gets vLLM's 404 body. With ``"stream": true`` the reply is
+  sent as vLLM does: an event stream (``data: {chunk}`` lines, HTTP chunked, ``data: [DONE]``),
+  a usage chunk last when ``stream_options.include_usage`` is set.
+
+Faults, per reply (:class:`Reply` ``fault`` after ``after`` streamed chunks): ``"close"``
+closes the connection mid-answer, ``"stall"`` goes silent with the connection open (until the
+server stops), ``"malformed"`` sends a line that is not JSON (a broken JSON body when not
+streaming), ``"endless"`` streams past ``max_tokens`` forever (until the client leaves),
+``"drop"`` reads the request and closes without answering; ``token_delay`` slows each chunk.
 
 Knobs (attributes, safe to change while it runs): ``delay`` seconds per request,
 ``fail_next(n, status)`` answers the next ``n`` completions with an error status,
@@ -49,6 +57,10 @@ class Reply:
     text: str
     finish_reason: str = "stop"
     delay: float | None = None  # overrides the server's delay for this reply
+    token_delay: float = 0.0  # seconds between streamed chunks
+    chunk_chars: int | None = None  # characters per streamed chunk (default: ≤ 200 chunks)
+    fault: str | None = None  # "close", "stall", "malformed", "endless", "drop" (see above)
+    after: int = 0  # streamed chunks sent before the fault
 
 
 Responder = Callable[[dict[str, Any]], "str | Reply"]
@@ -96,6 +108,7 @@ class FakeOpenAIServer:
         self.delay = delay
         self.api_key = api_key
         self.hang = False
+        self.ignore_stream = False  # answer plain JSON even when asked to stream (old servers)
         self.loop = False
         self.requests: list[dict[str, Any]] = []
         self.in_flight = 0
@@ -270,6 +283,15 @@ def _handler_for(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
                 return
             reply = server._reply_for(body)
             server._wait(reply.delay if reply.delay is not None else server.delay)
+            if reply.fault == "drop":
+                self._drop()
+                return
+            if body.get("stream") and not server.ignore_stream:
+                self._stream(body, reply)
+                return
+            if reply.fault == "malformed":
+                self._send_raw(200, b'{"choices": [{"message": {"content": "cut', "json")
+                return
             tokens = max(1, len(reply.text) // 4)
             self._send(
                 200,
@@ -292,6 +314,81 @@ def _handler_for(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
                     },
                 },
             )
+
+        def _drop(self) -> None:
+            self.close_connection = True
+            with contextlib.suppress(OSError):
+                self.connection.shutdown(socket.SHUT_RDWR)
+
+        def _send_raw(self, status: int, data: bytes, kind: str) -> None:
+            try:
+                self.send_response(status)
+                self.send_header("Content-Type", f"application/{kind}")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+
+        def _chunk(self, data: bytes) -> None:
+            self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+            self.wfile.flush()
+
+        def _event(self, payload: dict[str, Any] | str) -> None:
+            text = payload if isinstance(payload, str) else json.dumps(payload)
+            self._chunk(f"data: {text}\n\n".encode())
+
+        def _stream(self, body: dict[str, Any], reply: Reply) -> None:
+            model, ident = body.get("model"), f"chatcmpl-{time.monotonic_ns()}"
+
+            def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+                choice = {"index": 0, "delta": delta, "finish_reason": finish}
+                return {"id": ident, "object": "chat.completion.chunk", "model": model,
+                        "choices": [choice]}  # fmt: skip
+
+            text = reply.text
+            size = reply.chunk_chars or max(4, -(-len(text) // 200))
+            pieces = [text[i : i + size] for i in range(0, len(text), size)] or [""]
+            try:
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream; charset=utf-8")
+                self.send_header("Transfer-Encoding", "chunked")
+                self.end_headers()
+                self.wfile.flush()
+                self._event(chunk({"role": "assistant", "content": ""}))
+                sent = 0
+                while True:
+                    if reply.fault and sent >= reply.after and reply.fault != "endless":
+                        break
+                    if sent >= len(pieces) and reply.fault != "endless":
+                        break
+                    server._wait(reply.token_delay)
+                    if server._stopped.is_set():
+                        return
+                    self._event(chunk({"content": pieces[sent % len(pieces)]}))
+                    sent += 1
+                if reply.fault == "close":
+                    self._drop()
+                    return
+                if reply.fault == "stall":
+                    server._wait(3600)
+                    return
+                if reply.fault == "malformed":
+                    self._event('{"choices": [{"delta": {"content": "cut')
+                    self._event("[DONE]")
+                    self._chunk(b"")
+                    return
+                self._event(chunk({}, reply.finish_reason))
+                if (body.get("stream_options") or {}).get("include_usage"):
+                    tokens = max(1, len(text) // 4)
+                    usage = {"prompt_tokens": 1000, "completion_tokens": tokens,
+                             "total_tokens": 1000 + tokens}  # fmt: skip
+                    self._event({"id": ident, "object": "chat.completion.chunk", "model": model,
+                                 "choices": [], "usage": usage})  # fmt: skip
+                self._event("[DONE]")
+                self._chunk(b"")
+            except (BrokenPipeError, ConnectionResetError, OSError):
+                self.close_connection = True  # the client left (cancel, timeout)
 
     return Handler
 

@@ -9,19 +9,35 @@ Contract
   :class:`EngineOutput` as it completes, in any order.
 * One page is ``POST /v1/chat/completions`` with the page as a PNG data URL, the prompt, the
   sampling and ``chat_template_kwargs`` (see :mod:`workbench.engines.messages`).
-* A call that cannot connect, times out (``timeout`` seconds) or gets a 5xx/429 is retried
-  ``retries`` times in all with exponential backoff; then the page gets ``error`` and the
-  other pages go on. A looping answer is retried with the request's ``retry_sampling``
-  (:mod:`workbench.engines.repetition`); every attempt is recorded.
+  The answer is streamed (``stream: true``, :mod:`workbench.engines.sse`), so a silent server
+  is seen in seconds, not at the end of a long timeout.
+* Time per attempt (:mod:`workbench.engines.server_calls`): a budget of 60 s plus
+  ``max_tokens`` at 8 tokens/s, capped by ``timeout``; ``idle_timeout`` seconds without a
+  token mid-answer, or without a first token while the server made no progress on any page,
+  end the attempt. A page that waits never holds the others: they go on and are yielded.
+* Faults, each with its own error (:mod:`workbench.errors`): cannot connect
+  (:class:`ServerUnreachable`), connection closed before or during the answer
+  (:class:`ConnectionLost`), timed out (:class:`EngineTimeout`), HTTP error status
+  (:class:`ServerHTTPError`), not a chat completion (:class:`MalformedAnswer`), cancelled
+  (:class:`PageCancelled`). Connect failures, lost connections and 408/429/5xx are retried
+  ``retries`` times in all with exponential backoff; timeouts are not (a hung server would
+  hang again). Then the page gets ``error`` and the other pages go on. A looping answer is
+  retried with the request's ``retry_sampling`` (:mod:`workbench.engines.repetition`); every
+  attempt is recorded.
+* :meth:`in_flight` lists the pages in flight (key, wall-clock start, elapsed, tokens so far)
+  and :meth:`cancel` stops some or all of them at once — the hook for a UI that shows a
+  waiting page with its elapsed time and a cancel button. A cancelled page yields an output
+  with ``error="cancelled by the user"``.
 * Nothing raises out of :meth:`run` for a page. :meth:`check` never raises (sidebar status);
   :meth:`connect` (or ``connect=True``) raises :class:`EngineUnavailable` with a fix.
 """
 
 from __future__ import annotations
 
+import itertools
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Any
 from urllib.parse import urlsplit
@@ -32,7 +48,24 @@ from workbench.engines.base import EngineOutput, PageRequest
 from workbench.engines.messages import chat_body
 from workbench.engines.png import data_url
 from workbench.engines.repetition import MAX_ATTEMPTS, PageAttempts
-from workbench.errors import EngineError, EngineUnavailable
+from workbench.engines.server_calls import (
+    POLL_S,
+    CallBoard,
+    PageProgress,
+    RunCancel,
+    page_budget,
+    tracked_transport,
+)
+from workbench.engines.sse import Answer, read_answer
+from workbench.errors import (
+    ConnectionLost,
+    EngineError,
+    EngineTimeout,
+    EngineUnavailable,
+    PageCancelled,
+    ServerHTTPError,
+    ServerUnreachable,
+)
 from workbench.schema import Sampling
 from workbench.settings import Settings
 
@@ -65,6 +98,7 @@ def _server_message(response: httpx.Response) -> str:
 
 class VllmServerEngine:
     name = "vllm-server"
+    streams = True  # run() pulls requests lazily, at most ``concurrency`` in flight
 
     def __init__(
         self,
@@ -74,6 +108,7 @@ class VllmServerEngine:
         concurrency: int | None = None,
         timeout: float | None = None,
         *,
+        idle_timeout: float | None = None,
         settings: Settings | None = None,
         retries: int = 3,
         backoff: float = 0.5,
@@ -88,6 +123,8 @@ class VllmServerEngine:
         # Twice the pages in flight per batch, so the tail of one batch overlaps little.
         self.batch_size = min(2 * self.concurrency, 512)
         self.timeout = float(timeout or s.timeout)
+        self.idle_timeout = float(idle_timeout or s.idle_timeout)
+        self._board = CallBoard(self.idle_timeout)
         self.retries = max(1, retries)
         self.backoff = backoff
         self.max_attempts = max_attempts
@@ -102,13 +139,14 @@ class VllmServerEngine:
         with self._lock:
             if self._client is None:
                 headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
+                limits = httpx.Limits(
+                    max_connections=self.concurrency,
+                    max_keepalive_connections=self.concurrency,
+                )
                 self._client = httpx.Client(
                     headers=headers,
                     timeout=httpx.Timeout(self.timeout, connect=min(self.timeout, 10.0)),
-                    limits=httpx.Limits(
-                        max_connections=self.concurrency,
-                        max_keepalive_connections=self.concurrency,
-                    ),
+                    transport=tracked_transport(limits),
                 )
             return self._client
 
@@ -175,6 +213,7 @@ class VllmServerEngine:
             "base_url": self.base_url,
             "concurrency": str(self.concurrency),
             "timeout_s": f"{self.timeout:g}",
+            "idle_timeout_s": f"{self.idle_timeout:g}",
         }
 
     def close(self) -> None:
@@ -183,37 +222,81 @@ class VllmServerEngine:
         if client is not None:
             client.close()
 
+    # ------------------------------------------------------------------ in flight
+    def in_flight(self) -> list[PageProgress]:
+        """The pages whose completion is in flight now, oldest first (for a waiting display)."""
+        return self._board.snapshot()
+
+    def cancel(self, keys: Iterable[str] | None = None) -> None:
+        """Stop the given pages (by request key), or every page of every running ``run()``:
+        calls in flight end at once, queued pages are not sent; each yields ``cancelled``."""
+        self._board.cancel(keys)
+
     # ------------------------------------------------------------------ one call
-    def _complete(self, body: dict[str, Any], cancel: threading.Event) -> dict[str, Any]:
-        """POST one completion with transport retries; raises :class:`EngineError`."""
+    def _complete(self, body: dict[str, Any], key: str, run: RunCancel) -> Answer:
+        """One completion with transport retries; raises an :class:`EngineError` subclass.
+
+        Retried: cannot connect, connection lost, 408/429/5xx. Not retried: a timeout (a hung
+        server would only hang again), a cancel, a client error, a malformed answer."""
         url = f"{self.base_url}/chat/completions"
-        problem = ""
+        budget = page_budget(int(body.get("max_tokens") or 4096), self.timeout)
+        problem: EngineError | None = None
         for attempt in range(self.retries):
-            if attempt and cancel.wait(self.backoff * 2 ** (attempt - 1)):
-                raise EngineError("cancelled")
+            if attempt and _cancellable_sleep(run, key, self.backoff * 2 ** (attempt - 1)):
+                raise PageCancelled("cancelled by the user")
+            if run.cancelled(key):
+                raise PageCancelled("cancelled by the user")
             try:
-                response = self._http().post(url, json=body)
+                return self._attempt(url, body, key, budget, run, attempt + 1)
+            except (ServerUnreachable, ConnectionLost) as exc:
+                problem = exc
+            except ServerHTTPError as exc:
+                if exc.status not in RETRYABLE_STATUS:
+                    raise
+                problem = exc
+        assert problem is not None
+        if isinstance(problem, ServerHTTPError):
+            raise ServerHTTPError(f"{problem} (tried {self.retries} times)", problem.status)
+        raise type(problem)(f"{problem} (tried {self.retries} times)")
+
+    def _attempt(
+        self, url: str, body: dict[str, Any], key: str, budget: float, run: RunCancel, attempt: int
+    ) -> Answer:
+        timeout = httpx.Timeout(budget + 5.0, connect=min(budget, 10.0))
+        with self._board.call(key, budget, run, attempt) as call:
+            answered = False
+            try:
+                with self._http().stream("POST", url, json=body, timeout=timeout) as response:
+                    answered = True
+                    try:
+                        if response.status_code != 200:
+                            response.read()
+                            raise self._http_error(response)
+                        return read_answer(response, call, int(body.get("max_tokens") or 0))
+                    finally:
+                        call.finish()
+            except (httpx.ConnectError, httpx.ConnectTimeout):
+                raise call.reason or ServerUnreachable(self._unreachable()) from None
             except httpx.TimeoutException:
-                problem = f"timed out after {self.timeout:g} s"
-                continue
+                raise call.reason or EngineTimeout(f"timed out after {budget:g} s") from None
             except httpx.TransportError:
-                problem = self._unreachable()
-                continue
-            if response.status_code == 200:
-                try:
-                    payload = response.json()
-                    payload["choices"][0]["message"]
-                except (ValueError, KeyError, IndexError, TypeError):
-                    raise EngineError(
-                        f"server answered 200 but not with a chat completion: {response.text[:200]}"
+                if call.reason is not None:
+                    raise call.reason from None
+                if not answered:
+                    raise ConnectionLost(
+                        "the server closed the connection without answering — it may have "
+                        "crashed or restarted; see its log"
                     ) from None
-                return dict(payload)
-            message = _server_message(response)
-            if response.status_code in RETRYABLE_STATUS:
-                problem = f"server error {response.status_code}: {message}"
-                continue
-            raise EngineError(self._client_error(response.status_code, message))
-        raise EngineError(f"{problem} (tried {self.retries} times)")
+                raise ConnectionLost(
+                    f"the server closed the connection mid-answer (after {call.tokens} tokens) "
+                    "— it may have crashed or restarted; see its log"
+                ) from None
+
+    def _http_error(self, response: httpx.Response) -> ServerHTTPError:
+        status, message = response.status_code, _server_message(response)
+        if status in RETRYABLE_STATUS:
+            return ServerHTTPError(f"server error {status}: {message}", status)
+        return ServerHTTPError(self._client_error(status, message), status)
 
     def _client_error(self, status: int, message: str) -> str:
         if status == 404:
@@ -229,57 +312,85 @@ class VllmServerEngine:
             return "server refused the API key (401): set WORKBENCH_API_KEY or the key field"
         return f"server answered {status}: {message}"
 
-    def _page(self, request: PageRequest, cancel: threading.Event) -> EngineOutput:
+    def _page(self, request: PageRequest, run: RunCancel) -> EngineOutput:
         page = PageAttempts(request, self.max_attempts)
+        if run.cancelled(request.key):  # cancelled while queued: never sent
+            page.record_error(request.sampling, "cancelled by the user", 0.0)
+            return page.output()
         try:
             url = data_url(request.encoded())  # a prepared page's own PNG, sent as is
         except Exception as exc:  # a broken image is this page's problem only
             page.record_error(request.sampling, f"cannot encode the page image: {exc}", 0.0)
             return page.output()
         sampling: Sampling | None
-        while (sampling := page.next_sampling) is not None and not cancel.is_set():
+        while (sampling := page.next_sampling) is not None:
             started = time.monotonic()
+            body = chat_body(self.model, request, sampling, url)
+            body["stream"] = True  # tokens as they come: a silent server is seen in seconds
+            body["stream_options"] = {"include_usage": True}
             try:
-                payload = self._complete(chat_body(self.model, request, sampling, url), cancel)
+                answer = self._complete(body, request.key, run)
             except EngineError as exc:
                 page.record_error(sampling, str(exc), time.monotonic() - started)
                 break
-            choice = payload["choices"][0]
-            usage = payload.get("usage") or {}
             page.record(
                 sampling,
-                str(choice["message"].get("content") or ""),
-                choice.get("finish_reason"),
-                int(usage.get("completion_tokens") or 0),
+                answer.text,
+                answer.finish_reason,
+                answer.tokens,
                 time.monotonic() - started,
             )
         return page.output()
 
     # ------------------------------------------------------------------ batch
-    def run(self, requests: Sequence[PageRequest]) -> Iterator[EngineOutput]:
-        if not requests:
+    def run(self, requests: Iterable[PageRequest]) -> Iterator[EngineOutput]:
+        """Yield one output per request as each finishes. ``requests`` may be any iterable: it
+        is pulled only as slots free (at most ``concurrency`` pages in flight), so a pipeline
+        can feed a whole document while pages are still being prepared."""
+        source = iter(requests)
+        first = next(source, None)
+        if first is None:
             return
+        source = itertools.chain([first], source)
         if not self.model:
             try:
                 self.connect()
             except EngineUnavailable as exc:
-                for request in requests:
+                for request in source:
                     yield EngineOutput(key=request.key, error=str(exc))
                 return
-        cancel = threading.Event()
-        pool = ThreadPoolExecutor(
-            max_workers=min(self.concurrency, len(requests)), thread_name_prefix="vllm-server"
-        )
-        try:
-            pending: set[Future[EngineOutput]] = {
-                pool.submit(self._page, request, cancel) for request in requests
-            }
-            while pending:
-                done, pending = wait(pending, return_when=FIRST_COMPLETED)
-                for future in done:
-                    yield future.result()
-        finally:
-            # The consumer stopped early (cancel button) or we are done: drop queued pages,
-            # stop retry back-offs; calls already in flight end at their timeout.
-            cancel.set()
-            pool.shutdown(wait=False, cancel_futures=True)
+        with self._board.run_scope() as run:
+            pool = ThreadPoolExecutor(
+                max_workers=self.concurrency, thread_name_prefix="vllm-server"
+            )
+            pending: set[Future[EngineOutput]] = set()
+
+            def fill() -> None:
+                while len(pending) < self.concurrency and not run.all.is_set():
+                    request = next(source, None)
+                    if request is None:
+                        return
+                    pending.add(pool.submit(self._page, request, run))
+
+            try:
+                fill()
+                while pending:
+                    done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                    fill()  # before yielding: the freed slots work while the caller saves
+                    for future in done:
+                        yield future.result()
+            finally:
+                # Done, or the consumer stopped early (cancel button): drop queued pages and
+                # end this run's calls in flight now (their sockets are shut down).
+                run.all.set()
+                pool.shutdown(wait=False, cancel_futures=True)
+                self._board.police()
+
+
+def _cancellable_sleep(run: RunCancel, key: str, seconds: float) -> bool:
+    """Sleep ``seconds`` unless the page is cancelled meanwhile; True when it was."""
+    deadline = time.monotonic() + seconds
+    while (left := deadline - time.monotonic()) > 0:
+        if run.all.wait(min(left, POLL_S)) or run.cancelled(key):
+            return True
+    return run.cancelled(key)

@@ -1,0 +1,141 @@
+"""Reading one chat-completion answer: an OpenAI ``stream: true`` event stream, or plain JSON.
+
+Contract
+--------
+* :func:`read_answer` returns an :class:`Answer` (text, finish reason, completion tokens) or
+  raises :class:`~workbench.errors.MalformedAnswer` (not a chat completion: a line that is not
+  JSON, no ``choices``, a body that is not a completion), :class:`ServerHTTPError` (an error
+  event inside the stream) or :class:`ConnectionLost` (the stream ended before ``[DONE]`` or
+  a finish reason).
+* Each content delta counts as a token for progress (``Call.token``), so the watchdog sees a
+  streaming page alive; the server's ``usage.completion_tokens`` wins when it sends one.
+* Bounded whatever the server sends: a stream that goes on past ``max_tokens`` (a server
+  ignoring it) is cut there with ``finish_reason="length"``; a line or a JSON body larger than
+  :data:`MAX_ANSWER_BYTES` is refused. A server that ignores ``stream`` and answers JSON works.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+from workbench.engines.server_calls import Call
+from workbench.errors import ConnectionLost, MalformedAnswer, ServerHTTPError
+
+MAX_ANSWER_BYTES = 64 * 1024 * 1024
+#: Deltas accepted past max_tokens before the stream is cut (servers may send a last empty one).
+TOKEN_SLACK = 16
+
+
+@dataclass(frozen=True)
+class Answer:
+    text: str
+    finish_reason: str | None
+    tokens: int
+
+
+def read_answer(response: httpx.Response, call: Call, max_tokens: int) -> Answer:
+    if "text/event-stream" not in response.headers.get("content-type", ""):
+        return _read_json(response, call)
+    parts: list[str] = []
+    finish: str | None = None
+    deltas = 0
+    usage_tokens = 0
+    ended = False
+    for data in _events(response):
+        if data == "[DONE]":
+            ended = True
+            break
+        chunk = _json(data, "stream event")
+        if not isinstance(chunk, dict):
+            raise MalformedAnswer(f"the server's stream sent {_clip(data)} — not a chat chunk")
+        if chunk.get("error"):
+            raise _stream_error(chunk["error"])
+        usage = chunk.get("usage")
+        if isinstance(usage, dict) and usage.get("completion_tokens"):
+            usage_tokens = int(usage["completion_tokens"])
+        choices = chunk.get("choices")
+        if not isinstance(choices, list):
+            raise MalformedAnswer(f"the server's stream sent {_clip(data)} — no choices")
+        for choice in choices[:1]:
+            delta = choice.get("delta") if isinstance(choice, dict) else None
+            content = delta.get("content") if isinstance(delta, dict) else None
+            if content:
+                parts.append(str(content))
+                deltas += 1
+                call.token()
+            if isinstance(choice, dict) and choice.get("finish_reason"):
+                finish = str(choice["finish_reason"])
+        if max_tokens and deltas > max_tokens + TOKEN_SLACK:
+            finish = "length"  # the server ignores max_tokens: cut it where it should have
+            ended = True
+            break
+    if not ended and finish is None:
+        raise ConnectionLost(
+            f"the server closed the connection mid-answer (after {deltas} tokens) — it may "
+            "have crashed or restarted; see its log"
+        )
+    return Answer("".join(parts), finish, usage_tokens or deltas)
+
+
+def _read_json(response: httpx.Response, call: Call) -> Answer:
+    body = bytearray()
+    for piece in response.iter_bytes():
+        body += piece
+        if len(body) > MAX_ANSWER_BYTES:
+            raise MalformedAnswer(f"the answer is larger than {MAX_ANSWER_BYTES >> 20} MB")
+    payload = _json(body.decode("utf-8", "replace"), "answer")
+    try:
+        choice = payload["choices"][0]
+        text = str(choice["message"].get("content") or "")
+    except (KeyError, IndexError, TypeError, AttributeError):
+        raise MalformedAnswer(
+            f"the server answered 200 but not with a chat completion: {_clip(str(payload))}"
+        ) from None
+    usage = payload.get("usage") if isinstance(payload, dict) else None
+    tokens = int(usage.get("completion_tokens") or 0) if isinstance(usage, dict) else 0
+    call.token(max(tokens, 1))
+    return Answer(text, choice.get("finish_reason"), tokens)
+
+
+def _events(response: httpx.Response) -> Iterator[str]:
+    """The ``data:`` payloads of an event stream, one per event line; bounded line length."""
+    pending: list[bytes] = []
+    size = 0
+    for piece in response.iter_bytes():
+        while (cut := piece.find(b"\n")) >= 0:
+            line = b"".join([*pending, piece[:cut]])
+            pending.clear()
+            size = 0
+            piece = piece[cut + 1 :]
+            if line.startswith(b"data:"):
+                yield line[5:].strip().decode("utf-8", "replace")
+        pending.append(piece)
+        size += len(piece)
+        if size > MAX_ANSWER_BYTES:
+            raise MalformedAnswer(f"a stream line is larger than {MAX_ANSWER_BYTES >> 20} MB")
+    line = b"".join(pending)
+    if line.startswith(b"data:"):
+        yield line[5:].strip().decode("utf-8", "replace")
+
+
+def _json(text: str, what: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError:
+        raise MalformedAnswer(f"the server's {what} is not JSON: {_clip(text)}") from None
+
+
+def _stream_error(error: Any) -> ServerHTTPError:
+    message = error.get("message") if isinstance(error, dict) else error
+    code = error.get("code") if isinstance(error, dict) else None
+    status = int(code) if isinstance(code, int) else 500
+    return ServerHTTPError(f"the server reported an error mid-answer: {message}", status)
+
+
+def _clip(text: str, limit: int = 120) -> str:
+    return repr(text[:limit] + ("…" if len(text) > limit else ""))
