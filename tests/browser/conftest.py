@@ -1,8 +1,10 @@
 """A real app server (``streamlit run workbench/Home.py``) and Debian's Chromium, per session.
 
 The server runs with the real embedded CPU engine unless ``WORKBENCH_FAKE_ENGINE`` is set in
-the environment of the test run (then the deterministic FakeEngine). Never downloads browsers:
-Playwright drives ``/usr/bin/chromium`` (or ``$CHROMIUM``). Screenshots go to
+the environment of the test run (then the deterministic FakeEngine, through the app's engine
+hook ``WORKBENCH_ENGINE_FACTORY=tests.fakes.fake_engine:from_env``; the value of
+``WORKBENCH_FAKE_ENGINE`` is the delay per page in seconds, ``1`` meaning none). Never
+downloads browsers: Playwright drives ``/usr/bin/chromium`` (or ``$CHROMIUM``). Screenshots go to
 ``$WORKBENCH_SCREENSHOTS`` or a pytest tmp dir.
 """
 
@@ -43,13 +45,35 @@ def _free_port() -> int:
 @pytest.fixture(scope="session")
 def app_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The app as users run it (real CPU engine unless WORKBENCH_FAKE_ENGINE is set)."""
-    yield from _serve(tmp_path_factory, {})
+    value = os.environ.get("WORKBENCH_FAKE_ENGINE", "").strip()
+    if value in ("", "0", "false", "no"):
+        yield from _serve(tmp_path_factory, {})
+    else:
+        yield from _serve(tmp_path_factory, fake_env(0.0 if value == "1" else float(value)))
 
 
 @pytest.fixture(scope="session")
 def fake_app_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The app with the instant FakeEngine, for UI mechanics over many pages."""
-    yield from _serve(tmp_path_factory, {"WORKBENCH_FAKE_ENGINE": "1"})
+    yield from _serve(tmp_path_factory, fake_env(0.0))
+
+
+@pytest.fixture(scope="session")
+def slow_fake_app_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The app with a FakeEngine that works SLOW_FAKE_DELAY seconds per page, for tests of
+    what the UI does while pages are being processed."""
+    yield from _serve(tmp_path_factory, fake_env(SLOW_FAKE_DELAY))
+
+
+SLOW_FAKE_DELAY = 1.0
+
+
+def fake_env(delay: float) -> dict[str, str]:
+    """Server environment for the FakeEngine with ``delay`` seconds per page."""
+    return {
+        "WORKBENCH_ENGINE_FACTORY": "tests.fakes.fake_engine:from_env",
+        "WORKBENCH_FAKE_DELAY": str(delay),
+    }
 
 
 def _serve(tmp_path_factory: pytest.TempPathFactory, extra: dict[str, str]) -> Iterator[str]:

@@ -3,15 +3,26 @@
 For each request it "detects" a title band at the top, two text columns and a table at the
 bottom of the page image it was given (so boxes scale with the page), and returns them as
 ``page_px`` regions, like the CPU engine does. ``delay`` simulates work; ``fail_keys`` makes
-chosen pages fail. ``calls`` counts pages processed, so tests can prove caching.
+chosen pages fail. ``calls`` counts pages processed, so tests can prove caching. Like the
+CPU engine it detects layout itself, so its ``spec`` is the CPU spec (no prompt, no parser).
+
+:func:`from_env` is the app's engine hook for browser tests: start the app with
+``WORKBENCH_ENGINE_FACTORY=tests.fakes.fake_engine:from_env`` (see
+:mod:`workbench.ui.engines`) and ``WORKBENCH_FAKE_DELAY`` seconds of work per page.
+``FakeEngine.instances`` counts engines built in this process and :meth:`describe` shows it,
+so a browser test can see that two sessions share one engine.
 """
 
 from __future__ import annotations
 
+import os
+import threading
 import time
 from collections.abc import Iterator, Sequence
+from typing import Any
 
 from workbench.engines.base import EngineOutput, PageRequest
+from workbench.models.registry import CPU_SPEC
 from workbench.schema import BBox, Label, Region
 
 
@@ -19,15 +30,26 @@ class FakeEngine:
     name = "fake"
     model = "fake-layout-1"
     batch_size = 32
+    spec = CPU_SPEC
+    instances = 0  # engines built in this process
+    _count_lock = threading.Lock()
 
     def __init__(self, delay: float = 0.0, fail_keys: Sequence[str] = ()) -> None:
         self.delay = delay
         self.fail_keys = set(fail_keys)
         self.calls = 0
         self.closed = False
+        with FakeEngine._count_lock:
+            FakeEngine.instances += 1
+            self.instance = FakeEngine.instances
 
     def describe(self) -> dict[str, str]:
-        return {"engine": self.name, "model": self.model, "delay": str(self.delay)}
+        return {
+            "engine": self.name,
+            "model": self.model,
+            "delay": str(self.delay),
+            "instance": str(self.instance),
+        }
 
     def close(self) -> None:
         self.closed = True
@@ -65,3 +87,13 @@ class FakeEngine:
                 for i, (lab, nat, b, t) in enumerate(specs)
             ]
             yield EngineOutput(key=req.key, regions=regions, raw="{}", seconds=self.delay)
+
+
+def from_env(choice: Any = None) -> FakeEngine:
+    """The app's engine hook (``WORKBENCH_ENGINE_FACTORY``): a FakeEngine whatever the choice,
+    with ``WORKBENCH_FAKE_DELAY`` seconds of work per page (default none)."""
+    try:
+        delay = float(os.environ.get("WORKBENCH_FAKE_DELAY", "0") or 0)
+    except ValueError:
+        delay = 0.0
+    return FakeEngine(delay=delay)

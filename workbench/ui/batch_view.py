@@ -4,7 +4,7 @@ Each page is written by the run writer the moment it finishes, so a batch that i
 (the Cancel button interrupts the script at its next progress update) or crashes keeps every
 finished page; the run is then marked ``cancelled``. Files that cannot be read are listed
 and skipped; the others go on. The engine is the one the sidebar selected (or the embedded
-CPU engine), through :mod:`workbench.ui.resources`.
+CPU engine), through :mod:`workbench.ui.engines`.
 """
 
 from __future__ import annotations
@@ -24,10 +24,10 @@ from workbench.pipeline.process import process, render_dpi
 from workbench.runs.store import RunStore
 from workbench.schema import RunInfo, RunStatus
 from workbench.settings import Settings
+from workbench.ui import state
 from workbench.ui.runs_common import engine_choices, get_store
 
 SUFFIXES = {".pdf", ".png", ".jpg", ".jpeg", ".tif", ".tiff", ".webp", ".bmp"}
-LAST = "batch_last"
 
 #: Called after each written page with (pages done, pages total, seconds elapsed).
 Progress = Callable[[int, int, float], None]
@@ -129,12 +129,12 @@ def progress_text(done: int, total: int, elapsed: float) -> str:
 
 
 def _cancel() -> None:
-    st.session_state["batch_cancel_clicked"] = True
+    state.BATCH_CANCEL_CLICKED.set(True)
 
 
 def render() -> None:
-    last: BatchOutcome | None = st.session_state.get(LAST)
-    if st.session_state.pop("batch_cancel_clicked", False):
+    last: BatchOutcome | None = state.BATCH_LAST.get()
+    if state.BATCH_CANCEL_CLICKED.pop():
         st.warning(
             "Batch cancelled: it stops once the page in progress is written; every finished "
             "page is kept in the run (marked cancelled)."
@@ -191,14 +191,15 @@ def render() -> None:
         bar.progress(min(done / max(total, 1), 1.0), text=progress_text(done, total, elapsed))
 
     settings = Settings.from_env(store_dir=get_store().root)
-    outcome = st.session_state[LAST] = BatchOutcome()  # kept even if Cancel interrupts
+    outcome = BatchOutcome()
+    state.BATCH_LAST.set(outcome)  # kept even if Cancel interrupts
     try:
         run_batch(files, engine, spec, get_store(), run_name, settings, update, outcome=outcome)
     except WorkbenchError as exc:
         st.error(f"The batch stopped: {exc}")
     if outcome.run_id:
-        st.session_state["open_run_id"] = outcome.run_id
-        st.session_state.pop("runs_pick", None)
+        state.OPEN_RUN.set(outcome.run_id)
+        state.RUNS_PICK.pop()
         st.rerun()
     for why in outcome.skipped:
         st.error(f"Skipped {why}")

@@ -24,6 +24,7 @@ from workbench.evaluate.compare import diff_counts, diff_html, word_diff
 from workbench.markdown.sanitize import clean_html
 from workbench.runs.store import RunReader
 from workbench.schema import PageResult
+from workbench.ui import state
 
 DIFF_CSS = (
     "<style>.wb-diff{line-height:1.7;font-size:0.95rem;max-height:420px;overflow:auto;"
@@ -31,7 +32,7 @@ DIFF_CSS = (
     ".wb-diff del{background:#ffd8d8;color:#a00;text-decoration:line-through}"
     ".wb-diff ins{background:#d3f9d8;color:#1b5e20;text-decoration:none}</style>"
 )
-REF_PDF = "cmp_ref_pdf"
+REF_PDF = state.CMP_REF_PDF.key
 
 
 def document_results(reader: RunReader, doc: str, use_fix: bool) -> list[PageResult]:
@@ -77,13 +78,13 @@ def _pdf_layer(digest: str, data: bytes, pages: tuple[int, ...]) -> dict[int, st
 def references(doc: str, pages: list[int]) -> dict[int, str]:
     """Reference text by page: pasted text wins over the PDF text layer."""
     refs: dict[int, str] = {}
-    upload = st.session_state.get(REF_PDF)
+    upload = state.CMP_REF_PDF.get()
     if upload is not None:
         data = upload.getvalue()
         layer = _pdf_layer(hashlib.sha256(data).hexdigest(), data, tuple(pages))
         refs.update({n: t for n, t in layer.items() if t.strip()})
     for n in pages:
-        pasted = st.session_state.get(f"cmp_ref_{doc}_{n}", "")
+        pasted = state.CMP_REF_TEXT(doc, n).get()
         if pasted.strip():
             refs[n] = pasted
     return refs
@@ -153,7 +154,7 @@ def render(
         )
         st.text_area(
             f"Or paste the true text of page {page}",
-            key=f"cmp_ref_{doc_a}_{page}",
+            key=state.CMP_REF_TEXT(doc_a, page).key,
             height=120,
         )
     refs = references(doc_a, numbers)

@@ -26,7 +26,7 @@ from workbench.evaluate.compare import Alignment, align_regions
 from workbench.pipeline.process import process
 from workbench.runs.store import RunReader, RunStore, RunSummary
 from workbench.schema import PageImage, PageResult, Region, RunInfo, RunStatus
-from workbench.ui import compare_metrics, editor
+from workbench.ui import compare_metrics, editor, state
 from workbench.ui.overlay import Outline, get_selection, set_selection
 from workbench.ui.runs_common import (
     LABEL_DIFFERS,
@@ -40,10 +40,10 @@ from workbench.ui.runs_common import (
     zoom_control,
 )
 
-PAGE, ZOOM, LABELS, TAGS = "cmp_page", "cmp_zoom", "cmp_labels", "cmp_tags"
-OVERLAY = "cmp_ov_"  # + side: the overlay's key (its selection lives under selection_key)
-RUN_A, RUN_B, DOC = "compare_run_a", "compare_run_b", "compare_doc"
-PENDING_B = "compare_run_b_next"
+PAGE, ZOOM = state.CMP_PAGE.key, state.CMP_ZOOM.key  # widget keys
+LABELS, TAGS = state.CMP_LABELS.key, state.CMP_TAGS.key
+OVERLAY = state.CMP_OVERLAY  # + side: the overlay's key (its selection lives under selection_key)
+RUN_A, RUN_B, DOC = state.CMP_RUN_A.key, state.CMP_RUN_B.key, state.CMP_DOC.key
 
 
 def _describe(r: RunSummary) -> str:
@@ -62,9 +62,9 @@ def same_document(reader: RunReader, doc: str, other: RunReader) -> str | None:
 
 
 def _step(delta: int, pages: list[int]) -> None:
-    current = int(st.session_state.get(PAGE, pages[0]))
+    current = int(state.CMP_PAGE.get() or pages[0])
     i = pages.index(current) if current in pages else 0
-    st.session_state[PAGE] = pages[max(0, min(len(pages) - 1, i + delta))]
+    state.CMP_PAGE.set(pages[max(0, min(len(pages) - 1, i + delta))])
 
 
 def layer_result(reader: RunReader, doc: str, page: int, corrected: bool) -> PageResult | None:
@@ -95,13 +95,12 @@ def sync_selection(alignment: Alignment) -> None:
     partners["B"] = {m.right.id: m.left.id for m in alignment.matched}
     now = {side: get_selection(OVERLAY + side) for side in "AB"}
     for side, other in (("A", "B"), ("B", "A")):
-        seen = f"{OVERLAY}{side}__seen"
-        if now[side] != st.session_state.get(seen):
+        if now[side] != state.CMP_SEEN(side).get():
             now[other] = partners[side].get(now[side] or "")
             set_selection(OVERLAY + other, now[other])
             break
     for side in "AB":
-        st.session_state[f"{OVERLAY}{side}__seen"] = now[side]
+        state.CMP_SEEN(side).set(now[side])
 
 
 def disagreements_frame(alignment: Alignment) -> pd.DataFrame:
@@ -142,8 +141,8 @@ def render() -> None:
         st.info(f"No runs in {store.root} yet. Process a document first.")
         return
     by_id = {r.id: r for r in runs}
-    if st.session_state.get(RUN_A) not in by_id:
-        st.session_state[RUN_A] = runs[0].id
+    if state.CMP_RUN_A.get() not in by_id:
+        state.CMP_RUN_A.set(runs[0].id)
     top_a, top_doc, top_b = st.columns([4, 3, 4])
     a_id = top_a.selectbox(
         "Run A", list(by_id), format_func=lambda i: _describe(by_id[i]), key=RUN_A
@@ -153,8 +152,8 @@ def render() -> None:
         st.info("Run A has no finished page.")
         return
     docs = reader_a.documents
-    if st.session_state.get(DOC) not in docs:
-        st.session_state[DOC] = docs[0]
+    if state.CMP_DOC.get() not in docs:
+        state.CMP_DOC.set(docs[0])
     doc = top_doc.selectbox("Document", docs, key=DOC)
 
     candidates: dict[str, tuple[RunReader, str]] = {}
@@ -166,10 +165,10 @@ def render() -> None:
         if other is not None and name is not None:
             candidates[r.id] = (other, name)
     if candidates:
-        if st.session_state.get(PENDING_B) in candidates:
-            st.session_state[RUN_B] = st.session_state.pop(PENDING_B)
-        if st.session_state.get(RUN_B) not in candidates:
-            st.session_state[RUN_B] = next(iter(candidates))
+        if state.CMP_PENDING_B.get() in candidates:
+            state.CMP_RUN_B.set(state.CMP_PENDING_B.pop())
+        if state.CMP_RUN_B.get() not in candidates:
+            state.CMP_RUN_B.set(next(iter(candidates)))
         b_id = top_b.selectbox(
             "Run B (same document)",
             list(candidates),
@@ -190,10 +189,10 @@ def compare_pair(reader_a: RunReader, doc_a: str, reader_b: RunReader, doc_b: st
     if not pages:
         st.info("Neither run has a finished page of this document.")
         return
-    if st.session_state.get(PAGE) not in pages:
-        st.session_state[PAGE] = pages[0]
-    use_fix = bool(st.session_state.get("cmp_use_fix", True))
-    page = int(st.session_state[PAGE])
+    if state.CMP_PAGE.get() not in pages:
+        state.CMP_PAGE.set(pages[0])
+    use_fix = bool(state.CMP_USE_FIX.get())
+    page = int(state.CMP_PAGE.get() or pages[0])
     res_a = layer_result(reader_a, doc_a, page, use_fix)
     res_b = layer_result(reader_b, doc_b, page, use_fix)
     counts: dict[str, int] = {}
@@ -222,7 +221,7 @@ def compare_pair(reader_a: RunReader, doc_a: str, reader_b: RunReader, doc_b: st
             st.toggle(
                 "Corrected layers",
                 value=True,
-                key="cmp_use_fix",
+                key=state.CMP_USE_FIX.key,
                 help="Use hand corrections where a page has them.",
                 width="content",
             )
@@ -236,13 +235,13 @@ def compare_pair(reader_a: RunReader, doc_a: str, reader_b: RunReader, doc_b: st
             format_func=lambda lab: f"{lab} {counts[lab]}",
             label_visibility="collapsed",
         )
-        st.session_state[LABELS] = visible
+        state.CMP_LABELS.set(visible)
         st.caption("Page, zoom, tags and labels apply to both sides.")
 
     alignment = align_regions(res_a, res_b) if res_a and res_b else Alignment()
     sync_selection(alignment)
     mark_a, mark_b = marks(alignment)
-    tags = bool(st.session_state.get(TAGS))
+    tags = bool(state.CMP_TAGS.get())
     cols = st.columns(2, gap="medium")
     for side, col, reader, doc, res, mark in (
         ("A", cols[0], reader_a, doc_a, res_a, mark_a),
@@ -388,5 +387,5 @@ def start_missing(reader: RunReader, doc: str, store: RunStore) -> None:
     except WorkbenchError as exc:
         st.error(f"Run B stopped: {exc}")
         return
-    st.session_state[PENDING_B] = new_id  # RUN_B's widget is drawn already in this run
+    state.CMP_PENDING_B.set(new_id)  # RUN_B's widget is drawn already in this run
     st.rerun()

@@ -34,6 +34,7 @@ from PIL import Image
 
 from workbench.runs.store import RunReader
 from workbench.schema import BBox, Label, Region
+from workbench.ui import state
 
 LABELS = [label.value for label in Label]
 _CHIP = re.compile(r"^#(\d+)\s+(\S+)$")
@@ -154,14 +155,13 @@ def render_editor(reader: RunReader, doc: str, page: int, image: Image.Image, ke
     """The canvas editor for one page of one run; Save writes the corrections layer."""
     from streamlit_drawable_canvas import boxes_to_drawing, st_canvas
 
-    ss = st.session_state
     base = f"ed_{key}_{reader.info.id}_{reader.folders.get(doc, doc)}_{page}"
-    start_key, ver_key = f"{base}_start", f"{base}_ver"
+    start_slot, ver_slot = state.EDITOR_START(base), state.EDITOR_VERSION(base)
     saved = reader.load_corrections(doc, page)
-    if start_key not in ss:
-        ss[start_key] = list(saved if saved is not None else reader.page(doc, page).regions)
-        ss[ver_key] = 0
-    start: list[Region] = ss[start_key]
+    if start_slot.get() is None:
+        start_slot.set(list(saved if saved is not None else reader.page(doc, page).regions))
+        ver_slot.set(0)
+    start: list[Region] = start_slot.get() or []
 
     c1, c2, c3 = st.columns([2, 2, 3])
     width = int(
@@ -191,10 +191,10 @@ def render_editor(reader: RunReader, doc: str, page: int, image: Image.Image, ke
         font_size=12,
         width=width,
         height=height,
-        key=f"{base}_canvas_{ss[ver_key]}_{width}",
+        key=f"{base}_canvas_{ver_slot.get()}_{width}",
     )
     working = regions_from_boxes(start, result.boxes, fx, fy, image.size)
-    ss[f"{base}_working"] = working
+    state.EDITOR_WORKING(base).set(working)
 
     st.dataframe(regions_frame(working), hide_index=True, width="stretch", height=220)
     st.caption(f"Coordinates in page_px of the {image.width}×{image.height} page image.")
@@ -229,7 +229,7 @@ def render_editor(reader: RunReader, doc: str, page: int, image: Image.Image, ke
     if reset:
         _rebuild(base, list(reader.page(doc, page).regions))
     baseline = saved if saved is not None else list(reader.page(doc, page).regions)
-    msg = ss.get(f"{base}_saved_msg")
+    msg = state.EDITOR_SAVED_MSG(base).get()
     if working != baseline:
         s3.warning("Unsaved changes: Save keeps them as a corrections layer.")
     elif msg:
@@ -240,7 +240,7 @@ def render_editor(reader: RunReader, doc: str, page: int, image: Image.Image, ke
 
 def _rebuild(base: str, regions: list[Region], saved: str | None = None) -> None:
     """Make ``regions`` the canvas's starting point (a fresh widget key) and rerun."""
-    st.session_state[f"{base}_saved_msg"] = saved
-    st.session_state[f"{base}_start"] = list(regions)
-    st.session_state[f"{base}_ver"] = int(st.session_state.get(f"{base}_ver", 0)) + 1
+    state.EDITOR_SAVED_MSG(base).set(saved)
+    state.EDITOR_START(base).set(list(regions))
+    state.EDITOR_VERSION(base).set(state.EDITOR_VERSION(base).get() + 1)
     st.rerun()

@@ -18,6 +18,7 @@ from workbench.exports.coco import COCO_COORDINATES, to_coco
 from workbench.exports.formats import to_json, to_markdown, zip_bytes
 from workbench.exports.html import to_html
 from workbench.runs.store import RunReader, StoredPage
+from workbench.ui import state
 
 SCOPES = ("Whole run", "This document", "This page")
 
@@ -94,8 +95,8 @@ def builders(
 
 def render(reader: RunReader, doc: str | None = None, page: int | None = None) -> None:
     docs = reader.documents
-    doc = doc or st.session_state.get("open_document") or (docs[0] if docs else None)
-    page = page or st.session_state.get("open_page")
+    doc = doc or state.OPEN_DOCUMENT.get() or (docs[0] if docs else None)
+    page = page or state.OPEN_PAGE.get()
     c1, c2 = st.columns([3, 2])
     scope = c1.radio("What", SCOPES, horizontal=True, key="exp_scope")
     model_only = c2.toggle(

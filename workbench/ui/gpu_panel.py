@@ -23,9 +23,7 @@ from workbench.gpu.profiles import PROFILES, Profile, detect_profile, get_profil
 from workbench.gpu.telemetry import GpuSnapshot, History, read_snapshot
 from workbench.models.architectures import find_architecture
 from workbench.models.registry import all_specs
-
-PROFILE_KEY = "profile"
-HISTORY_KEY = "_gpu_history"
+from workbench.ui import state
 
 
 def _detected(snap: GpuSnapshot) -> Profile:
@@ -39,19 +37,19 @@ def _label(name: str) -> str:
 
 def current_profile() -> Profile:
     """The profile selected in the sidebar (detected from the GPU until someone picks one)."""
-    name = st.session_state.get(PROFILE_KEY)
+    name = state.GPU_PROFILE.get()
     if not name:
         name = _detected(read_snapshot(with_processes=False)).name
-        st.session_state[PROFILE_KEY] = name
+        state.GPU_PROFILE.set(name)
     return get_profile(str(name))
 
 
 def profile_selector() -> Profile:
-    current_profile()  # seeds session_state["profile"] before the widget reads it
+    current_profile()  # seeds state.GPU_PROFILE before the widget reads it
     st.selectbox(
         "Tuning profile",
         profile_names(),
-        key=PROFILE_KEY,
+        key=state.GPU_PROFILE.key,
         format_func=_label,
         help="vLLM engine arguments, page size and pages in flight for this GPU class. "
         "The GPU page explains each setting.",
@@ -68,7 +66,10 @@ def vram_panel() -> None:
     if not snap.available:
         st.caption(snap.summary())
         return
-    history: History = st.session_state.setdefault(HISTORY_KEY, History())
+    history: History | None = state.GPU_HISTORY.get()
+    if history is None:
+        history = History()
+        state.GPU_HISTORY.set(history)
     history.add(snap)
     for gpu in snap.gpus:
         bits = [f"{gpu.used_bytes / GiB:.1f} / {gpu.total_bytes / GiB:.1f} GiB"]

@@ -2,7 +2,7 @@
 
 Files are recognised by content (:func:`workbench.documents.open_document`), never by name:
 the uploader's ``type`` list only filters the file picker. A file that cannot be read becomes a
-:class:`~workbench.ui.resources.LoadedFile` with ``error`` set (the message names the file and
+:class:`~workbench.ui.files.LoadedFile` with ``error`` set (the message names the file and
 says why), and the others go on. Samples are the files in ``assets/`` (see assets/SOURCES.md).
 """
 
@@ -14,14 +14,12 @@ from pathlib import Path
 import streamlit as st
 
 from workbench.errors import PageRangeError
-from workbench.ui.resources import LoadedFile, load_file
+from workbench.ui import state
+from workbench.ui.files import LoadedFile, load_file
 
 ASSETS = Path(__file__).resolve().parents[2] / "assets"
 UPLOAD_TYPES = ["pdf", "png", "jpg", "jpeg", "tif", "tiff", "webp", "bmp"]
 _SAMPLE_SUFFIXES = {f".{t}" for t in UPLOAD_TYPES}
-UPLOADER_KEY = "wb_uploads"
-SAMPLES_KEY = "wb_samples"
-RANGE_KEY = "wb_range"
 
 
 @dataclass(frozen=True)
@@ -51,7 +49,7 @@ def input_widgets() -> tuple[list[LoadedFile], str]:
             "Drop PDFs or images (PNG, JPEG, TIFF, WebP, BMP)",
             type=UPLOAD_TYPES,
             accept_multiple_files=True,
-            key=UPLOADER_KEY,
+            key=state.VIEWER_UPLOADS.key,
         )
     with right:
         samples = sample_paths()
@@ -59,12 +57,12 @@ def input_widgets() -> tuple[list[LoadedFile], str]:
             "…or try a sample",
             [p.name for p in samples],
             selection_mode="multi",
-            key=SAMPLES_KEY,
+            key=state.VIEWER_SAMPLES.key,
             wrap=True,
         )
         spec = st.text_input(
             "Pages",
-            key=RANGE_KEY,
+            key=state.VIEWER_RANGE.key,
             placeholder="all pages — or e.g. 1,3-5",
             help="1-based page numbers for every file: `1,3-5`, `4-` to the end; empty = all.",
         )

@@ -11,7 +11,7 @@ Selection is two-way:
   ``st.container(key=block_key(prefix, id))`` around that region's text) selects the region too,
   and the selected block is scrolled into view when a box is clicked.
 
-The selection lives in ``st.session_state`` under :func:`selection_key`; read and set it with
+The selection lives in session state under :func:`selection_key`; read and set it with
 :func:`get_selection` / :func:`set_selection` (e.g. from a selectbox callback) before rendering.
 Region text is never inserted as HTML (labels and tooltips go through ``textContent``/``title``).
 
@@ -34,6 +34,7 @@ import streamlit as st
 from PIL import Image
 
 from workbench.schema import Label, Region
+from workbench.ui import state
 
 #: One colour per canonical label (colour-blind-aware where it matters: table/figure/formula).
 LABEL_COLORS: dict[str, str] = {
@@ -246,28 +247,27 @@ def block_key(prefix: str, region_id: str) -> str:
 
 
 def selection_key(key: str) -> str:
-    return f"{key}__selected"
+    return state.OVERLAY_SELECTED(key).key
 
 
 def get_selection(key: str) -> str | None:
-    value = st.session_state.get(selection_key(key))
-    return value or None
+    return state.OVERLAY_SELECTED(key).get() or None
 
 
 def set_selection(key: str, region_id: str | None) -> None:
-    st.session_state[selection_key(key)] = region_id or None
+    state.OVERLAY_SELECTED(key).set(region_id or None)
 
 
 def _on_select(key: str) -> None:
-    value = st.session_state.get(key) or {}
+    value = state.WIDGET(key).get() or {}
     picked = value.get("select") if hasattr(value, "get") else None
     if picked is not None:
         set_selection(key, str(picked) or None)
-        st.session_state[f"{key}__scroll"] = True
+        state.OVERLAY_SCROLL(key).set(True)
 
 
 def _on_nav(key: str, on_arrow: Callable[[int], None] | None) -> None:
-    value = st.session_state.get(key) or {}
+    value = state.WIDGET(key).get() or {}
     step = value.get("nav") if hasattr(value, "get") else None
     if on_arrow is not None and step in (-1, 1):
         on_arrow(int(step))
@@ -356,7 +356,7 @@ def render_page_overlay(
         "alt": alt or f"page image with {len(located)} regions",
         "selected": selected,
         "visible": sorted(shown),
-        "scroll": bool(st.session_state.pop(f"{key}__scroll", False)),
+        "scroll": bool(state.OVERLAY_SCROLL(key).pop()),
         "block_prefix": block_prefix,
         "keys": on_arrow is not None,
         "zoom": max(1.0, float(zoom)),

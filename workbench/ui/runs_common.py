@@ -9,8 +9,8 @@ Session state
                     the run, document and 1-based page the viewer shows (read by the Runs
                     page's viewer and the app's viewer page).
 
-Engines come from :mod:`workbench.ui.resources` (``use_engine``), which also holds the test
-seam (``engine_override`` in session state, ``WORKBENCH_FAKE_ENGINE``).
+Engines come from :mod:`workbench.ui.engines` (``use_engine``), which also holds the test
+seams (``state.ENGINE_OVERRIDE``, ``WORKBENCH_ENGINE_FACTORY``). Keys: :mod:`workbench.ui.state`.
 
 Coordinates: every region here is in ``page_px`` of the stored ``page-NNNN.png``; the overlay
 gets a downscaled JPEG copy plus the stored image's size, and places boxes in percent of it.
@@ -31,11 +31,9 @@ from workbench.models.registry import ModelSpec
 from workbench.runs.store import RunReader, RunStore
 from workbench.schema import Region
 from workbench.settings import Settings
-from workbench.ui import resources
+from workbench.ui import engines, state
 from workbench.ui.markdown_view import sanitize
 from workbench.ui.overlay import LABEL_COLORS, Outline, render_page_overlay
-
-STORE_KEY = "runs_store_dir"
 
 ONLY_HERE = "#ff00aa"  # region with no partner on the other side (dashed outline)
 LABEL_DIFFERS = "#ffa000"  # partner found, but with another label (solid outline)
@@ -53,9 +51,9 @@ safe_html = sanitize
 
 
 def store_dir() -> Path:
-    if STORE_KEY not in st.session_state:
-        st.session_state[STORE_KEY] = str(Settings.from_env().store_dir)
-    return Path(st.session_state[STORE_KEY]).expanduser()
+    if not state.RUNS_STORE_DIR.get():
+        state.RUNS_STORE_DIR.set(str(Settings.from_env().store_dir))
+    return Path(str(state.RUNS_STORE_DIR.get())).expanduser()
 
 
 def get_store() -> RunStore:
@@ -72,7 +70,7 @@ def store_location_widget() -> None:
             if path.exists() and not path.is_dir():
                 st.error(f"{path} is a file, not a folder.")
             else:
-                st.session_state[STORE_KEY] = str(path)
+                state.RUNS_STORE_DIR.set(str(path))
                 st.rerun()
         st.caption("Set WORKBENCH_STORE_DIR to change the default for every session.")
 
@@ -123,7 +121,7 @@ def zoom_control(key: str) -> float:
         label_visibility="collapsed",
         help="Enlarge the page to read it; it scrolls inside its box.",
     )
-    return ZOOMS.get(str(st.session_state.get(key) or "Fit"), 1.0)
+    return ZOOMS.get(str(state.WIDGET(key).get() or "Fit"), 1.0)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -186,23 +184,23 @@ EngineFactory = Callable[[], tuple[Engine, ModelSpec]]
 
 
 def engine_choices() -> dict[str, EngineFactory]:
-    """Engines a user can start a run with here, through :mod:`workbench.ui.resources`.
+    """Engines a user can start a run with here, through :mod:`workbench.ui.engines`.
 
-    The test override (``engine_override`` in session state, or ``WORKBENCH_FAKE_ENGINE``)
-    is honoured by ``resources.use_engine`` itself; then every choice gives that engine.
+    The test seams (``state.ENGINE_OVERRIDE``, ``WORKBENCH_ENGINE_FACTORY``) are honoured
+    by ``engines.use_engine`` itself; then every choice gives that engine.
     """
     choices: dict[str, EngineFactory] = {}
     sidebar = _sidebar_choice()
     if sidebar is not None and sidebar.kind != "cpu":
         choices[f"Sidebar engine ({sidebar.kind})"] = _factory(sidebar)
-    choices["Embedded CPU engine"] = _factory(resources.EngineChoice("cpu"))
+    choices["Embedded CPU engine"] = _factory(engines.EngineChoice("cpu"))
     return choices
 
 
 def _factory(choice: Any) -> EngineFactory:
     def build() -> tuple[Engine, ModelSpec]:
-        engine = resources.use_engine(choice)
-        return engine, resources.spec_for(engine)
+        engine = engines.use_engine(choice)
+        return engine, engines.spec_for(engine)
 
     return build
 
@@ -210,6 +208,6 @@ def _factory(choice: Any) -> EngineFactory:
 def _sidebar_choice() -> Any:
     """The EngineChoice the sidebar picked for this session (None when none is usable)."""
     try:
-        return resources.current_choice()
+        return engines.current_choice()
     except Exception:  # a half-configured sidebar must not break the Runs page
         return None

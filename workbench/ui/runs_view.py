@@ -17,7 +17,7 @@ import streamlit as st
 
 from workbench.markdown.assemble import assemble_page
 from workbench.runs.store import RunReader, RunSummary
-from workbench.ui import editor, exports_view
+from workbench.ui import editor, exports_view, state
 from workbench.ui.runs_common import (
     get_store,
     open_reader,
@@ -28,10 +28,8 @@ from workbench.ui.runs_common import (
     zoom_control,
 )
 
-OPEN_RUN = "open_run_id"
-OPEN_DOC = "open_document"
-OPEN_PAGE = "open_page"
-_CONFIRM = "runs_confirm_delete"
+OPEN_RUN, OPEN_DOC, OPEN_PAGE = state.OPEN_RUN, state.OPEN_DOCUMENT, state.OPEN_PAGE
+_CONFIRM = state.RUNS_CONFIRM_DELETE
 _FIGURE_LINK = re.compile(r"!\[(Figure [^\]]*)\]\(page-\d{4}-[^)]*\.png\)\s*")
 
 
@@ -80,22 +78,22 @@ def render() -> None:
 
     by_id = {r.id: r for r in runs}
     ids = list(by_id)
-    current = st.session_state.get(OPEN_RUN)
+    current = OPEN_RUN.get()
     index = ids.index(current) if current in by_id else 0
     run_id = st.selectbox(
-        "Run", ids, index=index, format_func=lambda i: _describe(by_id[i]), key="runs_pick"
+        "Run", ids, index=index, format_func=lambda i: _describe(by_id[i]), key=state.RUNS_PICK.key
     )
-    if run_id != st.session_state.get(OPEN_RUN):
+    if run_id != OPEN_RUN.get():
         _open(run_id)
     run = by_id[run_id]
 
     c1, c2, _ = st.columns([1, 1, 3])
     if c1.button("Compare with…", key="runs_to_compare", icon=":material/compare:"):
-        st.session_state["compare_run_a"] = run_id
+        state.CMP_RUN_A.set(run_id)
         _switch("compare")
     if c2.button("Delete", key="runs_delete", icon=":material/delete:"):
-        st.session_state[_CONFIRM] = run_id
-    if st.session_state.get(_CONFIRM) == run_id:
+        _CONFIRM.set(run_id)
+    if _CONFIRM.get() == run_id:
         _confirm_delete(run)
 
     if run.status == "corrupt":
@@ -112,9 +110,9 @@ def render() -> None:
 
 
 def _open(run_id: str) -> None:
-    st.session_state[OPEN_RUN] = run_id
-    st.session_state.pop(OPEN_DOC, None)
-    st.session_state[OPEN_PAGE] = 1
+    OPEN_RUN.set(run_id)
+    OPEN_DOC.pop()
+    OPEN_PAGE.set(1)
 
 
 def _switch(name: str) -> None:
@@ -139,13 +137,13 @@ def _confirm_delete(run: RunSummary) -> None:
             except Exception as exc:
                 st.error(f"Could not delete {run.id}: {exc}")
                 return
-            st.session_state.pop(_CONFIRM, None)
-            st.session_state.pop(OPEN_RUN, None)
-            st.session_state.pop("runs_pick", None)
+            _CONFIRM.pop()
+            OPEN_RUN.pop()
+            state.RUNS_PICK.pop()
             st.toast(f"Deleted {run.id}")
             st.rerun()
         if no.button("Cancel", key="runs_delete_no"):
-            st.session_state.pop(_CONFIRM, None)
+            _CONFIRM.pop()
             st.rerun()
 
 
@@ -155,20 +153,20 @@ def viewer(reader: RunReader) -> None:
     if not docs:
         st.info("This run has no finished page yet.")
         return
-    doc = st.selectbox("Document", docs, key=OPEN_DOC) if len(docs) > 1 else docs[0]
+    doc = st.selectbox("Document", docs, key=OPEN_DOC.key) if len(docs) > 1 else docs[0]
     numbers = reader.page_numbers(doc)
     if not numbers:
         st.info(f"{doc}: no finished page yet.")
         return
-    page = int(st.session_state.get(OPEN_PAGE, numbers[0]))
+    page = int(OPEN_PAGE.get() or numbers[0])
     if page not in numbers:
         page = numbers[0]
-        st.session_state[OPEN_PAGE] = page
+        OPEN_PAGE.set(page)
     c1, c2, c3 = st.columns([2, 3, 2], vertical_alignment="bottom")
     c1.number_input(
-        f"Page (of {len(numbers)})", min_value=numbers[0], max_value=numbers[-1], key=OPEN_PAGE
+        f"Page (of {len(numbers)})", min_value=numbers[0], max_value=numbers[-1], key=OPEN_PAGE.key
     )
-    page = int(st.session_state[OPEN_PAGE])
+    page = int(OPEN_PAGE.get() or numbers[0])
     with c2:
         zoom = zoom_control("runs_zoom")
     try:

@@ -1,9 +1,9 @@
 """The sidebar: engine picker and its settings, the engine's description, and GPU readings.
 
-The picked engine is stored as a :class:`~workbench.ui.resources.EngineChoice` in
-``st.session_state["engine_choice"]`` (read it with ``resources.current_choice()``). Choosing
+The picked engine is stored as a :class:`~workbench.ui.engines.EngineChoice` in
+:data:`workbench.ui.state.ENGINE_CHOICE` (read it with ``engines.current_choice()``). Choosing
 another engine only records the choice; the engine is built when a page needs it, after the
-previous one is released (see :mod:`workbench.ui.resources`).
+previous one is released (see :mod:`workbench.ui.engines`).
 
 GPU readings come from :func:`workbench.ui.gpu_panel.sidebar_gpu`.
 """
@@ -19,11 +19,9 @@ from workbench.engines.vllm_server import VllmServerEngine
 from workbench.errors import EngineUnavailable, WorkbenchError
 from workbench.gpu.launch import plan_local_launch
 from workbench.models.registry import all_specs, get_spec
-from workbench.ui import resources
+from workbench.ui import engines, state
+from workbench.ui.config import settings
 from workbench.ui.gpu_panel import current_profile, sidebar_gpu
-
-_KIND = "sb_engine_kind"
-DESCRIPTION_SLOT = "sb_engine_slot"
 
 
 def _kinds() -> dict[str, tuple[str, str | None]]:
@@ -57,21 +55,23 @@ def _options(kind: str, **values: Any) -> Any:
     return _OPTIONS[kind](**values)
 
 
-def _server_choice() -> resources.EngineChoice | None:
-    s = resources.settings()
-    base_url = st.text_input("Base URL", s.base_url, key="sb_base_url")
-    api_key = st.text_input("API key", s.api_key or "", type="password", key="sb_api_key")
+def _server_choice() -> engines.EngineChoice | None:
+    s = settings()
+    base_url = st.text_input("Base URL", s.base_url, key=state.SB_BASE_URL.key)
+    api_key = st.text_input("API key", s.api_key or "", type="password", key=state.SB_API_KEY.key)
     models, why = served_models(base_url.strip(), api_key or None)
     if why:
         st.warning(why, icon=":material/cloud_off:")
-    if models and st.session_state.get("sb_server_model") not in models:
-        st.session_state["sb_server_model"] = models[0]  # a new server: its first model
-    model = st.selectbox("Model", models, key="sb_server_model", placeholder="(none served)")
+    if models and state.SB_SERVER_MODEL.get() not in models:
+        state.SB_SERVER_MODEL.set(models[0])  # a new server: its first model
+    model = st.selectbox(
+        "Model", models, key=state.SB_SERVER_MODEL.key, placeholder="(none served)"
+    )
     cols = st.columns(2)
     concurrency = cols[0].number_input(
-        "Pages in flight", 1, 1024, s.concurrency, key="sb_concurrency"
+        "Pages in flight", 1, 1024, s.concurrency, key=state.SB_CONCURRENCY.key
     )
-    timeout = cols[1].number_input("Timeout (s)", 5, 3600, int(s.timeout), key="sb_timeout")
+    timeout = cols[1].number_input("Timeout (s)", 5, 3600, int(s.timeout), key=state.SB_TIMEOUT.key)
     if not model:
         return None
     options = _options(
@@ -82,87 +82,85 @@ def _server_choice() -> resources.EngineChoice | None:
         concurrency=int(concurrency),
         timeout=float(timeout),
     )
-    return resources.EngineChoice("vllm-server", options)
+    return engines.EngineChoice("vllm-server", options)
 
 
-PREDICTED_KEY = "sb_local_predicted"
-
-
-def _local_choice(hint: str | None) -> resources.EngineChoice | None:
+def _local_choice(hint: str | None) -> engines.EngineChoice | None:
     """vLLM in-process: the model, then the profile + memory plan decide its engine arguments
     (workbench.gpu.launch); a model that cannot fit one page is refused here, before loading."""
     if hint:
         st.info(hint, icon=":material/info:")
         return None
     specs = [s for s in all_specs() if s.family != "cpu"]
-    model = st.selectbox("Model", [s.id for s in specs], key="sb_local_model")
+    model = st.selectbox("Model", [s.id for s in specs], key=state.SB_LOCAL_MODEL.key)
     try:
         launch = plan_local_launch(get_spec(model), current_profile())
     except WorkbenchError as exc:
         st.error(str(exc), icon=":material/memory:")
         return None
-    st.session_state[PREDICTED_KEY] = launch.predicted()
+    state.SB_LOCAL_PREDICTED.set(launch.predicted())
     st.caption(
         f"Profile **{launch.profile.name}** on {launch.gpu}: "
         + ", ".join(f"{k} {v}" for k, v in launch.predicted().items())
         + ". The GPU page shows the full plan and the matching `vllm serve` command."
     )
-    return resources.EngineChoice("vllm", _options("vllm", model=model, engine_args=launch.kwargs))
+    return engines.EngineChoice("vllm", _options("vllm", model=model, engine_args=launch.kwargs))
 
 
 def _on_kind_change() -> None:
-    # Record only; the old engine is released by resources.use_engine before a new build.
-    st.session_state.pop(resources.CHOICE_KEY, None)
-    st.session_state[resources.NO_ENGINE_KEY] = False
+    # Record only; the old engine is released by engines.use_engine before a new build.
+    state.ENGINE_CHOICE.pop()
+    state.ENGINE_NONE.set(False)
 
 
-def engine_picker() -> resources.EngineChoice | None:
+def engine_picker() -> engines.EngineChoice | None:
     kinds = _kinds()
     st.subheader("Engine", divider="gray")
     kind = st.radio(
         "Engine",
         list(kinds),
         format_func=lambda k: kinds[k][0],
-        key=_KIND,
+        key=state.SB_KIND.key,
         label_visibility="collapsed",
         on_change=_on_kind_change,
     )
     hint = kinds[kind][1]
-    choice: resources.EngineChoice | None
+    choice: engines.EngineChoice | None
     if kind == "cpu":
         if hint:
             st.warning(hint)
-        choice = resources.EngineChoice("cpu", _options("cpu"))
+        choice = engines.EngineChoice("cpu", _options("cpu"))
         st.caption("Tesseract + RapidOCR + CDLA layout: offline, no GPU needed.")
     elif kind == "vllm-server":
         choice = _server_choice()
     else:
         choice = _local_choice(hint)
     if choice is None:
-        st.session_state.pop(resources.CHOICE_KEY, None)
-        st.session_state[resources.NO_ENGINE_KEY] = True
+        state.ENGINE_CHOICE.pop()
+        state.ENGINE_NONE.set(True)
         st.caption("No engine ready: pages are shown without OCR.")
         return None
-    st.session_state[resources.CHOICE_KEY] = choice
-    st.session_state[resources.NO_ENGINE_KEY] = False
-    slot = st.empty()
-    st.session_state[DESCRIPTION_SLOT] = slot
+    state.ENGINE_CHOICE.set(choice)
+    state.ENGINE_NONE.set(False)
+    state.SB_DESCRIPTION_SLOT.set(st.empty())
     show_description(choice)
     return choice
 
 
-def show_description(choice: resources.EngineChoice | None) -> None:
+def show_description(choice: engines.EngineChoice | None) -> None:
     """Fill the sidebar's engine line (the viewer calls this again once the engine is loaded)."""
-    slot = st.session_state.get(DESCRIPTION_SLOT)
+    slot = state.SB_DESCRIPTION_SLOT.get()
     if slot is None or choice is None:
         return
-    described = resources.description(choice)
+    described = engines.description(choice)
     if described and choice.kind == "vllm":  # predicted beside what vLLM actually chose
-        described = {**st.session_state.get(PREDICTED_KEY, {}), **described}
+        described = {**state.SB_LOCAL_PREDICTED.get(), **described}
     if described:
         slot.caption(" · ".join(f"**{k}**: {v}" for k, v in described.items() if v))
     else:
-        slot.caption("Loads when the first page is processed.")
+        # Not built in this process yet (descriptions are process-wide, so once any page has
+        # loaded this choice every page's sidebar shows it).
+        slot.caption("Not loaded yet: loads when a page is processed.")
 
 
 def gpu_section() -> None:
@@ -170,7 +168,7 @@ def gpu_section() -> None:
     sidebar_gpu()
 
 
-def render_sidebar() -> resources.EngineChoice | None:
+def render_sidebar() -> engines.EngineChoice | None:
     with st.sidebar:
         choice = engine_picker()
         gpu_section()

@@ -6,10 +6,10 @@ downloads -> (OCR the other selected pages not yet cached, progress bar above th
 rerun). A click while the rest is processed stops that work after the page in progress
 (kept in the cache and the run) and starts again with the page then on screen. Only pages
 missing from the cache reach the engine, so navigation, label toggles and selection never
-recompute OCR or rasterization (see resources.py).
+recompute OCR or rasterization (see files.py and results.py).
 
-Session state (``wb_`` prefix): ``wb_pos`` is the 0-based index into the (file, page) list,
-clamped every run; ``wb_hidden`` the set of labels the user switched off.
+Session state (:mod:`workbench.ui.state`, ``VIEWER_*``): ``VIEWER_POS`` is the 0-based index
+into the (file, page) list, clamped every run; ``VIEWER_HIDDEN`` the labels switched off.
 """
 
 from __future__ import annotations
@@ -27,19 +27,15 @@ from workbench.errors import WorkbenchError
 from workbench.models.registry import CPU_SPEC, ModelSpec
 from workbench.pipeline.process import process
 from workbench.schema import PageResult, PageStatus
+from workbench.ui import engines, state, viewer_runs
+from workbench.ui import files as ui_files
 from workbench.ui import markdown_view as mv
-from workbench.ui import resources, viewer_runs
 from workbench.ui.inputs import Selected, input_widgets, select_pages
 from workbench.ui.overlay import get_selection, render_page_overlay, set_selection
+from workbench.ui.results import results
 from workbench.ui.sidebar import show_description
 from workbench.ui.viewer_downloads import downloads
 
-POS = "wb_pos"
-COUNT = "wb_count"
-HIDDEN = "wb_hidden"
-FURNITURE_KEY = "wb_furniture"
-ZOOM_KEY = "wb_zoom"
-TAGS_KEY = "wb_tags"
 #: Zoom choices for the page image (1 = fit the column); the page scrolls inside its box.
 ZOOMS = {"Fit": 1.0, "1.5×": 1.5, "2×": 2.0, "3×": 3.0}
 DISPLAY_WIDTH = 1100  # px of the display image at "Fit" and 1.5×; sharper copy when zoomed more
@@ -54,14 +50,14 @@ _STATUS_COLOR = {
 
 def _load_engine() -> tuple[Engine | None, ModelSpec, str]:
     """The session's engine, its spec and its OCR-cache key; None when it cannot run."""
-    choice = resources.current_choice()
-    if st.session_state.get(resources.OVERRIDE_KEY) is None and choice is None:
+    choice = engines.current_choice()
+    if not engines.overridden() and choice is None:
         st.info("The engine picked in the sidebar is not configured yet; pages show without OCR.")
         return None, CPU_SPEC, ""
-    choice = choice or resources.EngineChoice("cpu")
+    choice = choice or engines.EngineChoice("cpu")
     try:
-        engine = resources.use_engine(choice)
-        return engine, resources.spec_for(engine), resources.engine_key(engine, choice)
+        engine = engines.use_engine(choice)
+        return engine, engines.spec_for(engine), engines.engine_key(engine, choice)
     except WorkbenchError as exc:
         st.error(f"Engine not available: {exc}", icon=":material/memory:")
     except Exception as exc:  # a broken engine must not take the page down
@@ -79,8 +75,8 @@ def _process(
 ) -> int:
     """OCR the selected pages missing from the cache (progress bar in ``slot``, else here);
     returns how many pages were processed."""
-    cache = resources.results()
-    dpi = resources.dpi_for(spec)
+    cache = results()
+    dpi = engines.dpi_for(spec)
     todo = [
         (s, [p for p in s.pages if cache.get(s.file.sha256, p, ekey) is None]) for s in selected
     ]
@@ -93,7 +89,7 @@ def _process(
         f, doc = sel.file, sel.file.doc
         if not pages or doc is None:
             continue
-        images = (resources.page_image(f.sha256, f.name, p, dpi, doc) for p in pages)
+        images = (ui_files.page_image(f.sha256, f.name, p, dpi, doc) for p in pages)
         writer = viewer_runs.writer_for(f, engine, spec, ekey)
         finished = False
         try:
@@ -122,30 +118,30 @@ def _process(
 
 def _step(step: int) -> None:
     """Arrow-key navigation from the overlay: one page back or on, never out of 1..N."""
-    n = int(st.session_state.get(COUNT, 1))
-    st.session_state[POS] = min(max(int(st.session_state.get(POS, 0)) + step, 0), n - 1)
+    n = state.VIEWER_COUNT.get()
+    state.VIEWER_POS.set(min(max(state.VIEWER_POS.get() + step, 0), n - 1))
 
 
 def _pager(items: list[tuple[Selected, int]]) -> int:
     """Prev/next, file picker and a global 1-based page number; returns the 0-based index."""
     n = len(items)
-    st.session_state[COUNT] = n
-    pos = min(max(int(st.session_state.get(POS, 0)), 0), n - 1)
-    st.session_state[POS] = pos
+    state.VIEWER_COUNT.set(n)
+    pos = min(max(state.VIEWER_POS.get(), 0), n - 1)
+    state.VIEWER_POS.set(pos)
     names = list(dict.fromkeys(s.file.name for s, _ in items))
     first = {
         name: next(i for i, (s, _) in enumerate(items) if s.file.name == name) for name in names
     }
 
     def go(to: int) -> None:
-        st.session_state[POS] = min(max(to, 0), n - 1)
+        state.VIEWER_POS.set(min(max(to, 0), n - 1))
 
-    st.session_state["wb_page_in"] = pos + 1
-    st.session_state["wb_file_in"] = items[pos][0].file.name
+    state.VIEWER_PAGE_INPUT.set(pos + 1)
+    state.VIEWER_FILE_INPUT.set(items[pos][0].file.name)
     c = st.columns([1, 4, 2, 1], vertical_alignment="bottom")
     c[0].button(
         "◀ Prev",
-        key="wb_prev",
+        key=state.VIEWER_PREV.key,
         disabled=pos == 0,
         on_click=go,
         args=(pos - 1,),
@@ -154,20 +150,20 @@ def _pager(items: list[tuple[Selected, int]]) -> int:
     c[1].selectbox(
         "File",
         names,
-        key="wb_file_in",
-        on_change=lambda: go(first[st.session_state["wb_file_in"]]),
+        key=state.VIEWER_FILE_INPUT.key,
+        on_change=lambda: go(first[str(state.VIEWER_FILE_INPUT.get())]),
     )
     c[2].number_input(
         f"Page (of {n})" if len(names) == 1 else f"Page (of {n}, all {len(names)} files)",
         min_value=1,
         max_value=n,
         step=1,
-        key="wb_page_in",
-        on_change=lambda: go(int(st.session_state["wb_page_in"]) - 1),
+        key=state.VIEWER_PAGE_INPUT.key,
+        on_change=lambda: go(int(state.VIEWER_PAGE_INPUT.get()) - 1),
     )
     c[3].button(
         "Next ▶",
-        key="wb_next",
+        key=state.VIEWER_NEXT.key,
         disabled=pos >= n - 1,
         on_click=go,
         args=(pos + 1,),
@@ -206,14 +202,14 @@ def _label_filter(result: PageResult, pos: int) -> set[str] | None:
         counts[str(r.label)] = counts.get(str(r.label), 0) + 1
     if not counts:
         return None
-    hidden: set[str] = st.session_state.setdefault(HIDDEN, set())
-    key = f"wb_labels_{pos}"
+    hidden = state.VIEWER_HIDDEN.setdefault()
+    slot = state.VIEWER_LABELS(pos)
     options = sorted(counts, key=lambda lab: -counts[lab])
-    if key not in st.session_state:
-        st.session_state[key] = [lab for lab in options if lab not in hidden]
+    if not slot.present():
+        slot.set([lab for lab in options if lab not in hidden])
 
     def changed() -> None:
-        shown = set(st.session_state[key])
+        shown = set(slot.get())
         hidden.difference_update(shown)
         hidden.update(set(options) - shown)
 
@@ -221,7 +217,7 @@ def _label_filter(result: PageResult, pos: int) -> set[str] | None:
         "Labels",
         options,
         selection_mode="multi",
-        key=key,
+        key=slot.key,
         format_func=lambda lab: f"{lab} {counts[lab]}",
         on_change=changed,
         label_visibility="collapsed",
@@ -235,16 +231,16 @@ def _region_picker(result: PageResult, ov_key: str, selected: str | None) -> Non
     if not ids:
         return
     by_id = {r.id: r for r in result.regions}
-    key = f"{ov_key}_pick"
-    st.session_state[key] = selected if selected in by_id else None
+    pick = state.OVERLAY_PICK(ov_key)
+    pick.set(selected if selected in by_id else None)
     st.selectbox(
         "Selected region",
         ids,
-        key=key,
+        key=pick.key,
         index=None,
         placeholder="Pick a region, or click a box",
         format_func=lambda i: f"{i} · {by_id[i].label} · {' '.join(by_id[i].text.split())[:60]}",
-        on_change=lambda: set_selection(ov_key, st.session_state[key]),
+        on_change=lambda: set_selection(ov_key, pick.get()),
         label_visibility="collapsed",
         width=240,  # beside the Headers & footers toggle in a half-width column at 1400 px
     )
@@ -263,14 +259,14 @@ def _page_view(
 ) -> None:
     f, doc = sel.file, sel.file.doc
     assert doc is not None
-    dpi = resources.dpi_for(spec)
-    zoom = ZOOMS.get(str(st.session_state.get(ZOOM_KEY) or "Fit"), 1.0)
+    dpi = engines.dpi_for(spec)
+    zoom = ZOOMS.get(str(state.VIEWER_ZOOM.get() or "Fit"), 1.0)
     width = ZOOM_WIDTH if zoom >= 2 else DISPLAY_WIDTH
-    jpeg = resources.display_image(f.sha256, f.name, page, dpi, spec.sizing, width, doc)
+    jpeg = ui_files.display_image(f.sha256, f.name, page, dpi, spec.sizing, width, doc)
     if result is not None and result.rotation:
         jpeg = _turned(jpeg, result.rotation)  # the boxes are on the page as the model re-read it
     _stats(f.name, page, doc.page_count, result)
-    ov_key, prefix = f"wb_ov_{pos}", f"wbblk-{pos}-"
+    ov_key, prefix = state.VIEWER_OVERLAY(pos).key, f"wbblk-{pos}-"
     if result is None:
         st.image(jpeg, caption=f"{f.name} page {page}", width="stretch")
         return
@@ -282,7 +278,7 @@ def _page_view(
             st.segmented_control(
                 "Zoom",
                 list(ZOOMS),
-                key=ZOOM_KEY,
+                key=state.VIEWER_ZOOM.key,
                 default="Fit",
                 required=True,
                 label_visibility="collapsed",
@@ -290,7 +286,7 @@ def _page_view(
             )
             st.toggle(
                 "All label tags",
-                key=TAGS_KEY,
+                key=state.VIEWER_TAGS.key,
                 width="content",
                 help="Show every box's label. Off: a box's label shows when you point at it or "
                 "select it, so tags never hide the text on dense pages.",
@@ -305,14 +301,14 @@ def _page_view(
             block_prefix=prefix,
             on_arrow=_step,
             zoom=zoom,
-            tags=bool(st.session_state.get(TAGS_KEY)),
+            tags=state.VIEWER_TAGS.get(),
         )
     with right:
         with st.container(horizontal=True, vertical_alignment="center", gap="medium"):
             _region_picker(result, ov_key, chosen)
             furniture = st.toggle(
                 "Headers & footers",
-                key=FURNITURE_KEY,
+                key=state.VIEWER_FURNITURE.key,
                 width="content",
                 help="Page headers, footers and page numbers are always kept as regions; this "
                 "also puts them into the Markdown and the downloads.",
@@ -358,19 +354,19 @@ def viewer_page() -> None:
             )
         return
     engine, spec, ekey = _load_engine()
-    show_description(resources.current_choice())
+    show_description(engines.current_choice())
     items = [(s, p) for s in selected for p in s.pages]
     if engine is not None:  # the page on screen first, so nobody waits for a whole document
-        here = min(max(int(st.session_state.get(POS, 0)), 0), len(items) - 1)
+        here = min(max(state.VIEWER_POS.get(), 0), len(items) - 1)
         cur, cur_page = items[here]
         _process([Selected(cur.file, (cur_page,))], engine, spec, ekey, toast=False)
     slot = st.empty()  # the progress of the other pages shows here, above the page
     pos = _pager(items)
     sel, page = items[pos]
-    result = resources.results().get(sel.file.sha256, page, ekey) if engine else None
+    result = results().get(sel.file.sha256, page, ekey) if engine else None
     _page_view(sel, page, result, spec, pos)
     st.divider()
-    downloads(sel, result, ekey, furniture=bool(st.session_state.get(FURNITURE_KEY)))
+    downloads(sel, result, ekey, furniture=state.VIEWER_FURNITURE.get())
     viewer_runs.saved_caption(sel.file.sha256, ekey)
     # Then the rest, while the user reads; any click restarts this with the page then shown.
     if engine is not None and _process(selected, engine, spec, ekey, slot=slot):

@@ -13,13 +13,13 @@ import streamlit as st
 from workbench.markdown.assemble import assemble_document
 from workbench.schema import PageResult
 from workbench.ui import markdown_view as mv
-from workbench.ui import resources
 from workbench.ui.inputs import Selected
+from workbench.ui.results import results
 
 
 def downloads(sel: Selected, result: PageResult | None, ekey: str, *, furniture: bool) -> None:
     """Page and document downloads (Markdown, JSON) and the per-page timing table."""
-    cache, f = resources.results(), sel.file
+    cache, f = results(), sel.file
     done = [r for p in sel.pages if (r := cache.get(f.sha256, p, ekey)) is not None]
     stem = f.doc.stem if f.doc else "document"
     c = st.columns(4)

@@ -21,14 +21,13 @@ from workbench.models.registry import ModelSpec
 from workbench.pipeline.process import Processed
 from workbench.runs.folder import RunWriter
 from workbench.schema import PageStatus, RunInfo, RunStatus
-from workbench.ui.resources import LoadedFile
+from workbench.ui import state
+from workbench.ui.files import LoadedFile
 from workbench.ui.runs_common import get_store
-
-RUNS_KEY = "wb_runs"  # {(sha256, engine key): run id}
 
 
 def writer_for(f: LoadedFile, engine: Any, spec: ModelSpec, ekey: str) -> RunWriter | None:
-    runs: dict[tuple[str, str], str] = st.session_state.setdefault(RUNS_KEY, {})
+    runs = state.VIEWER_RUNS.setdefault()  # {(sha256, engine key): run id}
     store = get_store()
     try:
         run_id = runs.get((f.sha256, ekey))
@@ -75,7 +74,7 @@ def finish(writer: RunWriter | None, interrupted: bool = False) -> None:
 
 def saved_caption(sha256: str, ekey: str) -> None:
     """Say which run holds this document's results, so the user can find it again."""
-    run_id = st.session_state.get(RUNS_KEY, {}).get((sha256, ekey))
+    run_id = state.VIEWER_RUNS.get().get((sha256, ekey))
     if run_id:
         st.caption(
             f"Saved as run `{run_id}` in `{get_store().root}` — the Runs page lists it for "

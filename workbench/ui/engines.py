@@ -1,0 +1,165 @@
+"""The engine a session uses: what the sidebar picked, built once per process and shared.
+
+* **One engine per process**: ``st.cache_resource`` with one entry, keyed by the engine
+  options. A different choice releases the old engine *before* the new one is built
+  (:func:`use_engine` clears the cache and collects garbage first), so two models never sit
+  in GPU memory at once. Every session with the same choice gets the same instance; the
+  Viewer's pages reach it through one background worker (:mod:`workbench.ui.jobs`).
+* **Choice**: the sidebar stores an :class:`EngineChoice` in session state
+  (:data:`workbench.ui.state.ENGINE_CHOICE`); :func:`current_choice` reads it.
+
+Test seams, both outside this package's imports of ``tests``:
+
+* ``WORKBENCH_ENGINE_FACTORY=module:callable`` names an importable callable that takes the
+  :class:`EngineChoice` and returns the engine to use instead of the real one (the browser
+  tests name ``tests.fakes.fake_engine:from_env``). Read here and nowhere else.
+* AppTest may put an engine object in :data:`workbench.ui.state.ENGINE_OVERRIDE`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import importlib
+import os
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import streamlit as st
+
+from workbench.engines.base import Engine
+from workbench.errors import EngineUnavailable, WorkbenchError
+from workbench.models.registry import CPU_SPEC, ModelSpec, get_spec, match_served_model
+from workbench.pipeline.process import render_dpi
+from workbench.ui import state
+from workbench.ui.config import settings
+
+FACTORY_ENV = "WORKBENCH_ENGINE_FACTORY"
+
+
+@dataclass(frozen=True)
+class EngineChoice:
+    """What the sidebar picked: a kind and its options object (from engines.factory)."""
+
+    kind: str  # "cpu", "vllm-server", "vllm"
+    options: Any = None  # CpuOptions | ServerOptions | LocalOptions
+
+    @property
+    def key(self) -> str:
+        opts = self.options
+        if opts is None:
+            return self.kind
+        fields = getattr(opts, "__dict__", {}) or {}
+        shown = {k: v for k, v in sorted(fields.items()) if k != "api_key"}
+        return f"{self.kind}:{shown}"
+
+
+def _factory_hook() -> Callable[[EngineChoice], Engine] | None:
+    """The callable named by ``WORKBENCH_ENGINE_FACTORY`` (``module:callable``), or None."""
+    value = os.environ.get(FACTORY_ENV, "").strip()
+    if not value:
+        return None
+    module, _, name = value.partition(":")
+    try:
+        hook = getattr(importlib.import_module(module), name or "build")
+    except (ImportError, AttributeError) as exc:
+        raise EngineUnavailable(f"{FACTORY_ENV}={value!r} cannot be loaded ({exc})") from None
+    return hook
+
+
+def _build(choice: EngineChoice) -> Engine:
+    hook = _factory_hook()
+    if hook is not None:
+        return hook(choice)
+    try:
+        from workbench.engines import factory
+    except ImportError as exc:
+        raise EngineUnavailable(f"the engine factory is not available ({exc})") from None
+    if choice.options is None:
+        return factory.build_engine(factory.CpuOptions())
+    return factory.build_engine(choice.options)
+
+
+def _close(engine: Engine) -> None:
+    with contextlib.suppress(Exception):  # releasing must never fail the page
+        engine.close()
+
+
+@st.cache_resource(max_entries=1, show_spinner="Loading engine…", on_release=_close)
+def _engine(key: str, _choice: EngineChoice) -> Engine:
+    return _build(_choice)
+
+
+_current_key: dict[str, str] = {}
+_described: dict[str, dict[str, str]] = {}
+_engine_lock = threading.Lock()
+
+
+def use_engine(choice: EngineChoice) -> Engine:
+    """The engine for ``choice``; a different choice releases the previous engine first."""
+    override = state.ENGINE_OVERRIDE.get()
+    if override is not None:
+        return override
+    with _engine_lock:  # two sessions building at once still get one engine
+        if _current_key.get("key") not in (None, choice.key):
+            _engine.clear()  # release the old engine BEFORE building the new one
+            gc.collect()
+        _current_key["key"] = choice.key
+        engine = _engine(choice.key, choice)
+    if choice.key not in _described:
+        try:
+            _described.clear()
+            _described[choice.key] = dict(engine.describe())
+        except Exception:
+            _described[choice.key] = {"engine": engine.name, "model": engine.model}
+    return engine
+
+
+def overridden() -> bool:
+    """True when AppTest replaced this session's engine."""
+    return state.ENGINE_OVERRIDE.get() is not None
+
+
+def engine_key(engine: Engine, choice: EngineChoice) -> str:
+    """The OCR-cache key part naming engine, model and settings."""
+    if overridden():
+        return f"override:{engine.name}:{engine.model}:{id(engine)}"
+    return f"{choice.key}|{engine.name}|{engine.model}"
+
+
+def spec_for(engine: Engine) -> ModelSpec:
+    """The model spec an engine runs: its own ``spec`` if it has one, else by its name/model."""
+    spec = getattr(engine, "spec", None)
+    if isinstance(spec, ModelSpec):
+        return spec
+    if engine.name == "cpu":
+        return CPU_SPEC
+    found = match_served_model(engine.model)
+    if found is None:
+        try:
+            return get_spec(engine.model)
+        except KeyError as exc:
+            raise WorkbenchError(
+                f"no model spec matches the served model {engine.model!r}: {exc.args[0]}"
+            ) from None
+    return found
+
+
+def dpi_for(spec: ModelSpec) -> float:
+    return render_dpi(spec, settings().dpi)
+
+
+def current_choice() -> EngineChoice | None:
+    """The engine the sidebar picked for this session; the embedded CPU engine by default,
+    None when the picked engine is not configured (e.g. no server model)."""
+    value = state.ENGINE_CHOICE.get()
+    if isinstance(value, EngineChoice):
+        return value
+    return None if state.ENGINE_NONE.get() else EngineChoice("cpu")
+
+
+def description(choice: EngineChoice) -> dict[str, str] | None:
+    """What the loaded engine for ``choice`` says about itself; None before it is built."""
+    return _described.get(choice.key)

@@ -1,0 +1,90 @@
+"""Opened documents and their page images, cached for every session of this process.
+
+* **Documents**: ``st.cache_resource`` keyed by (sha256, name): one PDFium handle per file,
+  shared read-only by every session (documents.py serialises PDFium behind a lock). A file
+  that cannot be read is a :class:`LoadedFile` with ``error`` naming it and saying why.
+* **Page images**: ``st.cache_data`` keyed by (sha256, page, dpi); the display copy (the page
+  as the engine saw it, as JPEG) keyed by those plus the sizing and the width.
+
+Navigation, label toggles and selection never re-open or re-rasterize a page.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+from dataclasses import dataclass
+
+import streamlit as st
+from PIL import Image
+
+from workbench.documents import Document, open_document
+from workbench.errors import DocumentError
+from workbench.models.registry import PageSizing
+from workbench.pipeline.process import model_input
+from workbench.schema import PageImage
+from workbench.ui import state
+from workbench.ui.config import settings
+
+
+@dataclass(frozen=True)
+class LoadedFile:
+    """An uploaded or sample file: opened, or refused with a reason naming it."""
+
+    name: str
+    sha256: str
+    doc: Document | None
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.doc is not None
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def _open_cached(sha256: str, name: str, _data: bytes) -> tuple[Document | None, str | None]:
+    try:
+        return open_document(name, _data, settings()), None
+    except DocumentError as exc:
+        return None, str(exc)
+    except Exception as exc:  # a library failing in a new way must not take the app down
+        return None, f"{name}: cannot be read ({type(exc).__name__}: {exc})"
+
+
+def load_file(name: str, data: bytes, upload_id: str | None = None) -> LoadedFile:
+    """Open (or fetch from cache) one file; ``upload_id`` memoizes its hash for the session,
+    so a 200 MB upload is not re-hashed on every rerun."""
+    memo = state.VIEWER_SHA_MEMO.setdefault()
+    sha = memo.get(upload_id) if upload_id else None
+    if sha is None:
+        sha = hashlib.sha256(data).hexdigest()
+        if upload_id:
+            memo[upload_id] = sha
+    doc, error = _open_cached(sha, name, data)
+    return LoadedFile(name, sha, doc, error)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)  # ~11 MB a page at 200 DPI
+def page_image(sha256: str, name: str, index: int, dpi: float, _doc: Document) -> PageImage:
+    """The rasterized page (cached by file content, page and DPI)."""
+    return _doc.page(index, dpi)
+
+
+@st.cache_data(max_entries=256, show_spinner=False)
+def display_image(
+    sha256: str,
+    name: str,
+    index: int,
+    dpi: float,
+    sizing: PageSizing,
+    max_width: int,
+    _doc: Document,
+) -> bytes:
+    """JPEG bytes of the page as the engine saw it (spec sizing), at most ``max_width`` wide."""
+    image = model_input(page_image(sha256, name, index, dpi, _doc).image, sizing)
+    if image.width > max_width:
+        h = max(1, round(image.height * max_width / image.width))
+        image = image.resize((max_width, h), Image.Resampling.LANCZOS)
+    buf = io.BytesIO()
+    image.convert("RGB").save(buf, "JPEG", quality=88)
+    return buf.getvalue()
