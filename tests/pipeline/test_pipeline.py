@@ -168,3 +168,18 @@ def test_failed_page_does_not_stop_the_rest() -> None:
     doc = open_document("d.pdf", pdf_doc(3))
     statuses = [p.result.status for p in process(engine, CPU_SPEC, doc.pages(dpi=30))]
     assert statuses == [PageStatus.OK, PageStatus.ERROR, PageStatus.OK]
+
+
+def test_a_boxless_page_says_so_once() -> None:
+    """The parser's note and the pipeline's are one text, so the page carries it once."""
+    from workbench.models.registry import get_spec
+    from workbench.parsers import NO_BOXES_NOTE
+    from workbench.pipeline.process import to_result
+
+    for model in ("lightonai/LightOnOCR-2-1B", "allenai/olmOCR-2-7B-1025"):
+        spec = get_spec(model)
+        out = EngineOutput(key="k", raw="# Title\n\nSome text.")
+        result = to_result(
+            spec, out, document="d.png", page=1, size=(100, 100), engine="e", model=model
+        )
+        assert result.notes.count(NO_BOXES_NOTE) == 1 and len(result.notes) == 1, result.notes

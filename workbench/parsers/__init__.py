@@ -6,6 +6,20 @@ Registered names: ``chandra2``, ``chandra1``, ``lighton_plain``, ``lighton_groun
 """
 
 from workbench.parsers import chandra, deepseek, dots, lighton, olmocr  # noqa: F401  (register)
-from workbench.parsers.base import ParseContext, ParsedPage, get_parser, parser_names, register
+from workbench.parsers.base import (
+    NO_BOXES_NOTE,
+    ParseContext,
+    ParsedPage,
+    get_parser,
+    parser_names,
+    register,
+)
 
-__all__ = ["ParseContext", "ParsedPage", "get_parser", "parser_names", "register"]
+__all__ = [
+    "NO_BOXES_NOTE",
+    "ParseContext",
+    "ParsedPage",
+    "get_parser",
+    "parser_names",
+    "register",
+]

@@ -30,6 +30,11 @@ class ParseContext:
     input_height: int | None = None
 
 
+#: The one wording of "no boxes on this page", said by the parsers of box-less models and by
+#: the pipeline for any engine without boxes: equal texts, so a page carries it once.
+NO_BOXES_NOTE = "this model gives no layout boxes: Markdown only, nothing to draw"
+
+
 @dataclass
 class ParsedPage:
     regions: list[Region]

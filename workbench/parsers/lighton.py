@@ -18,13 +18,11 @@ from __future__ import annotations
 
 import re
 
-from workbench.parsers.base import ParseContext, ParsedPage, register
+from workbench.parsers.base import NO_BOXES_NOTE, ParseContext, ParsedPage, register
 from workbench.parsers.common import Draft, finish, unlocated_note
 from workbench.parsers.html_md import clean_tables
 from workbench.parsers.md_blocks import split_markdown
 from workbench.schema import Label
-
-NO_BOXES_NOTE = "this model gives no layout boxes: Markdown only"
 
 LABELS: dict[str, Label] = {
     "title": Label.TITLE,

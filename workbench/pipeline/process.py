@@ -36,7 +36,7 @@ from workbench.engines.base import Engine, EngineOutput, PageRequest, streams
 from workbench.engines.png import encode_png
 from workbench.markdown.assemble import assemble_page
 from workbench.models.registry import ModelSpec, PageSizing
-from workbench.parsers import ParseContext, get_parser
+from workbench.parsers import NO_BOXES_NOTE, ParseContext, get_parser
 from workbench.pipeline.prepare import prepare_page, prepare_pages, render_dpi, sized
 from workbench.schema import PageImage, PageResult, PageStatus, TextLayer
 
@@ -134,9 +134,8 @@ def to_result(
     elif truncated:
         status = PageStatus.TRUNCATED
         notes.append("output cut off by max_tokens")
-    said = any("no layout boxes" in n for n in notes)  # the parser may have said so already
-    if not spec.boxes and not said and not any(r.bbox for r in regions):
-        notes.append("this model gives no layout boxes: Markdown only, nothing to draw")
+    if not spec.boxes and not any(r.bbox for r in regions):
+        notes.append(NO_BOXES_NOTE)  # the parser's own, if it said so: dropped as a repeat below
     return base.model_copy(
         update={
             "regions": regions,
