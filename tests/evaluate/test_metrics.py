@@ -17,7 +17,6 @@ from workbench.evaluate.metrics import (
     normalize_text,
     plain_text,
     similarity,
-    to_dataframe,
     word_f1,
 )
 from workbench.schema import BBox, Label, PageResult, PageStatus, Region
@@ -152,11 +151,6 @@ def test_page_table_and_document_aggregates() -> None:
     assert doc.similarity == pytest.approx((0.75 + 1.0) / 2)
     # words: page1 abcd/abcd 1 common; page2 hello world / hello word: 1 common of 2 and 2
     assert doc.word_f1 == pytest.approx(2 * (2 / 3) * (2 / 3) / (4 / 3))
-
-    frame = to_dataframe(rows)
-    assert list(frame["regions:table"]) == [1, 1, 1]
-    assert "words" not in frame.columns and frame.shape[0] == 3
-    assert to_dataframe(document_metrics(rows)).loc[0, "regions:text"] == 6
 
 
 def minimal_pdf(lines: list[str]) -> bytes:

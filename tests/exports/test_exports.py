@@ -3,19 +3,18 @@ from __future__ import annotations
 import io
 import json
 import zipfile
-from html.parser import HTMLParser
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 from PIL import Image
 
+from tests.markdown.html_tags import parsed
 from workbench.errors import WorkbenchError
 from workbench.exports.coco import CATEGORY_IDS, to_coco
 from workbench.exports.formats import (
     COORDINATES,
     ExportPage,
-    MemoryPage,
-    load_json,
     to_json,
     to_markdown,
     zip_bytes,
@@ -67,6 +66,18 @@ def reader(tmp_path: Path) -> RunReader:
     return store.open(writer.info.id)
 
 
+@dataclass(frozen=True)
+class MemoryPage:
+    """An :class:`ExportPage` that is only a result (no store, no image)."""
+
+    result: PageResult
+    corrected: list[Region] | None = None
+    image_file: str = "page.png"
+
+    def load_image(self) -> Image.Image | None:
+        return None
+
+
 def pages_of(reader: RunReader) -> list[ExportPage]:
     return list(reader.iter_stored())
 
@@ -76,11 +87,11 @@ def test_json_round_trips_to_page_results(reader: RunReader) -> None:
     data = json.loads(text)
     assert data["info"]["coordinate_space"] == COORDINATES
     assert data["info"]["run"]["id"] == reader.info.id
-    pages, fixes = load_json(text)
-    assert pages == reader.pages("scan.pdf")
-    assert fixes == {("scan.pdf", 1): reader.load_corrections("scan.pdf", 1)}
-    with pytest.raises(WorkbenchError, match="not an OCR Workbench JSON"):
-        load_json('{"pages": [{"page": 1}]}')
+    assert [PageResult.model_validate(p) for p in data["pages"]] == reader.pages("scan.pdf")
+    (fix,) = data["corrections"]
+    assert (fix["document"], fix["page"]) == ("scan.pdf", 1)
+    regions = [Region.model_validate(r) for r in fix["regions"]]
+    assert regions == reader.load_corrections("scan.pdf", 1)
 
 
 def test_coco_boxes_are_xywh_and_use_corrected_layer(reader: RunReader) -> None:
@@ -142,21 +153,9 @@ def test_zip_has_the_expected_names(reader: RunReader) -> None:
         zip_bytes(reader.path / "scan", [reader.path / "manifest.json"])
 
 
-class _Collect(HTMLParser):
-    def __init__(self) -> None:
-        super().__init__()
-        self.tags: list[str] = []
-        self.attrs: list[tuple[str, str | None]] = []
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self.tags.append(tag)
-        self.attrs.extend(attrs)
-
-
 def test_html_is_standalone_and_sanitized(reader: RunReader) -> None:
     page = to_html(pages_of(reader), run=reader.info)
-    parser = _Collect()
-    parser.feed(page)
+    parser = parsed(page)
     assert "script" not in parser.tags
     assert not any(name.startswith("on") for name, _ in parser.attrs)
     assert not any("javascript:" in (value or "") for _, value in parser.attrs)
@@ -172,7 +171,7 @@ def test_html_is_standalone_and_sanitized(reader: RunReader) -> None:
     assert "<img" not in render_html("<img src=https://tracker.example/x.png>")
 
 
-def test_markdown_export_and_memory_pages() -> None:
+def test_markdown_export_orders_and_names_documents() -> None:
     pages = [
         MemoryPage(result("b.png", 1, "B one")),
         MemoryPage(result("a.pdf", 2, "A two")),
@@ -190,7 +189,6 @@ def test_markdown_export_is_the_run_folder_document_md(reader: RunReader) -> Non
     assert to_markdown(pages_of(reader)) == (reader.path / "scan" / "document.md").read_text()
 
 
-def test_memory_pages_name_their_image_and_feed_coco() -> None:
+def test_coco_of_pages_without_images() -> None:
     pages = [MemoryPage(result("b.png", 1, "B one")), MemoryPage(result("a.pdf", 2, "A two"))]
-    assert pages[1].image_file == "a/page-0002.png"
-    assert to_coco(pages)["images"][0]["regions_source"] == "model"
+    assert [i["regions_source"] for i in to_coco(pages)["images"]] == ["model", "model"]

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from html.parser import HTMLParser
-
 import pytest
 
+from tests.markdown.html_tags import parsed
 from workbench.markdown.sanitize import (
     ALLOWED_TAGS,
     TABLE_TAGS,
@@ -24,23 +23,6 @@ HOSTILE = (
     '<form action=http://evil><input name=q value="evil-field"><button>Go</button></form>'
     "<p style='color:red' onclick='x()'>para</p>"
 )
-
-
-class _Tags(HTMLParser):
-    def __init__(self) -> None:
-        super().__init__()
-        self.tags: list[str] = []
-        self.attrs: list[tuple[str, str | None]] = []
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self.tags.append(tag)
-        self.attrs.extend(attrs)
-
-
-def parsed(html: str) -> _Tags:
-    parser = _Tags()
-    parser.feed(html)
-    return parser
 
 
 @pytest.mark.parametrize("view", [sanitize_markdown, render_html, clean_html])

@@ -37,17 +37,13 @@ import re
 import unicodedata
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from html.parser import HTMLParser
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from workbench.markdown.assemble import SIGNATURE_MARK
 from workbench.schema import PageResult, PageStatus, Region
-
-if TYPE_CHECKING:
-    import pandas as pd
 
 MAX_CER_CHARS = 12_000  # about 2 s worst case on one slow core; a dense page is ~8k
 _WS = re.compile(r"\s+", re.UNICODE)
@@ -336,22 +332,3 @@ def document_metrics(rows: Sequence[PageMetrics]) -> list[DocumentMetrics]:
             )
         )
     return out
-
-
-def to_dataframe(rows: Sequence[PageMetrics] | Sequence[DocumentMetrics]) -> pd.DataFrame:
-    """A DataFrame of typed rows; ``regions_by_label`` becomes ``regions:<label>`` columns."""
-    import pandas as pd
-
-    records = []
-    for row in rows:
-        record = asdict(row)
-        record.pop("words", None)
-        for label, count in record.pop("regions_by_label").items():
-            record[f"regions:{label}"] = count
-        if isinstance(row, PageMetrics):
-            record["tokens_per_second"] = row.tokens_per_second
-        records.append(record)
-    frame = pd.DataFrame.from_records(records)
-    label_cols = [c for c in frame.columns if c.startswith("regions:")]
-    frame[label_cols] = frame[label_cols].fillna(0).astype(int)
-    return frame

@@ -5,14 +5,14 @@ in an HTML comment and footer, in the ZIP's ``README.txt``. Boxes are written ex
 stored (``page_px`` of the page image); nothing is rescaled on export.
 
 Exports take :class:`ExportPage` objects: anything with ``result``, ``corrected``,
-``image_file`` and ``load_image()`` --
-:class:`~workbench.runs.folder.StoredPage` is one (structurally;
-this module does not import the store), :class:`MemoryPage` wraps a result still in memory.
+``image_file`` and ``load_image()`` -- :class:`~workbench.runs.folder.StoredPage` is one
+(structurally; this module does not import the store).
 Where regions matter (HTML boxes, COCO), the corrected layer wins when present and the export
 says which layer each page used.
 
 * :func:`to_markdown` -- the pages' Markdown, documents in order, each as its ``document.md``.
-* :func:`to_json` / :func:`load_json` -- ``{"info", "pages": [PageResult...], "corrections"}``.
+* :func:`to_json` -- ``{"info", "pages": [PageResult...], "corrections"}``; each page reads
+  back with ``PageResult.model_validate``.
 * :func:`write_zip` -- files of a run folder, kept under their relative names, plus README.txt.
 * :func:`workbench.exports.html.to_html`, :func:`workbench.exports.coco.to_coco`.
 """
@@ -23,7 +23,6 @@ import io
 import json
 import zipfile
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any, Protocol
@@ -54,22 +53,6 @@ class ExportPage(Protocol):
     def image_file(self) -> str: ...
 
     def load_image(self) -> Image.Image | None: ...
-
-
-@dataclass(frozen=True)
-class MemoryPage:
-    """A page not (yet) in the store."""
-
-    result: PageResult
-    image: Image.Image | None = None
-    corrected: list[Region] | None = None
-
-    @property
-    def image_file(self) -> str:
-        return f"{Path(self.result.document).stem or 'document'}/page-{self.result.page:04d}.png"
-
-    def load_image(self) -> Image.Image | None:
-        return self.image
 
 
 def regions_of(page: ExportPage) -> tuple[list[Region], str]:
@@ -143,20 +126,6 @@ def to_json(pages: Sequence[ExportPage], run: RunInfo | None = None) -> str:
         ],
     }
     return json.dumps(payload, ensure_ascii=False, indent=1)
-
-
-def load_json(text: str | bytes) -> tuple[list[PageResult], dict[tuple[str, int], list[Region]]]:
-    """Read :func:`to_json` output back: the pages and the corrections by (document, page)."""
-    try:
-        data = json.loads(text)
-        pages = [PageResult.model_validate(p) for p in data["pages"]]
-        fixes = {
-            (c["document"], int(c["page"])): _REGIONS.validate_python(c["regions"])
-            for c in data.get("corrections", [])
-        }
-    except (ValueError, KeyError, TypeError) as exc:
-        raise WorkbenchError(f"not an OCR Workbench JSON export ({exc}).") from exc
-    return pages, fixes
 
 
 README = """OCR Workbench export

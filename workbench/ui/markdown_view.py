@@ -23,7 +23,7 @@ from PIL import Image
 from workbench.markdown.assemble import assemble_page
 from workbench.markdown.sanitize import sanitize_markdown as sanitize
 from workbench.schema import FURNITURE, Label, PageResult, Region
-from workbench.ui.overlay import block_key, color_for, safe_id
+from workbench.ui.overlay import block_key, color_for
 
 _FIGURE_LINK = re.compile(r"!\[Figure [^\]]*\]\(page-\d{4}-[^)]*\.png\)\s*")
 
@@ -132,7 +132,3 @@ def regions_table(result: PageResult) -> list[dict[str, object]]:
         }
         for r in sorted(result.regions, key=lambda r: r.order)
     ]
-
-
-def css_safe(text: str) -> str:
-    return safe_id(text)
