@@ -74,10 +74,6 @@ class PageCancelled(EngineError):
     """The user cancelled the page (or the whole run) while it was in flight."""
 
 
-class ParseError(WorkbenchError):
-    """Raised only for programming errors; parsers recover from bad model output themselves."""
-
-
 class PlanError(WorkbenchError):
     """The memory planner cannot fit the model on this GPU; says what would make it fit."""
 

@@ -46,7 +46,6 @@ class Settings(BaseModel):
     concurrency: int = Field(32, ge=1, le=1024)
     timeout: float = Field(600.0, gt=0)
     idle_timeout: float = Field(60.0, gt=0)
-    include_furniture: bool = False  # running headers/footers/page numbers in document Markdown
 
     @classmethod
     def from_env(cls, **overrides: Any) -> Settings:
