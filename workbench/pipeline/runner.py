@@ -4,21 +4,29 @@
 
 Use::
 
-    job = RunJob.start(out_dir, engine, spec, name=..., documents=[d.info() ...], dpi=...)
-    outcome = run_documents(job, [(doc, None)], on_page=..., cancelled=...)   # whole documents
+    job = RunJob.start(out_dir, engine, spec, run_info(engine, spec, name=..., ...))
+    plans = [job.plan(doc) for doc in documents]           # resume: finished pages left out
+    outcome = run_documents(job, plans, on_page=..., cancelled=...)   # then job.finish()
 
 or page by page (the Viewer: the page on screen first, then the rest)::
 
-    name = job.add(doc.info())
-    for item in job.pages(name, images, total=n): ...      # each page written as it finishes
+    for item in job.document(doc, [5, 1, 2, 3, 4], skip_finished=False): ...  # written as done
     job.finish(interrupted=False)
+
+or page images that are not a document's (Compare: run A's stored pages)::
+
+    name = job.add(doc_info)
+    for item in job.pages(name, images, total=n): ...
 
 What a job guarantees
 ---------------------
-* Pages go through :func:`workbench.pipeline.process.process` and are written by
+* A document's pages are prepared for the model ahead of the engine
+  (:func:`~workbench.pipeline.prepare.prepare_pages`: rendered at the model's size, encoded
+  once), go through :func:`~workbench.pipeline.process.process` and are written by
   :meth:`workbench.runs.folder.RunWriter.write_page` the moment each finishes: the page
-  image, its figure crops (``page-NNNN-rN.png``, the files the Markdown links), Markdown,
-  raw output, then the page JSON. A killed job keeps every finished page.
+  image (the PNG bytes the engine was sent), its figure crops (``page-NNNN-rN.png``, the
+  files the Markdown links), Markdown, raw output, then the page JSON. A killed job keeps
+  every finished page.
 * Documents are known by content (sha256): :meth:`add` gives a document already in the run
   its name there, and a different document with a taken name a new one (``doc-2.pdf``).
 * Resume: :meth:`todo` leaves out the pages already finished cleanly or not (``ok``,
@@ -49,7 +57,8 @@ from workbench.documents import Document
 from workbench.engines.base import Engine
 from workbench.errors import StoreError
 from workbench.models.registry import ModelSpec
-from workbench.pipeline.process import OnPage, Processed, process
+from workbench.pipeline.prepare import prepare_pages
+from workbench.pipeline.process import OnPage, Processed, prefetch, process
 from workbench.runs.folder import RunReader, RunWriter
 from workbench.runs.store import RunStore
 from workbench.schema import DocumentInfo, PageImage, PageResult, PageStatus, RunInfo, RunStatus
@@ -206,7 +215,8 @@ class RunJob:
             previous = self.writer.page_status(result.document, result.page)
             if previous is not None and previous is not PageStatus.ERROR:
                 return False
-            self.writer.write_page(result, item.image, overwrite=previous is not None)
+            overwrite = previous is not None
+            self.writer.write_page(result, item.image, overwrite=overwrite, png=item.png)
         except (OSError, StoreError) as exc:
             if on_error is None:
                 raise
@@ -246,17 +256,32 @@ class RunJob:
 
     def document(
         self,
-        plan: DocumentPlan,
+        doc: Document,
+        pages: Sequence[int] | None = None,
         *,
+        skip_finished: bool = True,
         on_page: OnPage | None = None,
         cancelled: Callable[[], bool] | None = None,
+        on_write_error: OnWriteError | None = None,
     ) -> Iterator[Processed]:
-        """The plan's pages still to do, rendered at the job's DPI one at a time."""
-        if not plan.todo:
+        """Pages of ``doc`` in the order given (default: its selection), written as each
+        finishes. ``skip_finished``: leave out the pages the run has already (resume); without
+        it every page asked for is processed and yielded (a finished one is not rewritten), as
+        the Viewer needs for pages it no longer holds in memory."""
+        name = self.add(doc.info())
+        wanted = list(pages) if pages is not None else doc.select()
+        todo = self.todo(name, wanted) if skip_finished else wanted
+        if not todo:
             return iter(())
-        images = plan.document.pages(plan.todo, self.dpi or None)
+        # Rendered at the model's size and encoded in worker processes, ahead of the engine.
+        images = prepare_pages(doc, todo, self.spec, self.dpi or None, ahead=prefetch(self.engine))
         return self.pages(
-            plan.name, images, total=len(plan.todo), on_page=on_page, cancelled=cancelled
+            name,
+            images,
+            total=len(todo),
+            on_page=on_page,
+            cancelled=cancelled,
+            on_write_error=on_write_error,
         )
 
     def finish(self, *, interrupted: bool = False) -> RunStatus:
@@ -294,7 +319,7 @@ def run_documents(
 
     try:
         for plan in plans:
-            for _ in job.document(plan, on_page=progress, cancelled=cancelled):
+            for _ in job.document(plan.document, plan.todo, on_page=progress, cancelled=cancelled):
                 pass
             if cancelled is not None and cancelled():
                 break

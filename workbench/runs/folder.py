@@ -316,7 +316,12 @@ class RunWriter:
         return {p.page for p in found if p is not None and p.status is not PageStatus.ERROR}
 
     def write_page(
-        self, result: PageResult, image: Image.Image | None, *, overwrite: bool = False
+        self,
+        result: PageResult,
+        image: Image.Image | None,
+        *,
+        overwrite: bool = False,
+        png: bytes | None = None,  # ``image`` as the engine was sent it: written as is
     ) -> Path:
         """Write one page's files (image, figure crops, Markdown, raw output), its .json last,
         then the manifest. Returns the .json path."""
@@ -326,7 +331,10 @@ class RunWriter:
         if not overwrite and read_page(json_path) is not None:
             raise StoreError(f"{result.document} page {result.page} is already finished.")
         if image is not None:
-            atomic_png(base.with_suffix(".png"), image)
+            if png is not None:
+                atomic_write(base.with_suffix(".png"), png)
+            else:
+                atomic_png(base.with_suffix(".png"), image)
             crops = figure_crops(result, image)
             for stale in base.parent.glob(f"{base.name}-r*.png"):
                 if stale.name not in crops:

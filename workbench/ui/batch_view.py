@@ -18,11 +18,12 @@ import streamlit as st
 
 from workbench.documents import Document, open_document
 from workbench.engines.base import Engine
-from workbench.errors import WorkbenchError
+from workbench.errors import WorkbenchError, display_name
 from workbench.models.registry import ModelSpec
-from workbench.pipeline.process import process, render_dpi
+from workbench.pipeline.process import render_dpi
+from workbench.pipeline.runner import RunJob, run_documents, run_info
 from workbench.runs.store import RunStore
-from workbench.schema import RunInfo, RunStatus
+from workbench.schema import PageResult, RunStatus
 from workbench.settings import Settings
 from workbench.ui import state
 from workbench.ui.runs_common import engine_choices, get_store
@@ -54,6 +55,19 @@ def folder_files(folder: str) -> list[tuple[str, bytes]]:
     return [(p.name, p.read_bytes()) for p in files]
 
 
+def unsupported_note(folder: str) -> str | None:
+    """One line naming what a folder holds besides documents (left out of the batch)."""
+    path = Path(folder).expanduser()
+    left = sorted(
+        display_name(p.name + ("/" if p.is_dir() else ""))
+        for p in path.iterdir()
+        if not (p.is_file() and p.suffix.lower() in SUFFIXES)
+    )
+    if not left:
+        return None
+    return f"{len(left)} unsupported file(s) in {display_name(path)}: {', '.join(left)}"
+
+
 def run_batch(
     files: Sequence[tuple[str, bytes]],
     engine: Engine,
@@ -65,59 +79,60 @@ def run_batch(
     cancelled: Callable[[], bool] | None = None,
     outcome: BatchOutcome | None = None,
 ) -> BatchOutcome:
-    """Process ``files`` into one new run. Interrupted (any exception): finished pages stay,
-    the run is marked cancelled, the exception goes on. ``outcome`` is updated in place."""
+    """Process ``files`` into one new run through the run writer (:mod:`workbench.pipeline.
+    runner`). Interrupted (any exception): finished pages stay, the run is marked cancelled,
+    the exception goes on. ``outcome`` is updated in place. Files are told apart by content:
+    two files with one name are two documents; the same content twice is processed once."""
     outcome = outcome if outcome is not None else BatchOutcome()
     docs: list[Document] = []
+    failed_inputs = 0
     for fname, data in files:
         try:
-            docs.append(open_document(fname, data, settings))
+            doc = open_document(fname, data, settings)
         except WorkbenchError as exc:
             outcome.skipped.append(str(exc))
-    names = [d.name for d in docs]
-    docs = [d for i, d in enumerate(docs) if d.name not in names[:i]]  # same name twice: once
+            failed_inputs += 1
+            continue
+        twin = next((d for d in docs if d.sha256 == doc.sha256), None)
+        if twin is not None:
+            outcome.skipped.append(f"{fname}: same content as {twin.name}, processed once")
+            doc.close()
+            continue
+        docs.append(doc)
     if not docs:
         outcome.status = RunStatus.FAILED.value
         return outcome
-    selections = {d.name: d.select() for d in docs}
-    outcome.total = sum(len(s) for s in selections.values())
-    info = RunInfo(
-        id="",
+    dpi = render_dpi(spec, settings.dpi)
+    info = run_info(
+        engine,
+        spec,
         name=name or docs[0].stem,
-        engine=engine.name,
-        model=engine.model,
-        settings={"dpi": render_dpi(spec, settings.dpi), "batch": True},
         documents=[d.info() for d in docs],
+        dpi=dpi,
+        source="batch",
     )
-    writer = store.create(info)
-    outcome.run_id = writer.info.id
+    job = RunJob.create(store, engine, spec, info)
+    job.failed_inputs = failed_inputs
+    outcome.run_id = job.run_id
+    plans = [job.plan(d) for d in docs]
+    outcome.total = sum(len(p.todo) for p in plans)
     started = time.monotonic()
-    failed = False
+
+    def on_page(done: int, total: int, _result: PageResult) -> None:
+        outcome.done = done  # the page is on disk before this is called
+        if progress is not None:
+            progress(done, total, time.monotonic() - started)
+
     try:
-        for doc in docs:
-            pages = doc.pages(selections[doc.name], dpi=render_dpi(spec, settings.dpi))
-            for item in process(engine, spec, pages, total=outcome.total, cancelled=cancelled):
-                writer.write_page(item.result, item.image)  # on disk before anything else
-                outcome.done += 1
-                failed = failed or item.result.status.value == "error"
-                if progress is not None:
-                    progress(outcome.done, outcome.total, time.monotonic() - started)
-            if cancelled is not None and cancelled():
-                break
+        run_documents(job, plans, on_page=on_page, cancelled=cancelled)
     except BaseException:
-        writer.finish(RunStatus.CANCELLED)
         outcome.status = RunStatus.CANCELLED.value
         raise
     finally:
         outcome.seconds = time.monotonic() - started
         for doc in docs:
             doc.close()
-    if outcome.done < outcome.total:
-        status = RunStatus.CANCELLED
-    else:
-        status = RunStatus.PARTIAL if failed else RunStatus.DONE
-    writer.finish(status)
-    outcome.status = status.value
+    outcome.status = job.outcome.status.value
     return outcome
 
 
@@ -193,6 +208,8 @@ def render() -> None:
     settings = Settings.from_env(store_dir=get_store().root)
     outcome = BatchOutcome()
     state.BATCH_LAST.set(outcome)  # kept even if Cancel interrupts
+    if source != "Upload files" and (left_out := unsupported_note(folder)) is not None:
+        outcome.skipped.append(left_out)
     try:
         run_batch(files, engine, spec, get_store(), run_name, settings, update, outcome=outcome)
     except WorkbenchError as exc:

@@ -23,9 +23,9 @@ import streamlit as st
 
 from workbench.errors import WorkbenchError
 from workbench.evaluate.compare import Alignment, align_regions
-from workbench.pipeline.process import process
+from workbench.pipeline.runner import RunJob, run_info
 from workbench.runs.store import RunReader, RunStore, RunSummary
-from workbench.schema import PageImage, PageResult, Region, RunInfo, RunStatus
+from workbench.schema import DocumentInfo, PageImage, PageResult, Region
 from workbench.ui import compare_metrics, editor, state
 from workbench.ui.overlay import Outline, get_selection, set_selection
 from workbench.ui.runs_common import (
@@ -335,31 +335,36 @@ def rerun_document(
     store: RunStore,
     progress: Callable[[int, int], None] | None = None,
 ) -> str:
-    """Run ``engine`` on run A's stored page images of ``doc`` into a new run; its id."""
+    """Run ``engine`` on run A's stored page images of ``doc`` into a new run, through the
+    one run writer (:mod:`workbench.pipeline.runner`: figure crops, the one status rule)."""
     engine, spec = engine_spec
+    pages = reader.page_numbers(doc)
     source = next((d for d in reader.info.documents if d.name == doc), None)
-    info = RunInfo(
-        id="",
+    if source is None:  # a run from before documents were listed: known by name only
+        source = DocumentInfo(name=doc, sha256="", kind="unknown", pages=len(pages))
+    info = run_info(
+        engine,
+        spec,
         name=f"{doc} {engine.name}",
-        engine=engine.name,
-        model=engine.model,
-        settings={"source_run": reader.info.id},
-        documents=[source] if source is not None else [],
+        documents=[source],
+        dpi=float(reader.info.settings.get("dpi") or 0),  # the pixels are run A's
+        source=f"compare:{reader.info.id}",
     )
-    writer = store.create(info)
-    total = len(reader.page_numbers(doc))
-    done = 0
+    job = RunJob.create(store, engine, spec, info)
+    name = job.add(source)
+
+    def on_page(done: int, total: int, _result: PageResult) -> None:
+        if progress is not None:
+            progress(done, total)
+
     try:
-        for item in process(engine, spec, _stored_pages(reader, doc), total=total):
-            writer.write_page(item.result, item.image)
-            done += 1
-            if progress is not None:
-                progress(done, total)
+        for _ in job.pages(name, _stored_pages(reader, doc), total=len(pages), on_page=on_page):
+            pass
     except BaseException:
-        writer.finish(RunStatus.CANCELLED)
+        job.finish(interrupted=True)
         raise
-    writer.finish(RunStatus.DONE)
-    return writer.info.id
+    job.finish()
+    return job.run_id
 
 
 def start_missing(reader: RunReader, doc: str, store: RunStore) -> None:

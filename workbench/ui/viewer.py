@@ -25,7 +25,6 @@ from streamlit.delta_generator import DeltaGenerator
 from workbench.engines.base import Engine
 from workbench.errors import WorkbenchError
 from workbench.models.registry import CPU_SPEC, ModelSpec
-from workbench.pipeline.process import process
 from workbench.schema import PageResult, PageStatus
 from workbench.ui import engines, state, viewer_runs
 from workbench.ui import files as ui_files
@@ -89,14 +88,12 @@ def _process(
         f, doc = sel.file, sel.file.doc
         if not pages or doc is None:
             continue
-        images = (ui_files.page_image(f.sha256, f.name, p, dpi, doc) for p in pages)
-        writer = viewer_runs.writer_for(f, engine, spec, ekey)
+        job = viewer_runs.job_for(f, engine, spec, ekey, dpi)  # the one run writer
         finished = False
         try:
-            for item in process(engine, spec, images, total=len(pages)):
+            for item in viewer_runs.process_pages(job, f, engine, spec, pages, dpi):
                 r = item.result
                 cache.put(f.sha256, r.page, ekey, r)
-                viewer_runs.record(writer, item)
                 done += 1
                 bar.progress(
                     min(done / total, 1.0),
@@ -108,7 +105,7 @@ def _process(
         except Exception as exc:  # one file failing must not stop the others
             st.error(f"{f.name}: processing failed ({type(exc).__name__}: {exc})")
         finally:  # a rerun or a closed tab stops the script here: never leave it "running"
-            viewer_runs.finish(writer, interrupted=not finished)
+            viewer_runs.finish(job, interrupted=not finished)
     bar.empty()
     elapsed = time.perf_counter() - started
     if done and toast:
