@@ -135,6 +135,18 @@ class BBox(BaseModel):
     def center(self) -> tuple[float, float]:
         return ((self.x0 + self.x1) / 2, (self.y0 + self.y1) / 2)
 
+    def pixels(
+        self, width: int, height: int, scale_x: float = 1.0, scale_y: float = 1.0
+    ) -> tuple[int, int, int, int]:
+        """The box in whole pixels of a ``width``×``height`` image (``scale_*``: image pixels
+        per ``page_px``): corners floored, clamped to the image, at least 1 px wide and high.
+        The one crop rule (figure files, the viewer's figure crops)."""
+        x0 = min(max(0, int(self.x0 * scale_x)), width - 1)
+        y0 = min(max(0, int(self.y0 * scale_y)), height - 1)
+        x1 = min(max(x0 + 1, int(self.x1 * scale_x)), width)
+        y1 = min(max(y0 + 1, int(self.y1 * scale_y)), height)
+        return x0, y0, x1, y1
+
     def intersection(self, other: BBox) -> float:
         w = min(self.x1, other.x1) - max(self.x0, other.x0)
         h = min(self.y1, other.y1) - max(self.y0, other.y0)

@@ -79,10 +79,7 @@ def figure_crops(result: PageResult, image: Image.Image) -> dict[str, bytes]:
     for region in result.regions:
         if region.label is not Label.FIGURE or region.bbox is None:
             continue
-        b = region.bbox
-        x0, y0 = min(max(0, int(b.x0)), w - 1), min(max(0, int(b.y0)), h - 1)
-        x1, y1 = min(max(x0 + 1, int(b.x1)), w), min(max(y0 + 1, int(b.y1)), h)
         buf = io.BytesIO()
-        image.crop((x0, y0, x1, y1)).save(buf, format="PNG")
+        image.crop(region.bbox.pixels(w, h)).save(buf, format="PNG")
         crops[figure_filename(result.page, region.id)] = buf.getvalue()
     return crops

@@ -95,13 +95,11 @@ def regions_from_boxes(
         m = _CHIP.match(text)
         n = int(m.group(1)) if m else 0
         label_text = m.group(2) if m else text
-        x0, x1 = sorted((box["left"] * fx, (box["left"] + box["width"]) * fx))
-        y0, y1 = sorted((box["top"] * fy, (box["top"] + box["height"]) * fy))
-        x0, x1 = min(max(x0, 0.0), w), min(max(x1, 0.0), w)
-        y0, y1 = min(max(y0, 0.0), h), min(max(y1, 0.0), h)
-        if x1 - x0 < 1 or y1 - y0 < 1:
+        left, top = box["left"], box["top"]
+        corners = (left, top, left + box["width"], top + box["height"])
+        bbox = BBox.from_scaled(corners, w / fx, h / fy, w, h)  # the one clamping rule
+        if bbox is None:
             continue
-        bbox = BBox(x0=round(x0, 1), y0=round(y0, 1), x1=round(x1, 1), y1=round(y1, 1))
         if 1 <= n <= len(start) and n not in used and start[n - 1].bbox is not None:
             used.add(n)
             old = start[n - 1]

@@ -39,8 +39,7 @@ def _crop(image_jpeg: bytes, page_size: tuple[int, int], region: Region) -> Imag
         return None
     with Image.open(io.BytesIO(image_jpeg)) as img:
         fx, fy = img.width / page_size[0], img.height / page_size[1]
-        b = region.bbox
-        box = (int(b.x0 * fx), int(b.y0 * fy), int(b.x1 * fx + 0.999), int(b.y1 * fy + 0.999))
+        box = region.bbox.pixels(img.width, img.height, fx, fy)
         if box[2] - box[0] < 2 or box[3] - box[1] < 2:
             return None
         return img.crop(box).copy()
