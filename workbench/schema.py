@@ -31,7 +31,14 @@ from enum import StrEnum
 from typing import Any
 
 from PIL import Image
-from pydantic import BaseModel, ConfigDict, Field, model_serializer, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    computed_field,
+    model_serializer,
+    model_validator,
+)
 
 
 class Label(StrEnum):
@@ -179,6 +186,8 @@ class Region(BaseModel):
     order: int = 0
     score: float | None = None
     continues: bool = False  # LightOnOCR-3 "text+": continues the previous block
+    source: str | None = None  # CPU engine's reader: "text_layer", "tesseract", "rapidocr"
+    confidence: float | None = None  # 0-1, how sure the reader is of the text (None: unknown)
 
 
 @dataclass(frozen=True)
@@ -201,6 +210,10 @@ class Attempt(BaseModel):
     seconds: float = 0.0
     repeated: bool = False  # the output ended in a repetition loop
     error: str | None = None
+
+
+#: A page (or region) whose confidence is under this is flagged "low confidence" to the user.
+LOW_CONFIDENCE = 0.6
 
 
 class PageStatus(StrEnum):
@@ -231,6 +244,22 @@ class PageResult(BaseModel):
     rotation: int = 0  # degrees the page was turned counter-clockwise on the model's word (olmOCR)
     notes: list[str] = Field(default_factory=list)  # user-facing remarks ("no boxes…")
 
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def confidence(self) -> float | None:
+        """Text-weighted mean of the regions' confidences (0-1); None when no region has one.
+        Under :data:`LOW_CONFIDENCE` the page is flagged as low confidence."""
+        rated = [
+            (r.confidence, max(len(r.text), 1)) for r in self.regions if r.confidence is not None
+        ]
+        if not rated:
+            return None
+        return round(sum(c * n for c, n in rated) / sum(n for _, n in rated), 3)
+
+    @property
+    def low_confidence(self) -> bool:
+        return self.confidence is not None and self.confidence < LOW_CONFIDENCE
+
     @property
     def retries(self) -> int:
         return max(len(self.attempts) - 1, 0)
@@ -249,6 +278,7 @@ class PageImage:
     image: Image.Image = field(repr=False, compare=False)
     dpi: float | None = None  # None for image inputs
     scale_note: str | None = None  # set when a giant page was shrunk to the pixel cap
+    text_layer: TextLayer | None = field(default=None, compare=False)  # PDF pages with text
     # Set once the page is prepared for a model (workbench.pipeline.prepare): ``image`` at the
     # model's size, encoded once, losslessly; these bytes are sent and written as they are.
     png: bytes | None = field(default=None, repr=False, compare=False)
@@ -271,6 +301,37 @@ class PageImage:
             state["image"] = Image.open(io.BytesIO(state["png"]))  # decoded on first use
         for key, value in state.items():
             object.__setattr__(self, key, value)
+
+
+@dataclass(frozen=True)
+class TextWord:
+    """One word of a PDF text layer. ``box`` is in PDF points of the displayed page (origin
+    top-left, rotation and crop box applied), so it scales to any rendering of the page."""
+
+    text: str
+    box: tuple[float, float, float, float]
+    size: float  # font size in points (the word's first character)
+    bold: bool = False
+    line: int = 0  # index of the text-layer line the word belongs to
+    tex: str | None = None  # with sub/superscripts as ``x^{2}``/``x_{i}``, when it has any
+
+
+@dataclass(frozen=True)
+class TextLayer:
+    """A PDF page's text layer (see :mod:`workbench.textlayer`): words in points, the page
+    size in points, and what the engine needs to judge whether to trust it. Picklable."""
+
+    width: float  # page size in points, as displayed
+    height: float
+    words: tuple[TextWord, ...] = ()
+    chars: int = 0  # characters drawn (generated spaces and line breaks excluded)
+    unmapped: int = 0  # characters without a Unicode mapping (garbled layer)
+    invisible: int = 0  # characters drawn invisibly (render mode 3: an OCR layer over a scan)
+    images: tuple[tuple[float, float, float, float], ...] = ()  # image objects, points
+
+    def scale(self, width_px: int, height_px: int) -> tuple[float, float]:
+        """Factors from points to the pixels of an image of the page ``width_px`` wide."""
+        return width_px / max(self.width, 1e-6), height_px / max(self.height, 1e-6)
 
 
 class DocumentInfo(BaseModel):

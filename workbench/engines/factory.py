@@ -13,6 +13,8 @@ cheap (no model load, no network) and returns None or why not plus the fix.
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import importlib.util
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -25,6 +27,15 @@ from workbench.settings import Settings
 
 @dataclass(frozen=True)
 class CpuOptions:
+    """The embedded engine's settings (the sidebar's contract; see
+    :meth:`~workbench.engines.cpu.engine.CpuEngine.configured`). ``dpi`` is the rendering
+    resolution the caller uses for PDF pages; the engine itself reads any image size."""
+
+    text_layer: Literal["auto", "never", "only"] = "auto"
+    dpi: int = 200
+    handwriting_threshold: float = 60.0  # median Tesseract confidence → RapidOCR reads the page
+    detect_tables: bool = True
+    workers: int = 1  # >1: pages in parallel worker processes, models loaded once in each
     kind: Literal["cpu"] = "cpu"
 
 
@@ -104,9 +115,21 @@ def _nvidia_gpus() -> int:
 
 # ---------------------------------------------------------------------- builders
 def _build_cpu(options: CpuOptions) -> Engine:
+    if options.workers > 1:
+        from workbench.engines.pool import ProcessPoolEngine
+
+        one = dataclasses.replace(options, workers=1)
+        return ProcessPoolEngine(functools.partial(_build_cpu, one), options.workers)
     from workbench.engines.cpu.engine import get_cpu_engine
 
-    return get_cpu_engine()
+    engine = get_cpu_engine()
+    if options == CpuOptions():
+        return engine
+    return engine.configured(
+        text_layer=options.text_layer,
+        handwriting_threshold=options.handwriting_threshold,
+        detect_tables=options.detect_tables,
+    )
 
 
 def _cpu_unavailable() -> str | None:

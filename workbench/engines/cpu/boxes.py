@@ -25,8 +25,11 @@ class Line:
     text: str
     box: Box
     conf: float  # 0-100
-    source: str  # "tesseract" | "rapidocr"
+    source: str  # "tesseract" | "rapidocr" | "text_layer"
     words: list[Word] = field(default_factory=list)
+    size: float = 0.0  # font size in page_px (text layer only; 0: unknown)
+    bold: bool = False  # set in a bold face (text layer only)
+    tex: str | None = None  # the line with sub/superscripts in TeX (text layer, when it has any)
 
     @property
     def height(self) -> float:

@@ -17,20 +17,30 @@ Contract:
    footers (and text blocks in the top/bottom 6 % of the page) whose text is only a page
    number become ``page_number``. Ungrouped lines (one or two) in the bottom 7 % or top 5 %
    of the page are running footers/headers the layout model missed.
-5. Regions are ordered by :func:`reading_order`; ids ``r0, r1, …`` follow that order.
+5. Headings come from type (:mod:`headings`): heading-like lines are cut out of text
+   blocks into ``section_header`` regions whose text carries its level (``## …``); a level-1
+   heading is the ``title``.
+6. Text is escaped Markdown (:func:`text.escape`). Formulas: text-layer lines become
+   ``$$ … $$`` (their TeX form, scripts included); an OCR'd formula is never typeset: the
+   region becomes a figure (an image crop) with no text.
+7. A page whose only text is furniture keeps it as text: a one-line page is content.
+8. Each region records its reader (``source``: the reader of most of its characters) and a
+   ``confidence`` (character-weighted mean line confidence, 0-1).
+9. Regions are ordered by :func:`reading_order`; ids ``r0, r1, …`` follow that order.
 """
 
 from __future__ import annotations
 
 from itertools import pairwise
 
-from workbench.engines.cpu import tables, text
+from workbench.engines.cpu import headings, tables, text
 from workbench.engines.cpu.boxes import Box, LayoutBox, Line, area, cover, inter, median, union_all
 from workbench.engines.cpu.layout import canonical
 from workbench.engines.cpu.reading_order import reading_order
-from workbench.schema import BBox, Label, Region
+from workbench.schema import FURNITURE, BBox, Label, Region
 
 _KEEP_EMPTY = {Label.FIGURE, Label.TABLE, Label.FORMULA, Label.SIGNATURE}
+_TEXT_BOXES = {"text", "reference", "title", "FLOWING_TEXT", "HEADING_TEXT", "PULLOUT_TEXT"}
 
 
 def compose(
@@ -39,8 +49,11 @@ def compose(
     layout: list[LayoutBox],
     lines: list[Line],
     signatures: list[Box] | None = None,
+    tables: bool = True,
 ) -> list[Region]:
     boxes = _dedupe(layout)
+    if tables:
+        boxes = _table_headers(_aligned_tables(boxes, lines), lines)
     boxes += [LayoutBox("signature", s, 1.0) for s in signatures or []]
     line_h = median([ln.height for ln in lines], 20.0)
 
@@ -61,6 +74,8 @@ def compose(
     for group in _cluster(orphans, line_h):
         blocks.append(("ocr_lines", union_all([ln.box for ln in group]), group, 0.0))
 
+    blocks = _not_furniture(blocks, lines, height)
+    blocks = headings.split(blocks, lines, line_h, height)
     order = reading_order([b[1] for b in blocks])
     title_seen = False
     regions: list[Region] = []
@@ -70,13 +85,25 @@ def compose(
         label = Label.SIGNATURE if native == "signature" else canonical(native, box, height)
         if native == "title" and not title_seen and _big(group, line_h):
             label, title_seen = Label.TITLE, True
+        if label is Label.TABLE and not tables:
+            label = Label.TEXT
+        if native in ("ocr_lines", "text") and _display_math(group):
+            label = Label.FORMULA
+        if label is Label.FORMULA and group and not any(ln.source == "text_layer" for ln in group):
+            label, group = Label.FIGURE, []  # OCR'd math is garbage: show the crop instead
+        level = int(native.split(":")[1]) if native.startswith("heading:") else 0
+        if level:
+            label = Label.TITLE if level == 1 else Label.SECTION_HEADER
         body = _body(label, group, line_h)
+        if level:
+            body = "#" * level + " " + body
         if native == "ocr_lines" and len(group) <= 2:
             if box[1] > 0.93 * height:
                 label = Label.FOOTER
             elif box[3] < 0.05 * height:
                 label = Label.HEADER
-        if label in (Label.HEADER, Label.FOOTER, Label.TEXT) and text.is_page_number(body):
+        raw = " ".join(ln.text for ln in group)
+        if label in (Label.HEADER, Label.FOOTER, Label.TEXT) and text.is_page_number(raw):
             edge = box[1] < 0.06 * height or box[3] > 0.94 * height
             if label is not Label.TEXT or edge:
                 label = Label.PAGE_NUMBER
@@ -96,9 +123,101 @@ def compose(
                 text=body,
                 order=pos,
                 score=round(score, 3) if score else None,
+                source=_source(group),
+                confidence=_confidence(group),
             )
         )
-    return regions
+    return _keep_only_content(regions)
+
+
+def _display_math(group: list[Line]) -> bool:
+    """One or two text-layer lines with scripts and an equals sign: a displayed formula."""
+    return 0 < len(group) <= 2 and all(ln.tex and "=" in ln.text for ln in group)
+
+
+def _not_furniture(
+    blocks: list[tuple[str, Box, list[Line], float]], lines: list[Line], height: float
+) -> list[tuple[str, Box, list[Line], float]]:
+    """A header/footer box the layout model found keeps that label only when it looks like
+    furniture: in the top or bottom 8 % of the page, or set smaller than the body text
+    (text layer). Otherwise (a statement's title under the top margin) it is text."""
+    body = headings.body_size(lines)
+    out = []
+    for native, box, group, score in blocks:
+        if native in ("header", "footer") and group:
+            margin = box[3] < 0.08 * height or box[1] > 0.92 * height
+            size = median([ln.size for ln in group if ln.size > 0], 0.0)
+            small = body > 0 and 0 < size < 0.95 * body
+            if not (margin or small):
+                native = "text"
+        out.append((native, box, group, score))
+    return out
+
+
+def _source(group: list[Line]) -> str | None:
+    chars: dict[str, int] = {}
+    for ln in group:
+        chars[ln.source] = chars.get(ln.source, 0) + len(ln.text)
+    return max(chars, key=lambda k: chars[k]) if chars else None
+
+
+def _confidence(group: list[Line]) -> float | None:
+    n = sum(len(ln.text) for ln in group)
+    if not n:
+        return None
+    return round(sum(ln.conf * len(ln.text) for ln in group) / n / 100, 3)
+
+
+def _keep_only_content(regions: list[Region]) -> list[Region]:
+    """Furniture leaves the Markdown only when something else is on the page."""
+    if any(r.text.strip() and r.label not in FURNITURE for r in regions):
+        return regions
+    return [
+        r.model_copy(update={"label": Label.TEXT}) if r.label in FURNITURE and r.text else r
+        for r in regions
+    ]
+
+
+def _aligned_tables(boxes: list[LayoutBox], lines: list[Line]) -> list[LayoutBox]:
+    """Tables the layout model missed (:func:`tables.find_tables`) become ``aligned_table``
+    boxes; text boxes mostly inside one are dropped so its lines go to the table."""
+    for t in tables.find_tables(lines):
+        if any(canonical(b.native) is Label.TABLE and cover(t, b.box) > 0.5 for b in boxes):
+            continue
+        boxes = [b for b in boxes if not (b.native in _TEXT_BOXES and cover(b.box, t) >= 0.8)]
+        boxes.append(LayoutBox("aligned_table", t, 0.5))
+    return boxes
+
+
+def _table_headers(boxes: list[LayoutBox], lines: list[Line]) -> list[LayoutBox]:
+    """A table box grows upward over header lines set above its number columns (a "Year Ended
+    December 31," spanning the year columns) that the layout model left out; boxes inside the
+    grown table are dropped so those lines go to the table."""
+    out = list(boxes)
+    for k, b in enumerate(out):
+        if canonical(b.native) is not Label.TABLE:
+            continue
+        x0, y0, x1, y1 = b.box
+        top = y0
+        above = [ln for ln in lines if ln.box[1] < top and ln.box[3] <= top + 0.5 * ln.height]
+        for ln in sorted(above, key=lambda ln: -ln.box[3]):
+            lh = max(ln.height, 1.0)
+            if ln.box[3] < top - 2.5 * lh or ln.box[2] < x0 or ln.box[0] > x1:
+                if ln.box[3] < top - 2.5 * lh:
+                    break
+                continue  # beside the table, not above it
+            if ln.box[0] < x0 + 0.45 * (x1 - x0) or len(ln.text.split()) > 8:
+                break  # a caption or title over the whole table
+            top = ln.box[1]
+        if top < y0:
+            grown = (x0, top - 1, x1, y1)
+            out[k] = LayoutBox(b.native, grown, b.score)
+            out = [
+                o
+                for o in out
+                if o is out[k] or not (o.native != b.native and cover(o.box, grown) >= 0.8)
+            ]
+    return out
 
 
 def _dedupe(layout: list[LayoutBox]) -> list[LayoutBox]:
@@ -168,14 +287,18 @@ def _big(group: list[Line], line_h: float) -> bool:
 
 
 def _body(label: Label, group: list[Line], line_h: float) -> str:
-    texts = [ln.text for ln in group]
-    if not texts:
+    if not group:
         return ""
-    if label is Label.TABLE:
-        return tables.table_markdown(group) or "\n".join(texts)
     if label is Label.FORMULA:
-        return text.formula_markdown(texts)
+        return text.formula_markdown([ln.tex or ln.text for ln in group])
+    if label is Label.TABLE:
+        md = tables.table_markdown(group)
+        if md:
+            return md
+    texts = [ln.text for ln in group]
+    if label is Label.TABLE:
+        return "\n".join(text.escape(t) for t in texts)
     if label in (Label.TITLE, Label.SECTION_HEADER):
-        return " ".join(t.strip() for t in texts)
+        return text.escape(text.join_lines(texts))
     gaps = [max(b.box[1] - a.box[3], 0.0) for a, b in pairwise(group)]
     return text.paragraphs(texts, gaps, median([ln.height for ln in group], line_h))

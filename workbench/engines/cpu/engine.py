@@ -31,6 +31,7 @@ A missing component degrades the engine and :meth:`describe` says so.
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import threading
@@ -42,18 +43,20 @@ from typing import Any
 from PIL import Image
 
 from workbench.engines.base import EngineOutput, PageRequest
-from workbench.engines.cpu import merge, signatures
+from workbench.engines.cpu import merge, pdftext, signatures
+from workbench.engines.cpu import tables as tables_mod
 from workbench.engines.cpu.boxes import Box, LayoutBox, Line, cover, median
 from workbench.engines.cpu.compose import compose
 from workbench.engines.cpu.layout import CdlaLayout, tesseract_blocks
 from workbench.engines.cpu.ocr import RapidReader, TesseractReader
 from workbench.errors import EngineUnavailable
-from workbench.schema import Region
+from workbench.schema import Region, TextLayer
 
 HANDWRITTEN_CONF = 60.0  # median Tesseract word confidence under which RapidOCR reads the page
 WEAK_CONF = 75.0  # Tesseract lines under this mean word confidence get a RapidOCR second reading
 WEAK_MARGIN = 10.0  # ... which replaces them when its confidence is this many points higher
 MISSED_SCORE = 0.8  # RapidOCR score a line Tesseract missed needs to be added
+TEXT_LAYER_MODES = ("auto", "never", "only")
 
 
 class CpuEngine:
@@ -76,6 +79,9 @@ class CpuEngine:
         self.read_missed = read_missed
         self.dissolve_forms = dissolve_forms
         self.weak_conf = weak_conf
+        self.text_layer = "auto"  # auto | never | only: see configured()
+        self.handwriting_conf = HANDWRITTEN_CONF
+        self.detect_tables = True
         threads = threads or max(1, min(os.cpu_count() or 2, 4))
         self.tess = _load(TesseractReader, self.notes, "Tesseract") if use_tess else None
         self.rapid = _load(RapidReader, self.notes, "RapidOCR", threads) if use_rapid else None
@@ -93,9 +99,32 @@ class CpuEngine:
         parts.append("CDLA layout" if self.layout is not None else "tesseract blocks")
         self.model = " + ".join(parts)
 
+    def configured(
+        self,
+        text_layer: str = "auto",
+        handwriting_threshold: float = HANDWRITTEN_CONF,
+        detect_tables: bool = True,
+    ) -> CpuEngine:
+        """This engine with other settings, sharing its models and lock (a shallow copy).
+
+        ``text_layer``: ``auto`` reads a PDF page's own text where it is trustworthy
+        (:func:`~workbench.engines.cpu.pdftext.judge`) and OCRs the rest; ``never`` always
+        OCRs; ``only`` uses the layer as it is and never OCRs (a page without one gives no
+        text). ``handwriting_threshold``: median Tesseract word confidence under which
+        RapidOCR reads the whole page. ``detect_tables``: table regions become pipe tables."""
+        if text_layer not in TEXT_LAYER_MODES:
+            raise ValueError(f"text_layer must be one of {TEXT_LAYER_MODES}, not {text_layer!r}")
+        other = copy.copy(self)
+        other.text_layer = text_layer
+        other.handwriting_conf = float(handwriting_threshold)
+        other.detect_tables = bool(detect_tables)
+        return other
+
     def describe(self) -> dict[str, str]:
         info = {"name": self.name, "model": self.model}
-        info["handwriting_threshold"] = str(HANDWRITTEN_CONF)
+        info["text_layer"] = self.text_layer
+        info["handwriting_threshold"] = str(self.handwriting_conf)
+        info["detect_tables"] = str(self.detect_tables).lower()
         if self.notes:
             info["degraded"] = " ".join(self.notes)
         return info
@@ -108,7 +137,7 @@ class CpuEngine:
             start = time.perf_counter()
             try:
                 with self._lock:
-                    regions, trace = self.analyze(req.image)
+                    regions, trace = self.analyze(req.image, getattr(req, "text_layer", None))
                 yield EngineOutput(
                     key=req.key,
                     raw=json.dumps(trace, separators=(",", ":"), ensure_ascii=False),
@@ -123,14 +152,22 @@ class CpuEngine:
                     seconds=round(time.perf_counter() - start, 3),
                 )
 
-    def analyze(self, image: Image.Image) -> tuple[list[Region], dict[str, Any]]:
-        """Regions and a JSON-able trace for one page image. Not locked: callers lock."""
+    def analyze(
+        self, image: Image.Image, layer: TextLayer | None = None
+    ) -> tuple[list[Region], dict[str, Any]]:
+        """Regions and a JSON-able trace for one page image (and its PDF text layer, if any).
+        Not locked: callers lock."""
         image = image if image.mode == "RGB" else image.convert("RGB")
         w, h = image.size
         trace: dict[str, Any] = {"size": [w, h], "model": self.model}
         if w < 16 or h < 16:
             trace["skipped"] = "image too small"
             return [], trace
+        if self.text_layer != "never":
+            why = pdftext.judge(layer, image) if self.text_layer == "auto" else None
+            if why is None and (layer is not None or self.text_layer == "only"):
+                return self._from_layer(image, layer, trace)
+            trace["text_layer"] = why
         # Tesseract (one core, GIL released) runs beside layout + RapidOCR detection (ORT)
         tess = self._pool.submit(self.tess.read, image) if self.tess is not None else None
         layout = self.layout.detect(image) if self.layout is not None else []
@@ -140,7 +177,7 @@ class CpuEngine:
             layout = tesseract_blocks(blocks)
         conf = median([wd.conf for ln in lines for wd in ln.words], 0.0)
         reread = self.rapid is not None and (
-            self.tess is None or (lines and conf < HANDWRITTEN_CONF)
+            self.tess is None or (lines and conf < self.handwriting_conf)
         )
         if reread and self.rapid is not None:
             lines = self.rapid.recognize(image, quads)
@@ -153,12 +190,53 @@ class CpuEngine:
         sigs = signatures.detect(image, lines)
         if not reread:
             lines = self._second_reading(image, lines, quads, trace)
-        regions = compose(w, h, layout, lines, sigs)
+        regions = compose(w, h, layout, lines, sigs, tables=self.detect_tables)
         trace["median_word_conf"] = round(conf, 1)
         trace["layout"] = [[b.native, _r(b.box), round(b.score, 3)] for b in layout]
         trace["lines"] = [[ln.text, _r(ln.box), round(ln.conf, 1), ln.source[0]] for ln in lines]
         trace["signatures"] = [_r(s) for s in sigs]
         return regions, trace
+
+    def _from_layer(
+        self, image: Image.Image, layer: TextLayer | None, trace: dict[str, Any]
+    ) -> tuple[list[Region], dict[str, Any]]:
+        """The text-layer path: layer lines + layout; OCR reads only image objects the layer
+        has no words in (``auto``). No signature search: a born-digital page has no ink
+        that is not drawn text or a picture."""
+        w, h = image.size
+        trace["reader"] = "text_layer"
+        lines = pdftext.lines_from_layer(layer, w, h) if layer is not None else []
+        layout = self.layout.detect(image) if self.layout is not None else []
+        if self.text_layer == "auto" and layer is not None and self.tess is not None:
+            for box in pdftext.image_regions(layer, lines, w, h):
+                lines += self._read_crop(image, box)
+        kept = []
+        for b in layout:
+            if b.native == "table" and self.dissolve_forms:
+                inside = [ln for ln in lines if cover(ln.box, b.box) >= 0.5]
+                frags = [f[1] for f in tables_mod.fragments(inside)]
+                if not merge.is_data_table(frags):
+                    continue  # a form the layout model called a table: read as text
+            kept.append(b)
+        regions = compose(w, h, kept, lines, [], tables=self.detect_tables)
+        trace["layout"] = [[b.native, _r(b.box), round(b.score, 3)] for b in kept]
+        trace["lines"] = [[ln.text, _r(ln.box), round(ln.conf, 1), ln.source[0]] for ln in lines]
+        return regions, trace
+
+    def _read_crop(self, image: Image.Image, box: Box) -> list[Line]:
+        """Tesseract lines (confident ones) in one region of the page, in page pixels."""
+        assert self.tess is not None
+        x0, y0, x1, y1 = (round(v) for v in box)
+        found, _ = self.tess.read(image.crop((x0, y0, x1, y1)))
+        out = []
+        for ln in found:
+            if ln.conf < 60 or sum(c.isalnum() for c in ln.text) < 2:
+                continue  # photos give Tesseract noise with low confidence
+            ln.box = (ln.box[0] + x0, ln.box[1] + y0, ln.box[2] + x0, ln.box[3] + y0)
+            for wd in ln.words:
+                wd.box = (wd.box[0] + x0, wd.box[1] + y0, wd.box[2] + x0, wd.box[3] + y0)
+            out.append(ln)
+        return out
 
     def _tables(
         self,

@@ -35,6 +35,7 @@ CDLA_LABELS: dict[str, Label] = {
     "footer": Label.FOOTER,
     "reference": Label.TEXT,
     "equation": Label.FORMULA,
+    "aligned_table": Label.TABLE,  # found from word alignment (tables.find_tables), not CDLA
 }
 
 TESSERACT_LABELS: dict[str, Label] = {

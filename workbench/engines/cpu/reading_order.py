@@ -5,7 +5,9 @@ At each level the boxes are projected on the x axis: if a vertical gap of at lea
 y projection is cut into horizontal bands (top to bottom). A full-width title or paragraph
 blocks the column cut, so a title over two columns reads title, left column, right column;
 two columns under a full-width band and over another read band, left, right, band. A set that
-no gap divides is read top to bottom, then left to right.
+no gap divides is read top to bottom, then left to right. Consecutive bands that each divide
+into columns, and whose union still does, are read as one band (column by column), so headings
+level with each other across two columns do not interleave the columns.
 
 Projections shrink each box a little (``slack``) so that neighbours whose boxes overlap by a
 few pixels (common with layout models) do not hide a real gap.
@@ -29,11 +31,32 @@ def _cut(idx: list[int], boxes: list[Box], min_gap: float, out: list[int], depth
         return
     for axis in (0, 1):  # 0: columns (x), 1: bands (y)
         groups = _split(idx, boxes, axis, min_gap)
+        if axis == 1:
+            groups = _join_columns(groups, boxes, min_gap)
         if len(groups) > 1:
             for g in groups:
                 _cut(g, boxes, min_gap, out, depth + 1)
             return
     out.extend(sorted(idx, key=lambda i: (boxes[i][1], boxes[i][0])))
+
+
+def _join_columns(groups: list[list[int]], boxes: list[Box], min_gap: float) -> list[list[int]]:
+    """Consecutive bands that each split into columns, and whose union still does, are one
+    band: headings level across two columns (a band of their own) must not pull the columns
+    apart into heading row, text row, heading row ..."""
+    out: list[list[int]] = []
+    for g in groups:
+        if (
+            out
+            and len(_split(g, boxes, 0, min_gap)) > 1
+            and len(_split(out[-1], boxes, 0, min_gap)) > 1
+        ):
+            joined = out[-1] + g
+            if len(_split(joined, boxes, 0, min_gap)) > 1:
+                out[-1] = joined
+                continue
+        out.append(g)
+    return out
 
 
 def _split(idx: list[int], boxes: list[Box], axis: int, min_gap: float) -> list[list[int]]:

@@ -10,11 +10,24 @@ Columns: the x extents of fragments in the *fuller* rows (at least the median co
 into column intervals, so a header cell spanning several columns does not fuse them; every
 fragment then goes to the column it overlaps most (nearest by centre when none), and fragments
 sharing a cell are joined with a space. The first row becomes the header row.
+
+Cells: a currency sign alone (``$``) joins the number after it, a lone ``%`` or ``)`` the one
+before it, so ``$ 178`` stays one cell. A row with text only in its first column followed by a
+row whose first cell starts in lower case is one wrapped label (a multi-line cell): the two
+rows are merged.
+
+:func:`find_tables` finds tables the layout model missed, from alignment alone: runs of at
+least ``MIN_ROWS`` rows with ``MIN_CELLS`` or more fragments, the ones after the first mostly
+numeric (``178``, ``$1,234``, ``(5.2)``, ``12%``, ``—``), with at most one wrapped-label or section
+row between them, plus up to two header rows right above.
 """
 
 from __future__ import annotations
 
+import re
+
 from workbench.engines.cpu.boxes import Box, Line, median
+from workbench.engines.cpu.text import escape
 
 Fragment = tuple[str, Box]
 
@@ -23,7 +36,7 @@ def fragments(lines: list[Line], join_gap: float = 0.9) -> list[Fragment]:
     """Cell fragments from lines: RapidOCR lines as they are, Tesseract words merged by gap."""
     out: list[Fragment] = []
     for line in lines:
-        if line.source != "tesseract" or not line.words:
+        if line.source == "rapidocr" or not line.words:
             out.append((line.text, line.box))
             continue
         text, box = line.words[0].text, line.words[0].box
@@ -37,6 +50,86 @@ def fragments(lines: list[Line], join_gap: float = 0.9) -> list[Fragment]:
                 text, box = w.text, w.box
         out.append((text, box))
     return [(t.strip(), b) for t, b in out if t.strip()]
+
+
+MIN_ROWS = 3
+MIN_CELLS = 3
+_NUMERIC = re.compile(r"^[$€£¥(+\-−–]*\s*\d[\d,.]*\)?%?$|^[—–\-]$")
+
+
+def _glue(frags: list[Fragment]) -> list[Fragment]:
+    """Currency signs onto the number after them, ``%``/``)`` onto the one before (one row)."""
+    out: list[Fragment] = []
+    pending: Fragment | None = None
+    for text, box in sorted(frags, key=lambda f: f[1][0]):
+        if pending is not None:
+            text = f"{pending[0]}{text}" if pending[0] in "$€£¥" else f"{pending[0]} {text}"
+            box = (pending[1][0], min(box[1], pending[1][1]), box[2], max(box[3], pending[1][3]))
+            pending = None
+        if text in ("$", "€", "£", "¥"):
+            pending = (text, box)
+            continue
+        if text in ("%", ")") and out:
+            t, b = out[-1]
+            out[-1] = (t + text, (b[0], min(b[1], box[1]), box[2], max(b[3], box[3])))
+            continue
+        out.append((text, box))
+    if pending is not None:
+        out.append(pending)
+    return out
+
+
+def is_numeric(text: str) -> bool:
+    return bool(_NUMERIC.match(text.replace(" ", "")))
+
+
+def _tabular(row: list[Fragment]) -> bool:
+    """At least ``MIN_CELLS`` cells, and the cells after the label mostly numbers (two of
+    three): a table of contents ("1 | Foo | 2") is not a table."""
+    rest = [t for t, _ in row[1:]]
+    numeric = sum(is_numeric(t) for t in rest)
+    return len(row) >= MIN_CELLS and numeric >= 2 and numeric >= 2 / 3 * len(rest)
+
+
+def find_tables(lines: list[Line]) -> list[Box]:
+    """Boxes of tables found from the alignment of ``lines``' fragments (see the docstring)."""
+    rows = [_glue(r) for r in rows_of(fragments(lines))]
+    tabular = [_tabular(r) for r in rows]
+    found: list[Box] = []
+    k = 0
+    while k < len(rows):
+        if not tabular[k]:
+            k += 1
+            continue
+        end, gap = k, 0
+        j = k + 1
+        while j < len(rows):
+            if tabular[j]:
+                end, gap = j, 0
+            elif len(rows[j]) == 1 and gap == 0:
+                gap = 1  # a wrapped label or section row inside the table
+            else:
+                break
+            j += 1
+        count = sum(tabular[k : end + 1])
+        if count >= MIN_ROWS:
+            start = k
+            for h in (k - 1, k - 2):  # header rows right above: several non-numeric cells
+                if h >= 0 and len(rows[h]) >= 2 and not tabular[h]:
+                    start = h
+                else:
+                    break
+            boxes = [f[1] for r in rows[start : end + 1] for f in r]
+            found.append(
+                (
+                    min(b[0] for b in boxes),
+                    min(b[1] for b in boxes),
+                    max(b[2] for b in boxes),
+                    max(b[3] for b in boxes),
+                )
+            )
+        k = end + 1
+    return found
 
 
 def rows_of(frags: list[Fragment]) -> list[list[Fragment]]:
@@ -70,7 +163,7 @@ def columns_of(rows: list[list[Fragment]]) -> list[tuple[float, float]]:
 
 def grid(frags: list[Fragment]) -> list[list[str]]:
     """Rows × columns of cell text (empty string for empty cells)."""
-    rows = rows_of(frags)
+    rows = [_glue(r) for r in rows_of(frags)]
     cols = columns_of(rows)
     if not cols:
         return []
@@ -81,7 +174,19 @@ def grid(frags: list[Fragment]) -> list[list[str]]:
             k = _column(box, cols)
             cells[k] = f"{cells[k]} {text}".strip()
         table.append(cells)
-    return table
+    return _merge_wrapped(table)
+
+
+def _merge_wrapped(table: list[list[str]]) -> list[list[str]]:
+    """A first-column-only row followed by a row whose first cell starts in lower case: one
+    wrapped label."""
+    out: list[list[str]] = []
+    for k, row in enumerate(table):
+        if out and out[-1][0] and not any(out[-1][1:]) and row[0][:1].islower() and k > 1:
+            out[-1] = [f"{out[-1][0]} {row[0]}", *row[1:]]
+        else:
+            out.append(list(row))
+    return out
 
 
 def _column(box: Box, cols: list[tuple[float, float]]) -> int:
@@ -97,11 +202,11 @@ def _column(box: Box, cols: list[tuple[float, float]]) -> int:
 
 
 def to_markdown(table: list[list[str]]) -> str:
-    """A pipe table; the first row is the header. Pipes in cells are escaped."""
+    """A pipe table; the first row is the header. Cells are escaped Markdown."""
     if not table:
         return ""
     width = max(len(r) for r in table)
-    rows = [[c.replace("|", "\\|") for c in r] + [""] * (width - len(r)) for r in table]
+    rows = [[escape(c, line_start=False) for c in r] + [""] * (width - len(r)) for r in table]
     lines = ["| " + " | ".join(rows[0]) + " |", "|" + "---|" * width]
     lines += ["| " + " | ".join(r) + " |" for r in rows[1:]]
     return "\n".join(lines)

@@ -9,6 +9,12 @@
   (Greek letters, ≤ ≥ ≠ × · ∞ ∑ ∫ √ ±).
 * ``is_page_number`` recognises "12", "- 12 -", "Page 3", "Page 3 of 9", "3 of 9", roman
   numerals.
+* :func:`escape` makes OCR or text-layer text literal Markdown while keeping it readable:
+  ``\\ ` * _ [ ] < > # | $ ~`` are escaped only where a renderer would act on them (``*`` and
+  ``_`` next to a word, ``[`` before ``](``/``][``, ``<`` before a tag-like letter, ``$`` always,
+  since the viewer renders ``$…$`` as math), and a line start that would make a heading,
+  list, quote or rule (``#``, ``1.``, ``-``, ``+``, ``>``, ``=``) gets a backslash. A
+  ``snake_case`` word or ``a * b`` stays as it is.
 """
 
 from __future__ import annotations
@@ -27,6 +33,38 @@ _LATEX = {
     "≥": r"\geq", "≠": r"\neq", "×": r"\times", "·": r"\cdot", "∞": r"\infty", "∑": r"\sum",
     "∫": r"\int", "√": r"\sqrt", "±": r"\pm", "→": r"\to", "∈": r"\in", "≈": r"\approx",
 }  # fmt: skip
+
+
+_INLINE = re.compile(
+    r"(\\(?=[\\`*_\[\]<>#|$~!])"  # a backslash that would escape what follows
+    r"|`|\$|\||~~"
+    r"|(?<![\w*])\*+(?=\S)|(?<=\S)\*+(?![\w*])"  # emphasis-capable asterisks
+    r"|(?<![A-Za-z0-9_])_+(?=\S)|(?<=\S)_+(?![A-Za-z0-9_])"  # underscores at word edges
+    r"|\[(?=[^\]]*\][(\[])|\](?=[(\[])"  # link brackets
+    r"|<(?=[A-Za-z/!?])"  # tag-like angle brackets
+    r"|&(?=#?\w+;))"  # entities
+)
+_LINE_START = re.compile(
+    r"^(\s*)(#{1,6}(?=\s|$)|[-+*](?=\s)|>|=+\s*$|-{3,}\s*$|(\d{1,9})([.)])(?=\s|$))"
+)
+
+
+def escape(text: str, line_start: bool = True) -> str:
+    """``text`` as literal Markdown (see the module docstring); ``line_start=False`` for text
+    that never starts a Markdown line (table cells, the rest of a list item)."""
+    out = _INLINE.sub(
+        lambda m: "&amp;" if m.group(0) == "&" else "\\" + "\\".join(m.group(0)), text
+    )
+    if line_start:
+        out = _LINE_START.sub(_escape_start, out)
+    return out
+
+
+def _escape_start(m: re.Match[str]) -> str:
+    lead, mark = m.group(1), m.group(2)
+    if m.group(3):  # "1." → "1\." (an ordered list otherwise)
+        return f"{lead}{m.group(3)}\\{m.group(4)}"
+    return f"{lead}\\{mark}"
 
 
 def join_lines(lines: list[str]) -> str:
@@ -57,7 +95,7 @@ def list_markdown(lines: list[str]) -> str:
             items.append([_strip_bullet(line)])
         else:
             items[-1].append(line)
-    return "\n".join(f"- {join_lines(item)}" for item in items)
+    return "\n".join(f"- {escape(join_lines(item))}" for item in items)
 
 
 def _strip_bullet(line: str) -> str:
@@ -68,7 +106,8 @@ def _strip_bullet(line: str) -> str:
 
 
 def paragraphs(lines: list[str], gaps: list[float], line_height: float) -> str:
-    """Text of a block; a vertical gap over 1.2 line heights starts a new paragraph."""
+    """Escaped Markdown of a block of raw lines; a vertical gap over 1.2 line heights starts
+    a new paragraph."""
     if is_list(lines):
         return list_markdown(lines)
     paras: list[list[str]] = [[]]
@@ -76,7 +115,7 @@ def paragraphs(lines: list[str], gaps: list[float], line_height: float) -> str:
         if i and gaps[i - 1] > 1.2 * line_height:
             paras.append([])
         paras[-1].append(line)
-    return "\n\n".join(join_lines(p) for p in paras if p)
+    return "\n\n".join(escape(join_lines(p)) for p in paras if p)
 
 
 def is_page_number(text: str) -> bool:

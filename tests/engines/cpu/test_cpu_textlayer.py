@@ -1,0 +1,176 @@
+"""The CPU engine's text-layer path on real born-digital pages (tests/data, see SOURCES.md):
+real PDFium text layers, real CDLA layout, real Tesseract for the rasterized comparisons."""
+
+from __future__ import annotations
+
+import pickle
+import re
+import time
+from pathlib import Path
+
+import pypdfium2 as pdfium
+import pytest
+from PIL import Image
+
+from workbench.documents import open_document
+from workbench.engines.base import PageRequest
+from workbench.engines.cpu import get_cpu_engine
+from workbench.engines.cpu.pdftext import judge, lines_from_layer
+from workbench.engines.factory import CpuOptions, build_engine
+from workbench.markdown.assemble import assemble_page
+from workbench.schema import Label, PageResult, Region, TextLayer
+from workbench.textlayer import extract_pdf
+
+pytestmark = pytest.mark.slow
+DATA = Path(__file__).resolve().parents[2] / "data"
+
+
+def _page(name: str, index: int = 1, dpi: float = 200) -> tuple[Image.Image, TextLayer | None]:
+    pdf = pdfium.PdfDocument(DATA / name)
+    image = pdf[index - 1].render(scale=dpi / 72).to_pil().convert("RGB")
+    return image, extract_pdf(DATA / name, index)
+
+
+@pytest.fixture(scope="module")
+def engine():
+    return get_cpu_engine()
+
+
+def _run(engine, name: str, index: int = 1, mode: str = "auto", layer: bool = True):
+    image, tl = _page(name, index)
+    req = PageRequest(key=name, image=image, text_layer=tl if layer else None)
+    out = next(iter(engine.configured(text_layer=mode).run([req])))
+    assert out.error is None, out.error
+    return out
+
+
+def _words(md: str) -> list[str]:
+    return re.findall(r"[A-Za-z]{3,}", md)
+
+
+def test_text_layer_record_is_in_points_and_picklable():
+    tl = extract_pdf(DATA / "financial_statement.pdf", 1)
+    assert tl is not None and (tl.width, tl.height) == (612, 792)
+    assert pickle.loads(pickle.dumps(tl)) == tl
+    revenue = next(w for w in tl.words if w.text == "Revenue")
+    assert 60 < revenue.box[0] < 80 and 140 < revenue.box[1] < 160  # points, top-left origin
+    bold = {w.text for w in tl.words if w.bold}
+    assert {"Note", "Combination", "2023"} <= bold and "Revenue" not in bold
+    assert extract_pdf(DATA / "scan_two_columns.pdf", 1) is None  # image-only scan
+
+
+def test_document_pages_carry_their_text_layer():
+    doc = open_document("fin.pdf", (DATA / "financial_statement.pdf").read_bytes())
+    page = doc.page(1, dpi=100)
+    assert page.text_layer is not None
+    lines = lines_from_layer(page.text_layer, *page.size)  # scaled to this rendering
+    revenue = next(ln for ln in lines if ln.text.startswith("Revenue"))
+    assert 90 < revenue.box[0] < 110  # 72 pt at 100 DPI = 100 px
+
+
+def test_financial_statement_table_headings_and_escaping(engine):
+    out = _run(engine, "financial_statement.pdf")
+    assert all(r.source == "text_layer" for r in out.regions if r.text)
+    md = assemble_page(out.regions)
+    tables = [r for r in out.regions if r.label is Label.TABLE]
+    assert len(tables) == 1
+    rows = tables[0].text.splitlines()
+    body = [r for r in rows if re.match(r"\| [A-Z]", r)]
+    assert len(body) == 11  # 12 label rows, the wrapped "Net income attributable to" merged
+    assert "| Revenue | \\$1,204 | \\$1,087 | \\$962 |" in rows  # $ kept with the number
+    assert any(
+        r.startswith("| Net income attributable to common stockholders | \\$312") for r in rows
+    )
+    assert "| Gross margin | 85.2 % | 87.0 % | 85.7 % |" in rows
+    assert "Year Ended December 31," in rows[0]  # the spanning header is the table's header
+    for heading in ("Note 2 - Business Combination", "Recently Issued Accounting Pronouncements"):
+        assert re.search(rf"^#+ {re.escape(heading)}$", md, re.M), heading
+    assert "ACME WIDGETS" in md  # a statement title under the top margin is no running header
+    assert "Gadget\\_Works" not in md and "Gadget_Works" in md  # snake-like words stay
+    assert "\\<Segment" in md and "revenue \\| cost" in md and "\\$ 84" in md
+    assert "material.\\*" in md and "\\* Unaudited" in md
+    assert "F-12" not in md  # the folio stays furniture
+
+
+def test_two_column_article_reads_columns_headings_and_formula(engine):
+    out = _run(engine, "two_column_article.pdf")
+    md = assemble_page(out.regions)
+    assert md.startswith("# Reading Order in Two-Column Articles")
+    order = [md.index(h) for h in ("## 1 Introduction", "## 2 Method", "## 3 Results")]
+    assert order == sorted(order)  # left column first, though 1 and 3 are level
+    assert md.index("run on the same pages") < md.index("## 2 Method")
+    assert "Ada Lovelace\\*, Charles Babbage\\* and Grace Hopper\\*\\*" in md
+    assert "snake_case" in md and "\\<b>" in md and "pipe \\| or a hash # in" in md
+    assert "$$\ns(t) = -16t^{2} + 560t\n$$" in md  # scripts from glyph positions
+    assert "Journal of Test Documents" not in md  # running head at the top margin
+
+
+def test_each_word_once(engine):
+    for name in ("financial_statement.pdf", "two_column_article.pdf", "pdflatex_outline.pdf"):
+        out = _run(engine, name)
+        md = assemble_page(out.regions, include_furniture=True)
+        tl = extract_pdf(DATA / name, 1)
+        assert tl is not None
+        want: dict[str, int] = {}
+        for w in _words(" ".join(w.text for w in tl.words)):
+            want[w] = want.get(w, 0) + 1
+        got: dict[str, int] = {}
+        for w in _words(md):
+            got[w] = got.get(w, 0) + 1
+        assert got == want, name
+
+
+def test_math_superscript_from_a_real_latex_page(engine):
+    """pypdf's superscript-pdftex.pdf: "x² = 9 means x ∈ {3, −3}" set by pdfTeX."""
+    out = _run(engine, "superscript_pdftex.pdf")
+    md = assemble_page(out.regions)
+    assert "x² = 9" in md or "x^{2} = 9" in md
+    assert not any(r.label in (Label.HEADER, Label.FOOTER) for r in out.regions if r.text)
+
+
+def test_modes_never_and_only(engine):
+    never = _run(engine, "financial_statement.pdf", mode="never")
+    assert {r.source for r in never.regions if r.text} <= {"tesseract", "rapidocr"}
+    only = _run(engine, "scan_two_columns.pdf", mode="only")
+    assert not [r for r in only.regions if r.text]  # no layer, no OCR
+    auto_scan = _run(engine, "scan_two_columns.pdf")
+    assert any(r.source == "tesseract" and r.text for r in auto_scan.regions)
+
+
+def test_untrustworthy_layers_are_refused():
+    image, tl = _page("financial_statement.pdf")
+    assert tl is not None and judge(tl, image) is None
+    blank = Image.new("RGB", image.size, "white")  # a layer with no ink under it
+    assert "no ink" in (judge(tl, blank) or "")
+    garbled = TextLayer(tl.width, tl.height, tl.words, tl.chars, unmapped=tl.chars // 2)
+    assert "garbled" in (judge(garbled, image) or "")
+    hidden = TextLayer(tl.width, tl.height, tl.words, tl.chars, invisible=tl.chars)
+    assert "invisible" in (judge(hidden, image) or "")
+
+
+def test_text_layer_page_is_fast(engine):
+    image, tl = _page("financial_statement.pdf")
+    req = PageRequest(key="fin", image=image, text_layer=tl)
+    next(iter(engine.run([req])))
+    start = time.perf_counter()
+    next(iter(engine.run([req])))
+    assert time.perf_counter() - start < 2.5  # ~0.4 s alone on 2 cores; the suite shares them
+
+
+def test_confidence_and_sources_recorded(engine):
+    out = _run(engine, "financial_statement.pdf")
+    assert all(r.confidence == 1.0 for r in out.regions if r.text)
+    result = PageResult(
+        document="d", page=1, width=1, height=1, engine="cpu", model="m", regions=out.regions
+    )
+    assert result.confidence == 1.0 and not result.low_confidence
+    weak = [Region(id="r0", label=Label.TEXT, native_label="t", text="abc", confidence=0.3)]
+    low = PageResult(document="d", page=1, width=1, height=1, engine="c", model="m", regions=weak)
+    assert low.low_confidence and "confidence" in low.model_dump()
+
+
+def test_factory_builds_configured_engine():
+    engine = build_engine(CpuOptions(text_layer="never", detect_tables=False))
+    info = engine.describe()
+    assert info["text_layer"] == "never" and info["detect_tables"] == "false"
+    assert build_engine(CpuOptions()).describe()["text_layer"] == "auto"
