@@ -5,8 +5,8 @@ The engine is deterministic and reports fixed timing (``seconds=0``), so every f
 document folder is compared byte for byte, with no field left out. Manifests differ only in
 run identity, timestamps and ``settings.source`` (who started the run), by design; the test
 drops exactly those keys and compares the rest. Real pages (two PDFs from tests/data joined
-with PDFium), the real CLI entry point, the real Viewer in AppTest, the real Batch and
-Compare functions, the real run store.
+with PDFium), the real CLI entry point, the real Viewer in AppTest (its background worker),
+the real Batch and Compare functions, the real run store.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from __future__ import annotations
 import io
 import json
 import re
+import zipfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -23,6 +24,7 @@ from PIL import Image
 from streamlit.testing.v1 import AppTest
 
 import workbench.cli.ocr_cmd as ocr_cmd
+from tests.ui.settle import settle
 from workbench.cli import main
 from workbench.engines.base import EngineOutput, PageRequest
 from workbench.models.registry import CPU_SPEC
@@ -120,9 +122,13 @@ def run_viewer(tmp_path: Path, pdf: bytes, monkeypatch: pytest.MonkeyPatch) -> P
     at = AppTest.from_file(str(ROOT / "workbench" / "Home.py"), default_timeout=120)
     at.session_state["engine_override"] = engine
     at.run()
-    at.file_uploader(key="wb_uploads").set_value([(DOC, pdf, "application/pdf")]).run()
+    # The background worker processes the pages (page on screen first); settle waits for it.
+    settle(at.file_uploader(key="wb_uploads").set_value([(DOC, pdf, "application/pdf")]).run())
     assert not at.exception, at.exception
     assert engine.calls == 2  # page 1 (on screen) first, then page 2
+    labels = [d.proto.label for d in at.get("download_button")]
+    assert "Page Markdown + figures" in labels  # the page's crops ride along (a ZIP)
+    assert "Document Markdown (2 p.) + figures" in labels
     [run] = RunStore(store).list()
     return run.path
 
@@ -194,3 +200,74 @@ def test_cli_viewer_batch_and_compare_write_the_same_folder(
     )
     edge = Image.open(io.BytesIO(files["cli"]["page-0001-r3.png"]))
     assert edge.size == (w - int(0.7 * w), h - int(0.85 * h))  # clamped to the page
+
+
+def test_viewer_markdown_download_has_its_figures_or_no_links(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from workbench.ui import viewer_downloads
+
+    md = "# Page 1\n\n![Figure r1](page-0001-r1.png)\n\nText.\n"
+    crop = tmp_path / "page-0001-r1.png"
+    Image.new("RGB", (4, 3), "red").save(crop)
+    monkeypatch.setattr(
+        viewer_downloads.viewer_runs, "figure_files", lambda sha, ekey, pages: {crop.name: crop}
+    )
+    data, name, mime = viewer_downloads.with_figures("two-page-0001", md, "sha", "k", [1])
+    assert (name, mime) == ("two-page-0001.zip", "application/zip")
+    with zipfile.ZipFile(io.BytesIO(data)) as zf:  # type: ignore[arg-type]
+        assert sorted(zf.namelist()) == ["page-0001-r1.png", "two-page-0001.md"]
+        assert zf.read("two-page-0001.md").decode() == md
+        assert zf.read("page-0001-r1.png") == crop.read_bytes()
+
+    monkeypatch.setattr(viewer_downloads.viewer_runs, "figure_files", lambda *a: {})
+    data, name, _ = viewer_downloads.with_figures("two-page-0001", md, "sha", "k", [1])
+    assert name == "two-page-0001.md" and data == "# Page 1\n\nText.\n"  # no dead link
+    plain = "# Page 1\n\nText.\n"
+    assert viewer_downloads.with_figures("p", plain, "sha", "k", [1])[:2] == (plain, "p.md")
+
+
+def _timeless(data: bytes) -> object:
+    """A page JSON with its timing (a measurement, not a result) left out."""
+    page = json.loads(data)
+    page.pop("seconds")
+    for attempt in page["attempts"]:
+        attempt.pop("seconds")
+    return page
+
+
+@pytest.mark.slow
+def test_real_cpu_engine_cli_and_batch_agree_on_a_page_with_a_figure(tmp_path: Path) -> None:
+    """The real CLI (a subprocess) and Batch, both with the real CPU engine, on the scan with
+    an illustration: the same files, figure crops included; only timing differs."""
+    import subprocess
+    import sys
+
+    from workbench.engines.factory import CpuOptions, build_engine
+
+    pdf = DATA / "scan_huckfinn_c03-29.pdf"
+    out = tmp_path / "cli"
+    proc = subprocess.run(
+        [sys.executable, "-m", "workbench", "ocr", str(pdf), "--out", str(out), "--quiet"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert proc.returncode == 0, proc.stderr
+    store = RunStore(tmp_path / "store")
+    engine = build_engine(CpuOptions())
+    try:
+        batch = run_batch([(pdf.name, pdf.read_bytes())], engine, CPU_SPEC, store, "b", Settings())
+    finally:
+        engine.close()
+    cli, app = folder_files(out), folder_files(store.path(batch.run_id))
+    assert sorted(cli) == sorted(app)
+    figures = re.findall(r"\]\((page-0001-r\d+\.png)\)", cli["page-0001.md"].decode())
+    assert figures, "the CPU engine found no figure on the illustrated page"
+    assert all(name in cli for name in figures)
+    for name in cli:
+        if name.endswith(".json") and name != "document.json":
+            assert _timeless(cli[name]) == _timeless(app[name]), name
+        else:
+            assert cli[name] == app[name], name

@@ -52,13 +52,18 @@ def _describe(r: RunSummary) -> str:
 
 
 def same_document(reader: RunReader, doc: str, other: RunReader) -> str | None:
-    """The name of ``doc`` in ``other``: same sha256 first, else the same name."""
+    """The name of ``doc`` in ``other``: the same sha256; the same name only where a side
+    does not know the content (older runs) -- a different document is never "the same"."""
     mine = next((d for d in reader.info.documents if d.name == doc), None)
-    if mine is not None:
+    if mine is not None and mine.sha256:
         for d in other.info.documents:
             if d.sha256 == mine.sha256 and d.name in other.documents:
                 return d.name
-    return doc if doc in other.documents else None
+    if doc not in other.documents:
+        return None
+    theirs = next((d for d in other.info.documents if d.name == doc), None)
+    known = mine is not None and mine.sha256 and theirs is not None and theirs.sha256
+    return None if known else doc
 
 
 def _step(delta: int, pages: list[int]) -> None:
