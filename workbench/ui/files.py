@@ -81,7 +81,14 @@ def display_image(
     _doc: Document,
 ) -> bytes:
     """JPEG bytes of the page as the engine saw it (spec sizing), at most ``max_width`` wide."""
-    image = model_input(page_image(sha256, name, index, dpi, _doc).image, sizing)
+    return display_jpeg(
+        model_input(page_image(sha256, name, index, dpi, _doc).image, sizing), max_width
+    )
+
+
+def display_jpeg(image: Image.Image, max_width: int) -> bytes:
+    """The display copy of a page image: at most ``max_width`` wide (LANCZOS), JPEG quality 88.
+    The one thumbnailer of the Viewer's pages and the stored pages of Runs and Compare."""
     if image.width > max_width:
         h = max(1, round(image.height * max_width / image.width))
         image = image.resize((max_width, h), Image.Resampling.LANCZOS)

@@ -32,6 +32,7 @@ from workbench.runs.store import RunReader, RunStore
 from workbench.schema import Region
 from workbench.settings import Settings
 from workbench.ui import engines, state
+from workbench.ui.files import display_jpeg
 from workbench.ui.markdown_view import sanitize
 from workbench.ui.overlay import LABEL_COLORS, Outline, render_page_overlay
 
@@ -127,15 +128,7 @@ def zoom_control(key: str) -> float:
 @st.cache_data(max_entries=64, show_spinner=False)
 def _display_jpeg(path: str, mtime: float, width: int) -> tuple[bytes, tuple[int, int]]:
     with Image.open(path) as im:
-        size = im.size
-        shown = im.convert("RGB")
-    if shown.width > width:
-        shown = shown.resize(
-            (width, max(1, round(shown.height * width / shown.width))), Image.Resampling.LANCZOS
-        )
-    out = io.BytesIO()
-    shown.save(out, "JPEG", quality=88)
-    return out.getvalue(), size
+        return display_jpeg(im, width), im.size
 
 
 def show_page(
