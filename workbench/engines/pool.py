@@ -1,0 +1,118 @@
+"""An engine run in worker processes: pages of a document in parallel, models loaded once per
+worker (the embedded CPU engine on a machine with several cores).
+
+Contract
+--------
+* :class:`ProcessPoolEngine` starts ``workers`` processes (``forkserver``: never a fork of a
+  threaded process); each calls ``build()`` once (a picklable callable returning an
+  :class:`~workbench.engines.base.Engine`) and keeps that engine for its life, so its models
+  load once per worker, never per page. All workers are started and loaded by the
+  constructor (its cost is the slowest worker's load).
+* It streams (``streams = True``): :meth:`run` takes any iterable and keeps one page per
+  worker in flight plus one queued, pulling the next request only when a page finishes;
+  outputs are yielded as they finish, in any order.
+* Requests travel as their PNG (see :class:`~workbench.engines.base.PageRequest`), text layer
+  included; outputs come back whole (regions, attempts).
+* A worker that dies (killed, out of memory) fails only the pages it held, with a message
+  saying so; the pool is started again for the pages after. :meth:`close` stops the workers.
+* ``name``, ``model`` and :meth:`describe` are the workers' engine's, plus ``workers``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import multiprocessing
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any
+
+from workbench.engines.base import Engine, EngineOutput, PageRequest
+
+_WORKER_ENGINE: Engine | None = None
+
+
+def _start(build: Callable[[], Engine]) -> None:
+    global _WORKER_ENGINE
+    _WORKER_ENGINE = build()
+
+
+def _about() -> tuple[str, str, dict[str, str]]:
+    assert _WORKER_ENGINE is not None
+    engine = _WORKER_ENGINE
+    return engine.name, engine.model, engine.describe()
+
+
+def _one(request: PageRequest) -> EngineOutput:
+    assert _WORKER_ENGINE is not None
+    for output in _WORKER_ENGINE.run([request]):
+        return output
+    return EngineOutput(key=request.key, error="the engine returned nothing for the page")
+
+
+def _context() -> Any:
+    methods = multiprocessing.get_all_start_methods()
+    if "forkserver" not in methods:
+        return multiprocessing.get_context("spawn")
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload([__name__])  # never the caller's __main__
+    return context
+
+
+class ProcessPoolEngine:
+    streams = True
+
+    def __init__(self, build: Callable[[], Engine], workers: int) -> None:
+        self.workers = max(1, int(workers))
+        self.concurrency = self.workers
+        self.batch_size = 2 * self.workers
+        self._build = build
+        self._pool = self._start_pool()
+        about = [self._pool.submit(_about) for _ in range(self.workers)]  # one per worker
+        self.name, self.model, self._described = about[0].result()
+        for future in about[1:]:
+            future.result()
+
+    def _start_pool(self) -> ProcessPoolExecutor:
+        return ProcessPoolExecutor(
+            self.workers, mp_context=_context(), initializer=_start, initargs=(self._build,)
+        )
+
+    def describe(self) -> dict[str, str]:
+        return {**self._described, "workers": str(self.workers)}
+
+    def run(self, requests: Iterable[PageRequest]) -> Iterator[EngineOutput]:
+        source = iter(requests)
+        window = self.workers + 1  # one queued: a worker never waits for the next page
+        pending: dict[Future[EngineOutput], PageRequest] = {}
+        try:
+            for request in itertools.islice(source, window):
+                pending[self._pool.submit(_one, request)] = request
+            while pending:
+                done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                broken = False
+                outputs = []
+                for future in done:
+                    request = pending.pop(future)
+                    try:
+                        outputs.append(future.result())
+                    except BrokenProcessPool:
+                        broken = True
+                        outputs.append(EngineOutput(key=request.key, error=_DIED))
+                if broken:  # every page still held died with it
+                    outputs += [EngineOutput(key=r.key, error=_DIED) for r in pending.values()]
+                    pending.clear()
+                    self._pool.shutdown(wait=False, cancel_futures=True)
+                    self._pool = self._start_pool()
+                for request in itertools.islice(source, window - len(pending)):
+                    pending[self._pool.submit(_one, request)] = request
+                yield from outputs
+        finally:
+            for future in pending:
+                future.cancel()
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=False, cancel_futures=True)
+
+
+_DIED = "the worker process reading this page died (out of memory or killed); retry the page"
