@@ -126,11 +126,20 @@ def browser() -> Iterator[object]:
         b.close()
 
 
+#: Upper bound for waits on the app's state (a wait returns as soon as the state is reached;
+#: the bound only decides when a test gives up). Playwright's own default for ``expect`` is
+#: 5 s, which a loaded 2-core machine exceeded just loading the viewer.
+STATE_TIMEOUT_MS = 60_000
+
+
 @pytest.fixture
 def page(browser: object) -> Iterator[object]:
+    from playwright.sync_api import expect
+
+    expect.set_options(timeout=STATE_TIMEOUT_MS)
     ctx = browser.new_context(viewport={"width": 1500, "height": 1100})  # type: ignore[attr-defined]
     pg = ctx.new_page()
-    pg.set_default_timeout(30_000)
+    pg.set_default_timeout(STATE_TIMEOUT_MS)
     errors: list[str] = []
     pg.on("pageerror", lambda exc: errors.append(str(exc)))
     pg.js_errors = errors

@@ -19,6 +19,8 @@ import pytest
 pytest.importorskip("playwright")
 from playwright.sync_api import expect
 
+from tests.browser import app_state
+
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 DATA = Path(__file__).resolve().parents[2] / "tests" / "data"
@@ -27,8 +29,7 @@ OCR_TIMEOUT = 180_000  # first page includes loading the CPU engine
 
 
 def _open_viewer(page: Any, app_url: str) -> None:
-    page.goto(app_url + "/viewer")
-    expect(page.get_by_test_id("stFileUploaderDropzone")).to_be_visible()
+    app_state.open_viewer(page, app_url)
 
 
 def test_drop_pdf_shows_regions_and_markdown(app_url: str, page: Any, shots: Path) -> None:
@@ -131,10 +132,9 @@ def test_arrow_keys_page_through_and_escape_clears(fake_app_url: str, page: Any)
         expect(page.locator(f'.wb-ov[data-key="wb_ov_{n - 1}"]')).to_be_visible(timeout=20_000)
 
     def press(key: str) -> None:
-        # An arrow key pressed while the script still runs (the pages after the first are
-        # processed after page 1 is shown) reaches an overlay about to be replaced: wait until
-        # the app is idle, as a person waits for the page to settle.
-        expect(page.get_by_test_id("stStatusWidgetRunningIcon")).to_have_count(0, timeout=60_000)
+        # An arrow key pressed while a script run redraws the page reaches an overlay about to
+        # be replaced: wait until the app is idle, as a person waits for the page to settle.
+        app_state.idle(page)
         page.keyboard.press(key)
 
     page.mouse.click(1400, 20)  # focus the page, not a text field
@@ -150,7 +150,8 @@ def test_arrow_keys_page_through_and_escape_clears(fake_app_url: str, page: Any)
     # Typing in the page-range field never pages.
     page.get_by_placeholder("all pages — or e.g. 1,3-5").click()
     page.keyboard.press("ArrowLeft")
-    page.wait_for_timeout(1500)
+    page.wait_for_timeout(500)  # a rerun the key might have asked for has started by now
+    app_state.idle(page)
     at_page(3)
     assert page.js_errors == []
 

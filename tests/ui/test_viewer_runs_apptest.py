@@ -1,4 +1,6 @@
-"""The viewer keeps every processing as a run in the store (issue: runs that last)."""
+"""The viewer keeps every processing as a run in the store (issue: runs that last); pages are
+processed by the background worker (settle waits for it and reruns, as the page's polling
+fragment does in a browser)."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.fakes.fake_engine import FakeEngine
+from tests.ui.settle import settle
 from workbench.runs.store import RunStore
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -22,7 +25,7 @@ def test_processing_in_the_viewer_saves_a_run_page_by_page(
     at = AppTest.from_file(str(ROOT / "workbench" / "Home.py"), default_timeout=120)
     at.session_state["engine_override"] = eng
     at.run()
-    at.file_uploader(key="wb_uploads").set_value([LATEX]).run()
+    settle(at.file_uploader(key="wb_uploads").set_value([LATEX]).run())
     assert not at.exception and eng.calls == 4
 
     [summary] = RunStore(tmp_path).list()
@@ -38,7 +41,8 @@ def test_processing_in_the_viewer_saves_a_run_page_by_page(
 
 
 class _StoppedAfterOnePage(FakeEngine):
-    """Stops the script on the second page, as a rerun or a closed tab does."""
+    """Dies on the second page with an exception that is not the workbench's own (here the
+    one Streamlit uses to stop a script)."""
 
     def run(self, requests):  # type: ignore[no-untyped-def]
         from streamlit.runtime.scriptrunner_utils.exceptions import StopException
@@ -49,14 +53,17 @@ class _StoppedAfterOnePage(FakeEngine):
             yield out
 
 
-def test_a_stopped_script_leaves_a_cancelled_run_not_a_running_one(
+def test_work_cut_short_leaves_a_cancelled_run_not_a_running_one(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("WORKBENCH_STORE_DIR", str(tmp_path))
     at = AppTest.from_file(str(ROOT / "workbench" / "Home.py"), default_timeout=120)
     at.session_state["engine_override"] = _StoppedAfterOnePage()
     at.run()
-    at.file_uploader(key="wb_uploads").set_value([LATEX]).run()
+    at = settle(at.file_uploader(key="wb_uploads").set_value([LATEX]).run())
     [summary] = RunStore(tmp_path).list()
     assert summary.status == "cancelled"
     assert summary.pages >= 1
+    # The worker lives on and says what happened; the pages it could not do are not retried.
+    assert any("latex.pdf: processing failed (StopException" in w.value for w in at.warning)
+    assert not at.exception

@@ -1,12 +1,14 @@
 """The viewer page: drop documents, process them, and read each page's layout and Markdown.
 
-Flow of one script run: inputs -> (OCR the page on screen if it is not in the OCR cache) ->
-pager over every (file, page) pair -> the page: overlay on the left, Markdown on the right ->
-downloads -> (OCR the other selected pages not yet cached, progress bar above the pager, then
-rerun). A click while the rest is processed stops that work after the page in progress
-(kept in the cache and the run) and starts again with the page then on screen. Only pages
-missing from the cache reach the engine, so navigation, label toggles and selection never
-recompute OCR or rasterization (see files.py and results.py).
+Flow of one script run: inputs -> ask the background worker for the selected pages, the
+page on screen first (:mod:`workbench.ui.viewer_live`, :mod:`workbench.ui.jobs`; the run never
+waits for the engine) -> pager over every (file, page) pair -> the page as the result cache
+has it: overlay on the left, Markdown on the right -> downloads -> while pages are pending, a
+progress bar above the pager that polls and reruns when the page on screen or the last page
+is done. A click is answered at once; it moves the worker to the page then on screen after
+the page in progress (kept in the cache and the run). Only pages missing from the cache
+reach the engine, so navigation, label toggles and selection never recompute OCR or
+rasterization (see files.py and results.py).
 
 Session state (:mod:`workbench.ui.state`, ``VIEWER_*``): ``VIEWER_POS`` is the 0-based index
 into the (file, page) list, clamped every run; ``VIEWER_HIDDEN`` the labels switched off.
@@ -15,18 +17,16 @@ into the (file, page) list, clamped every run; ``VIEWER_HIDDEN`` the labels swit
 from __future__ import annotations
 
 import io
-import time
 
 import pandas as pd
 import streamlit as st
 from PIL import Image
-from streamlit.delta_generator import DeltaGenerator
 
 from workbench.engines.base import Engine
 from workbench.errors import WorkbenchError
 from workbench.models.registry import CPU_SPEC, ModelSpec
 from workbench.schema import PageResult, PageStatus
-from workbench.ui import engines, state, viewer_runs
+from workbench.ui import engines, state, viewer_live, viewer_runs
 from workbench.ui import files as ui_files
 from workbench.ui import markdown_view as mv
 from workbench.ui.inputs import Selected, input_widgets, select_pages
@@ -62,55 +62,6 @@ def _load_engine() -> tuple[Engine | None, ModelSpec, str]:
     except Exception as exc:  # a broken engine must not take the page down
         st.error(f"Engine failed to start ({type(exc).__name__}: {exc})", icon=":material/memory:")
     return None, CPU_SPEC, ""
-
-
-def _process(
-    selected: list[Selected],
-    engine: Engine,
-    spec: ModelSpec,
-    ekey: str,
-    slot: DeltaGenerator | None = None,
-    toast: bool = True,
-) -> int:
-    """OCR the selected pages missing from the cache (progress bar in ``slot``, else here);
-    returns how many pages were processed."""
-    cache = results()
-    dpi = engines.dpi_for(spec)
-    todo = [
-        (s, [p for p in s.pages if cache.get(s.file.sha256, p, ekey) is None]) for s in selected
-    ]
-    total = sum(len(pages) for _, pages in todo)
-    if not total:
-        return 0
-    bar = (slot or st).progress(0.0, text=f"Processing {total} page(s) with {engine.name}…")
-    done, started = 0, time.perf_counter()
-    for sel, pages in todo:
-        f, doc = sel.file, sel.file.doc
-        if not pages or doc is None:
-            continue
-        job = viewer_runs.job_for(f, engine, spec, ekey, dpi)  # the one run writer
-        finished = False
-        try:
-            for item in viewer_runs.process_pages(job, f, engine, spec, pages, dpi):
-                r = item.result
-                cache.put(f.sha256, r.page, ekey, r)
-                done += 1
-                bar.progress(
-                    min(done / total, 1.0),
-                    text=f"{done}/{total} · {f.name} page {r.page} took {r.seconds:.2f} s",
-                )
-            finished = True
-        except WorkbenchError as exc:
-            st.error(f"{f.name}: {exc}")
-        except Exception as exc:  # one file failing must not stop the others
-            st.error(f"{f.name}: processing failed ({type(exc).__name__}: {exc})")
-        finally:  # a rerun or a closed tab stops the script here: never leave it "running"
-            viewer_runs.finish(job, interrupted=not finished)
-    bar.empty()
-    elapsed = time.perf_counter() - started
-    if done and toast:
-        st.toast(f"Processed {done} page(s) in {elapsed:.1f} s ({elapsed / done:.2f} s/page)")
-    return done
 
 
 def _step(step: int) -> None:
@@ -353,11 +304,12 @@ def viewer_page() -> None:
     engine, spec, ekey = _load_engine()
     show_description(engines.current_choice())
     items = [(s, p) for s in selected for p in s.pages]
-    if engine is not None:  # the page on screen first, so nobody waits for a whole document
+    progress = None
+    if engine is not None:  # the worker takes the page on screen first, then the rest
         here = min(max(state.VIEWER_POS.get(), 0), len(items) - 1)
         cur, cur_page = items[here]
-        _process([Selected(cur.file, (cur_page,))], engine, spec, ekey, toast=False)
-    slot = st.empty()  # the progress of the other pages shows here, above the page
+        progress = viewer_live.ask(selected, engine, spec, ekey, (cur.file.sha256, cur_page))
+    slot = st.container()  # the progress of the pages being processed shows here
     pos = _pager(items)
     sel, page = items[pos]
     result = results().get(sel.file.sha256, page, ekey) if engine else None
@@ -365,6 +317,6 @@ def viewer_page() -> None:
     st.divider()
     downloads(sel, result, ekey, furniture=state.VIEWER_FURNITURE.get())
     viewer_runs.saved_caption(sel.file.sha256, ekey)
-    # Then the rest, while the user reads; any click restarts this with the page then shown.
-    if engine is not None and _process(selected, engine, spec, ekey, slot=slot):
-        st.rerun()  # downloads and counts now include every page
+    if progress is not None:  # polls while pages are pending; reruns when they are ready
+        with slot:
+            viewer_live.show(progress, (sel.file.sha256, page, ekey))

@@ -1,0 +1,401 @@
+"""Background OCR for the Viewer: pages are processed outside the script run.
+
+A script run never waits for the engine: it *asks* for pages (:meth:`Board.ask`) and draws
+what the result cache (:mod:`workbench.ui.results`) holds; a click is answered in the time a
+rerun takes, whatever the engine is doing. The Viewer polls :meth:`Board.progress` from a
+fragment and reruns when the page on screen (or the whole document) is ready.
+
+Contract
+--------
+* **One worker thread per server process** (:func:`board`, ``st.cache_resource``) serves
+  every session, so an engine (one instance per process, :mod:`workbench.ui.engines`) sees
+  one caller at a time from the Viewer, and two sessions never run two copies of a model.
+* **An ask replaces the session's previous ask**: its engine, files and pages, and the page
+  on screen. The worker takes, per session in turn (round robin), the page on screen first,
+  then the other missing pages in order. A new ask (another page on screen, a file removed,
+  another engine) stops the work in progress after the page in progress and plans again; so
+  does another session waiting while this one has had the engine for :data:`SLICE_S`.
+* Pages already in the result cache are never sent to the engine again (any session's).
+* **Runs**: each document's pages go to one run per (document content, engine key) per
+  session, written by the one run writer (:class:`workbench.pipeline.runner.RunJob`) as each
+  page finishes. A run is finished after every stretch of work: ``done``/``partial`` when the
+  stretch finished its pages, ``cancelled`` when it was cut short (the next stretch reopens
+  it). A store that cannot be written is reported in :attr:`Progress.notes`; pages are then
+  processed without a run.
+* A document that fails as a whole (the engine raises) is reported in the notes and its
+  remaining pages are not retried until the session asks for something else.
+* A session that has not asked or polled for :data:`FORGET_AFTER_S` is forgotten (its runs
+  finished as cancelled); so is every session when the process exits.
+
+Nothing here calls Streamlit from the worker thread.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import streamlit as st
+
+from workbench.documents import Document
+from workbench.engines.base import Engine
+from workbench.errors import WorkbenchError
+from workbench.models.registry import ModelSpec
+from workbench.pipeline.process import Processed, process_document
+from workbench.pipeline.runner import RunJob, run_info
+from workbench.runs.store import RunStore
+from workbench.schema import PageResult
+from workbench.ui.results import ResultCache, results
+
+#: Seconds one session may keep the engine while another waits (then it stops after the page
+#: in progress and the other gets its turn).
+SLICE_S = 2.0
+#: A session silent this long (no ask, no poll: the tab was closed) is forgotten.
+FORGET_AFTER_S = 120.0
+MAX_NOTES = 5
+
+
+@dataclass(frozen=True)
+class DocAsk:
+    """One readable document of an ask and the 1-based pages wanted from it."""
+
+    sha256: str
+    name: str
+    doc: Document
+    pages: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Ask:
+    """What one session wants processed, and the page it shows."""
+
+    engine: Engine
+    spec: ModelSpec
+    ekey: str  # the result-cache key part naming engine, model and settings
+    dpi: float
+    docs: tuple[DocAsk, ...]
+    focus: tuple[str, int] | None = None  # (sha256, page) on screen
+    store_root: Path | None = None  # None: results are not saved as runs
+    runs: tuple[tuple[tuple[str, str], str], ...] = ()  # known ((sha256, ekey), run id)
+
+    def plan_key(self) -> tuple[object, ...]:
+        """What decides the work: a different key stops the work in progress."""
+        return (
+            id(self.engine),
+            self.ekey,
+            self.dpi,
+            tuple((d.sha256, d.pages) for d in self.docs),
+            self.focus,
+            self.store_root,
+        )
+
+
+@dataclass(frozen=True)
+class Progress:
+    """A session's pages as the worker sees them now."""
+
+    asked: int = 0
+    done: int = 0
+    failed: int = 0  # pages of documents that failed as a whole (not retried)
+    current: str = ""  # "file page N" in progress for this session, "" when none
+    last: PageResult | None = None  # the last page finished for this session
+    notes: tuple[str, ...] = ()
+    runs: dict[tuple[str, str], str] = field(default_factory=dict)
+
+    @property
+    def pending(self) -> int:
+        return max(self.asked - self.done - self.failed, 0)
+
+
+@dataclass
+class _Session:
+    ask: Ask
+    version: int = 0
+    seen: float = field(default_factory=time.monotonic)
+    failed: set[tuple[str, int]] = field(default_factory=set)
+    notes: list[str] = field(default_factory=list)
+    runs: dict[tuple[str, str], str] = field(default_factory=dict)
+    unsaved: set[tuple[str, str]] = field(default_factory=set)  # store not writable
+    current: str = ""
+    last: PageResult | None = None
+
+    def note(self, text: str) -> None:
+        if text not in self.notes:
+            self.notes.append(text)
+            del self.notes[:-MAX_NOTES]
+
+
+@dataclass(frozen=True)
+class _Task:
+    session: str
+    version: int
+    ask: Ask
+    doc: DocAsk
+    pages: tuple[int, ...]
+
+
+class Board:
+    """The asks of every session and the worker thread that serves them."""
+
+    def __init__(self, cache: ResultCache) -> None:
+        self._cache = cache
+        self._cond = threading.Condition()
+        self._sessions: dict[str, _Session] = {}
+        self._order: list[str] = []  # round robin
+        self._busy: str | None = None
+        self._thread: threading.Thread | None = None
+        self._stopping = False
+        atexit.register(self.close)
+
+    # ------------------------------------------------------------------ sessions' side
+    def ask(self, session: str, ask: Ask) -> Progress:
+        """Replace ``session``'s ask; returns its progress. Never waits for the engine."""
+        with self._cond:
+            old = self._sessions.get(session)
+            if old is None:
+                old = self._sessions[session] = _Session(ask)
+                self._order.append(session)
+            elif old.ask.plan_key() != ask.plan_key():
+                if (old.ask.ekey, old.ask.docs) != (ask.ekey, ask.docs):
+                    old.failed.clear()  # something else is asked: failed documents may retry
+                old.ask = ask
+                old.version += 1
+            else:
+                old.ask = ask
+            for key, run_id in ask.runs:
+                old.runs.setdefault(key, run_id)
+            old.seen = time.monotonic()
+            self._start()
+            self._cond.notify_all()
+            return self._progress(session)
+
+    def progress(self, session: str) -> Progress:
+        """``session``'s progress (an empty one for a session never seen); counts as a sign
+        of life, so a polling tab is not forgotten."""
+        with self._cond:
+            sess = self._sessions.get(session)
+            if sess is not None:
+                sess.seen = time.monotonic()
+            return self._progress(session)
+
+    def forget(self, session: str) -> None:
+        with self._cond:
+            if self._sessions.pop(session, None) is not None:
+                self._order.remove(session)
+                self._cond.notify_all()
+
+    def idle(self) -> bool:
+        """Nothing to do and nothing in progress."""
+        with self._cond:
+            return self._busy is None and self._next(peek=True) is None
+
+    def wait_idle(self, timeout: float) -> bool:
+        """Wait until :meth:`idle` (tests; the app never waits); whether it became idle."""
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while self._busy is not None or self._next(peek=True) is not None:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                self._cond.wait(min(left, 0.1))
+            return True
+
+    def close(self) -> None:
+        """Stop the worker after the page in progress (its run is marked cancelled)."""
+        with self._cond:
+            self._stopping = True
+            self._cond.notify_all()
+            thread = self._thread
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(timeout=10)
+
+    # ------------------------------------------------------------------ bookkeeping
+    def _missing(self, sess: _Session) -> list[tuple[DocAsk, int]]:
+        """The session's pages not in the cache and not failed: the page on screen first."""
+        ask = sess.ask
+        out = [
+            (d, p)
+            for d in ask.docs
+            for p in d.pages
+            if (d.sha256, p) not in sess.failed and not self._cache.has(d.sha256, p, ask.ekey)
+        ]
+        if ask.focus is not None:
+            out.sort(key=lambda item: (item[0].sha256, item[1]) != ask.focus)  # stable
+        return out
+
+    def _progress(self, session: str) -> Progress:
+        sess = self._sessions.get(session)
+        if sess is None:
+            return Progress()
+        ask = sess.ask
+        asked = sum(len(d.pages) for d in ask.docs)
+        done = sum(self._cache.has(d.sha256, p, ask.ekey) for d in ask.docs for p in d.pages)
+        failed = sum(
+            (d.sha256, p) in sess.failed and not self._cache.has(d.sha256, p, ask.ekey)
+            for d in ask.docs
+            for p in d.pages
+        )
+        return Progress(
+            asked=asked,
+            done=done,
+            failed=failed,
+            current=sess.current if self._busy == session else "",
+            last=sess.last,
+            notes=tuple(sess.notes),
+            runs=dict(sess.runs),
+        )
+
+    def _expire(self) -> None:
+        now = time.monotonic()
+        for session in [s for s, v in self._sessions.items() if now - v.seen > FORGET_AFTER_S]:
+            if session != self._busy:
+                self._sessions.pop(session)
+                self._order.remove(session)
+
+    def _next(self, peek: bool = False) -> _Task | None:
+        """The next stretch of work: one document of the next session in turn that has
+        pages missing, the page on screen first. Called with the lock held."""
+        for i, session in enumerate(self._order):
+            sess = self._sessions[session]
+            missing = self._missing(sess)
+            if not missing:
+                continue
+            if not peek:  # round robin: this session goes to the back of the line
+                self._order.append(self._order.pop(i))
+            doc = missing[0][0]
+            pages = tuple(p for d, p in missing if d.sha256 == doc.sha256)
+            return _Task(session, sess.version, sess.ask, doc, pages)
+        return None
+
+    def _others_waiting(self, session: str) -> bool:
+        return any(s != session and self._missing(v) for s, v in self._sessions.items())
+
+    # ------------------------------------------------------------------ the worker
+    def _start(self) -> None:
+        if self._thread is None or not self._thread.is_alive():
+            self._thread = threading.Thread(target=self._loop, name="viewer-ocr", daemon=True)
+            self._thread.start()
+
+    def _loop(self) -> None:
+        while True:
+            with self._cond:
+                self._busy = None
+                self._cond.notify_all()  # idle waiters
+                task = None
+                while not self._stopping:
+                    self._expire()
+                    task = self._next()
+                    if task is not None:
+                        break
+                    self._cond.wait(timeout=5.0)
+                if task is None:
+                    return
+                self._busy = task.session
+            try:
+                self._run(task)
+            except BaseException as exc:
+                with self._cond:
+                    sess = self._sessions.get(task.session)
+                    if sess is not None:
+                        sess.failed.update((task.doc.sha256, p) for p in task.pages)
+                        why = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+                        sess.note(f"{task.doc.name}: processing failed ({why})")
+
+    def _stop_asked(self, task: _Task, started: float) -> Callable[[], bool]:
+        def stop() -> bool:
+            with self._cond:
+                sess = self._sessions.get(task.session)
+                if self._stopping or sess is None or sess.version != task.version:
+                    return True
+                over = time.monotonic() - started > SLICE_S
+                return over and self._others_waiting(task.session)
+
+        return stop
+
+    def _run(self, task: _Task) -> None:
+        ask, d = task.ask, task.doc
+        with self._cond:
+            sess = self._sessions.get(task.session)
+            if sess is None:
+                return
+        job = self._job(sess, task)
+        stop = self._stop_asked(task, time.monotonic())
+        items: Iterator[Processed]
+        if job is not None:
+            items = job.document(
+                d.doc, list(task.pages), skip_finished=False, cancelled=stop,
+                on_write_error=lambda r, exc: self._note(
+                    task.session, f"{d.name} page {r.page} not saved to the run store ({exc})"
+                ),
+            )  # fmt: skip
+        else:
+            items = process_document(
+                ask.engine, ask.spec, d.doc, list(task.pages), ask.dpi, cancelled=stop
+            )
+        done = 0
+        try:
+            with self._cond:
+                sess.current = f"{d.name} page {task.pages[0]}"
+            for item in items:
+                r = item.result
+                self._cache.put(d.sha256, r.page, ask.ekey, r)
+                done += 1
+                with self._cond:
+                    sess.last = r
+                    nxt = task.pages[done] if done < len(task.pages) else None
+                    sess.current = f"{d.name} page {nxt}" if nxt is not None else ""
+                    self._cond.notify_all()
+        except WorkbenchError as exc:
+            with self._cond:
+                sess.failed.update((d.sha256, p) for p in task.pages[done:])
+                sess.note(f"{d.name}: {exc}")
+        finally:
+            if job is not None:
+                with contextlib.suppress(OSError, WorkbenchError):
+                    job.finish(interrupted=done < len(task.pages))
+
+    def _note(self, session: str, text: str) -> None:
+        with self._cond:
+            sess = self._sessions.get(session)
+            if sess is not None:
+                sess.note(text)
+
+    def _job(self, sess: _Session, task: _Task) -> RunJob | None:
+        """The run this document's pages go to (created on first use), or None."""
+        ask, d = task.ask, task.doc
+        key = (d.sha256, ask.ekey)
+        if ask.store_root is None or key in sess.unsaved:
+            return None
+        store = RunStore(ask.store_root)
+        try:
+            run_id = sess.runs.get(key)
+            if run_id is not None and store.path(run_id).exists():
+                return RunJob.reopen(store.path(run_id), ask.engine, ask.spec, ask.dpi)
+            info = run_info(
+                ask.engine,
+                ask.spec,
+                name=f"{d.name} · {ask.engine.model}",
+                documents=[d.doc.info()],
+                dpi=ask.dpi,
+                source="viewer",
+            )
+            job = RunJob.create(store, ask.engine, ask.spec, info)
+        except (OSError, WorkbenchError) as exc:
+            with self._cond:
+                sess.unsaved.add(key)
+                sess.note(f"Results are shown but not saved as a run ({exc}).")
+            return None
+        with self._cond:
+            sess.runs[key] = job.run_id
+        return job
+
+
+@st.cache_resource
+def board() -> Board:
+    """The process's board and worker, shared by every session."""
+    return Board(results())
