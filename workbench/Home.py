@@ -49,4 +49,8 @@ def main() -> None:
     nav.run()
 
 
-main()
+# Streamlit runs this file as "__main__". Worker processes (forkserver/spawn) import it again
+# as "__mp_main__": they must not draw the app (their log filled with "missing
+# ScriptRunContext" and "use streamlit run" warnings).
+if __name__ == "__main__":
+    main()
