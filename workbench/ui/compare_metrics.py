@@ -65,11 +65,13 @@ def diff_block(left: str, right: str) -> tuple[str, dict[str, int]]:
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
-def _pdf_layer(digest: str, data: bytes, pages: tuple[int, ...]) -> dict[int, str]:
+def _pdf_layer(digest: str, _data: bytes, pages: tuple[int, ...]) -> dict[int, str]:
+    """The text layer of ``pages``, cached by the PDF's ``digest`` (the leading underscore
+    keeps Streamlit from hashing the whole file again on every rerun)."""
     out: dict[int, str] = {}
     for n in pages:
         try:
-            out[n] = pdf_text_layer(data, n)
+            out[n] = pdf_text_layer(_data, n)
         except WorkbenchError:
             continue
     return out
