@@ -325,17 +325,13 @@ def _open_pdf(name: str, data: bytes, settings: Settings, password: str | None) 
 _STILL_OPEN: weakref.WeakSet[Any] = weakref.WeakSet()
 
 
-_exit_hook = False
-
-
 def _close_at_exit(pdf: Any) -> None:
-    """Close PDFs still open when the process ends (the app caches documents for its whole
-    life), before pypdfium2's own exit handler prints "still open" for each one: ``atexit``
-    runs the last-registered handler first, and this one is registered after pypdfium2's."""
-    global _exit_hook
-    if not _exit_hook:
+    """Close ``pdf`` at exit if still open (the app caches documents for its whole life),
+    before pypdfium2's exit handler prints "still open" for it: ``atexit`` runs the last
+    registered handler first, and this one is (re-)registered after pypdfium2's, just once."""
+    if not _STILL_OPEN:
+        atexit.unregister(_close_still_open)
         atexit.register(_close_still_open)
-        _exit_hook = True
     _STILL_OPEN.add(pdf)
 
 
@@ -400,9 +396,8 @@ def _open_image(name: str, data: bytes, kind: str) -> tuple[Image.Image, int]:
 
 
 def pdf_text_layer(data: bytes, page: int, name: str = "PDF") -> str:
-    """The embedded text of 1-based ``page`` of a PDF ("" for a scan without a text layer).
-
-    The reference the metrics compare OCR output with; read under the PDFium lock."""
+    """The embedded text of 1-based ``page`` of a PDF ("" for a scan without a text layer):
+    the reference the metrics compare OCR output with; read under the PDFium lock."""
     import pypdfium2 as pdfium
 
     with _PDFIUM_LOCK:
