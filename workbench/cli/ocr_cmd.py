@@ -43,12 +43,14 @@ from pathlib import Path
 from typing import Any
 
 from workbench.documents import Document, open_document, poppler_available, read_input
+from workbench.engines.factory import EngineOptions
 from workbench.errors import DocumentError, EngineUnavailable, WorkbenchError, display_name
 from workbench.models.registry import ModelSpec, get_spec, match_served_model
-from workbench.pipeline.process import render_dpi
+from workbench.pipeline.process import OnPage, render_dpi
 from workbench.pipeline.runner import (
     DocumentPlan,
     RunJob,
+    RunOutcome,
     finished_pages,
     run_documents,
     run_info,
@@ -87,6 +89,13 @@ def register(sub: Any) -> None:
     p.add_argument("--profile", help="GPU tuning profile for --engine vllm")
     p.add_argument("--run-name", help="name of the run; the same name resumes it")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
+    p.add_argument(
+        "--ray",
+        nargs="?",
+        const="auto",
+        metavar="ADDRESS",
+        help="run on a Ray cluster: auto (default), local, or HOST:PORT (pip install -e '.[ray]')",
+    )
     p.set_defaults(func=run)
 
 
@@ -118,11 +127,16 @@ def expand_inputs(inputs: list[Path]) -> tuple[list[Path], list[str]]:
     return files, skipped
 
 
-def build_engine(args: argparse.Namespace, settings: Settings) -> tuple[Any, ModelSpec]:
+def engine_options(
+    args: argparse.Namespace, settings: Settings, *, plan_here: bool = True
+) -> tuple[EngineOptions, str | None]:
+    """The engine the arguments ask for, and its model spec id (None: match the served
+    model). ``plan_here=False`` leaves the in-process engine's memory plan to the machine
+    that loads it (a Ray GPU worker)."""
     import workbench.engines.factory as factory
 
     if args.engine == "cpu":
-        return factory.build_engine(factory.CpuOptions()), get_spec("cpu")
+        return factory.CpuOptions(), "cpu"
     if args.engine == "vllm-server":
         options = factory.ServerOptions(
             base_url=args.base_url or settings.base_url,
@@ -131,18 +145,26 @@ def build_engine(args: argparse.Namespace, settings: Settings) -> tuple[Any, Mod
             concurrency=settings.concurrency,
             timeout=settings.timeout,
         )
-        engine = factory.build_engine(options)
-        spec = get_spec(args.spec) if args.spec else match_served_model(engine.model)
-        if spec is None:
-            raise EngineUnavailable(
-                f"no model spec matches the served model {engine.model!r}; pass --spec MODEL_ID"
-            )
-        return engine, spec
+        return options, args.spec
     if not args.model:
         raise EngineUnavailable("--engine vllm needs --model MODEL_ID")
     spec = get_spec(args.spec or args.model)
-    engine_args = local_engine_args(spec, args.profile)
-    return factory.build_engine(factory.LocalOptions(model=spec.id, engine_args=engine_args)), spec
+    engine_args = local_engine_args(spec, args.profile) if plan_here else {}
+    return factory.LocalOptions(model=spec.id, engine_args=engine_args), spec.id
+
+
+def build_engine(args: argparse.Namespace, settings: Settings) -> tuple[Any, ModelSpec]:
+    import workbench.engines.factory as factory
+
+    options, spec_id = engine_options(args, settings)
+    engine = factory.build_engine(options)
+    spec = get_spec(spec_id) if spec_id else match_served_model(engine.model)
+    if spec is None:
+        engine.close()
+        raise EngineUnavailable(
+            f"no model spec matches the served model {engine.model!r}; pass --spec MODEL_ID"
+        )
+    return engine, spec
 
 
 def local_engine_args(spec: ModelSpec, profile_name: str | None) -> dict[str, Any]:
@@ -220,6 +242,10 @@ def run(args: argparse.Namespace) -> int:
         pages = sum(len(w) for _, w in wanted)
         say("", f"{display_name(args.out)}: nothing left to do, all {pages} page(s) are done")
         return EXIT_FAILED if failures else EXIT_OK
+    if args.ray is not None:
+        from workbench.cli.ray_cmd import run_ray
+
+        return run_ray(args, settings, wanted, run_name, failures)
     engine, spec = build_engine(args, settings)
     try:
         return _run_job(args, engine, spec, settings, wanted, run_name, failures)
@@ -263,14 +289,26 @@ def _run_job(
     for doc, pages in wanted:
         plan = job.plan(doc, pages)
         plans.append(plan)
-        if plan.name != doc.name:
-            say(
-                "",
-                f"{display_name(doc.name)}: another document in this run has that name; "
-                f"this one is {display_name(plan.name)} in {job.writer.folder_name(plan.name)}/",
-            )
-        if plan.already_done and not args.quiet:
-            say("", f"{display_name(plan.name)}: {plan.already_done} page(s) already done, skipped")
+        announce(plan, job, args.quiet)
+    outcome = run_documents(job, plans, on_page=progress_printer(args.quiet))
+    return report(args, outcome, failures)
+
+
+def announce(plan: DocumentPlan, job: RunJob, quiet: bool) -> None:
+    """The lines a document's plan deserves: a renamed twin, pages already done."""
+    if plan.name != plan.document.name:
+        say(
+            "",
+            f"{display_name(plan.document.name)}: another document in this run has that name; "
+            f"this one is {display_name(plan.name)} in {job.writer.folder_name(plan.name)}/",
+        )
+    if plan.already_done and not quiet:
+        say("", f"{display_name(plan.name)}: {plan.already_done} page(s) already done, skipped")
+
+
+def progress_printer(quiet: bool) -> OnPage:
+    """Per page: ``error:``/``warning:`` for pages that did not finish cleanly, then (unless
+    quiet) ``name: page P (i/n) status seconds, pages/s, time left``."""
     start = time.monotonic()
 
     def progress(i: int, n: int, result: PageResult) -> None:
@@ -280,7 +318,7 @@ def _run_job(
         elif result.status in (PageStatus.LOOPED, PageStatus.TRUNCATED):
             note = result.notes[-1] if result.notes else ""
             say("warning", f"{name} page {result.page} is {result.status.value}: {note}")
-        if args.quiet:
+        if quiet:
             return
         rate = i / max(time.monotonic() - start, 1e-6)
         eta = (n - i) / rate if rate else 0.0
@@ -290,7 +328,11 @@ def _run_job(
             f"{result.seconds:.1f}s  {rate:.2f} pages/s, {eta:.0f}s left",
         )
 
-    outcome = run_documents(job, plans, on_page=progress)
+    return progress
+
+
+def report(args: argparse.Namespace, outcome: RunOutcome, failures: int) -> int:
+    """The closing line and the exit status (see the module docstring)."""
     if not args.quiet:
         say(
             "",

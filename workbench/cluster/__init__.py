@@ -1,0 +1,1 @@
+"""Running the workbench's batch path on a cluster (Ray)."""

@@ -1,0 +1,297 @@
+"""Batch OCR on a Ray cluster: the local CLI's work, spread over a pool of Ray workers.
+
+``python -m workbench ocr INPUT... --out DIR --ray [ADDRESS]`` runs here. ADDRESS is
+``auto`` (the cluster this machine belongs to, ``ray start`` or ``RAY_ADDRESS``), ``local``
+(a Ray instance started for this command on this machine) or ``host:port`` of a head node.
+
+How the work flows
+------------------
+* The driver (this process) reads and opens the inputs exactly as the local CLI does (same
+  ``error:`` lines), and opens the run folder through the single run writer
+  (:class:`~workbench.pipeline.runner.RunJob`): resume, document identity by content and the
+  final status are the local rules. Each document's bytes go to Ray's object store once.
+* Work is split into tasks of a few pages (:func:`chunk_pages`). A task prepares its pages
+  (rendered at the model's size, encoded once: :func:`~workbench.pipeline.prepare.prepare_pages`)
+  and runs them through :func:`~workbench.pipeline.process.process` on the worker's engine.
+  A worker process builds its engine once and keeps it (:func:`_engine`): the CPU engine's
+  models load once per worker, a server engine keeps its connection pool, the in-process
+  vLLM engine its GPU (one task per GPU: ``num_gpus=1``).
+* Results come back to the driver, which writes each page through
+  :meth:`RunJob.write_one` the moment its task finishes: the folder is the local CLI's,
+  byte for byte (timings aside), whether ``DIR`` is local or a shared filesystem path.
+* At most ``2 × cluster CPUs`` tasks are in flight, so a thousand-page archive never sits in
+  the object store whole.
+
+Faults
+------
+Tasks are plain Ray tasks with ``max_retries``: when a worker process or a whole node dies,
+Ray runs the lost tasks again elsewhere. A page is written only if it is not finished
+already (:meth:`RunJob.write_one`), so a retried or duplicated task never duplicates a page
+and never rewrites one. If the driver itself dies, rerunning the same command resumes.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from PIL import Image
+
+from workbench.documents import Document, open_document
+from workbench.engines.base import EngineOutput, PageRequest
+from workbench.engines.factory import CpuOptions, EngineOptions, LocalOptions, build_engine
+from workbench.errors import EngineUnavailable, WorkbenchError
+from workbench.models.registry import ModelSpec, get_spec
+from workbench.pipeline.prepare import prepare_pages
+from workbench.pipeline.process import OnPage, Processed, process
+from workbench.pipeline.runner import DocumentPlan, RunJob, RunOutcome, run_info
+from workbench.schema import PageResult
+from workbench.settings import Settings
+
+INSTALL_HINT = "Ray is not installed: pip install -e '.[ray]'"
+TASK_RETRIES = 5  # attempts after a worker or node is lost
+
+
+@dataclass(frozen=True)
+class ClusterWork:
+    """What every task needs to rebuild the pipeline on a worker (picklable, small)."""
+
+    options: EngineOptions
+    spec_id: str | None  # None: match the served model (vLLM server engine)
+    dpi: float
+    settings: Settings = field(default_factory=Settings)
+    profile: str | None = None  # GPU tuning profile for the in-process engine
+
+
+@dataclass(frozen=True)
+class Identity:
+    """The engine as the run manifest names it, read off a worker's engine."""
+
+    name: str
+    model: str
+    spec_id: str
+
+
+class _NamedEngine:
+    """Stands in for the engine on the driver: the run writer needs only its name and model
+    (pages are processed on the workers, never here)."""
+
+    batch_size = 1
+
+    def __init__(self, identity: Identity) -> None:
+        self.name = identity.name
+        self.model = identity.model
+
+    def run(self, requests: Sequence[PageRequest]) -> Iterator[EngineOutput]:
+        raise WorkbenchError("pages of a cluster run are processed on the Ray workers")
+
+    def describe(self) -> dict[str, str]:
+        return {"engine": self.name, "model": self.model}
+
+    def close(self) -> None:
+        return None
+
+
+# ---------------------------------------------------------------------- on the workers
+_ENGINES: dict[EngineOptions, tuple[Any, ModelSpec]] = {}
+_DOCS: OrderedDict[str, Document] = OrderedDict()
+_LOCK = threading.Lock()
+
+
+def _engine(work: ClusterWork) -> tuple[Any, ModelSpec]:
+    """This worker process's engine for ``work`` (built on first use, then kept)."""
+    with _LOCK:
+        if work.options not in _ENGINES:
+            engine = build_engine(_planned(work))
+            if work.spec_id is not None:
+                spec = get_spec(work.spec_id)
+            else:
+                from workbench.models.registry import match_served_model
+
+                found = match_served_model(engine.model)
+                if found is None:
+                    raise EngineUnavailable(
+                        f"no model spec matches the served model {engine.model!r}; pass --spec"
+                    )
+                spec = found
+            _ENGINES[work.options] = (engine, spec)
+        return _ENGINES[work.options]
+
+
+def _planned(work: ClusterWork) -> EngineOptions:
+    """The in-process vLLM engine is planned for the GPU of the worker that loads it."""
+    options = work.options
+    if isinstance(options, LocalOptions) and not options.engine_args:
+        from workbench.gpu.launch import plan_local_launch
+
+        kwargs = plan_local_launch(get_spec(work.spec_id or options.model), work.profile).kwargs
+        return replace(options, engine_args=kwargs)
+    return options
+
+
+def _document(name: str, sha256: str, data: bytes, settings: Settings) -> Document:
+    with _LOCK:
+        doc = _DOCS.pop(sha256, None) or open_document(name, data, settings)
+        _DOCS[sha256] = doc
+        while len(_DOCS) > 4:  # a batch moves from one document to the next
+            _DOCS.popitem(last=False)[1].close()
+        return doc
+
+
+def identify(work: ClusterWork) -> Identity:
+    engine, spec = _engine(work)
+    return Identity(engine.name, engine.model, spec.id)
+
+
+def ocr_pages(
+    work: ClusterWork, name: str, sha256: str, data: bytes, pages: list[int]
+) -> list[tuple[PageResult, bytes]]:
+    """Pages of one document through the pipeline on this worker: (result, page PNG) each."""
+    engine, spec = _engine(work)
+    doc = _document(name, sha256, data, work.settings)
+    images = (
+        replace(p, document=name)
+        for p in prepare_pages(doc, pages, spec, work.dpi or None, workers=0)
+    )
+    return [
+        (item.result, item.png or _encode(item.image))
+        for item in process(engine, spec, images, total=len(pages))
+    ]
+
+
+def _encode(image: Image.Image) -> bytes:
+    buf = io.BytesIO()
+    image.save(buf, "PNG")
+    return buf.getvalue()
+
+
+# ---------------------------------------------------------------------- on the driver
+def connect(address: str) -> Any:
+    """Join (or start, for ``local``) the Ray cluster; returns the ``ray`` module."""
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+    if address == "local":
+        # A one-machine instance on loopback: Ray otherwise announces the machine's public
+        # address. (Read by Ray at import.)
+        os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+    try:
+        import ray
+    except ImportError:
+        raise EngineUnavailable(INSTALL_HINT) from None
+    kwargs: dict[str, Any] = {
+        "ignore_reinit_error": True,
+        "log_to_driver": False,
+        "logging_level": "ERROR",
+        "configure_logging": False,
+    }
+    try:
+        if address == "local":
+            ray.init(**kwargs)
+        else:
+            host = address.rpartition(":")[0]
+            if host.startswith("127."):  # a cluster on loopback (tests): stay on it
+                kwargs["_node_ip_address"] = host
+            ray.init(address=address, **kwargs)
+    except (ConnectionError, RuntimeError, ValueError) as exc:
+        raise EngineUnavailable(f"cannot join the Ray cluster at {address!r}: {exc}") from None
+    return ray
+
+
+def chunk_pages(pages: Sequence[int], size: int) -> list[list[int]]:
+    return [list(pages[i : i + size]) for i in range(0, len(pages), size)]
+
+
+def _resources(options: EngineOptions) -> dict[str, float]:
+    if isinstance(options, LocalOptions):
+        return {"num_cpus": 1, "num_gpus": 1}  # one in-process vLLM engine per GPU
+    return {"num_cpus": 1}  # a CPU engine per slot; a server client per slot
+
+
+def _chunk_size(options: EngineOptions) -> int:
+    if isinstance(options, CpuOptions):
+        return 1  # spread pages over every CPU slot
+    if isinstance(options, LocalOptions):
+        return 64  # one batched generate call per task
+    return max(1, options.concurrency)  # keep the server's slots full per worker
+
+
+def run_on_ray(
+    address: str,
+    work: ClusterWork,
+    out: Path,
+    run_name: str,
+    wanted: Sequence[tuple[Document, list[int]]],
+    *,
+    failed_inputs: int = 0,
+    on_plan: Callable[[DocumentPlan, RunJob], None] | None = None,
+    on_page: OnPage | None = None,
+) -> RunOutcome:
+    """Process ``wanted`` (documents and their pages) on the cluster into the run at ``out``."""
+    ray = connect(address)
+    opts = {**_resources(work.options), "max_retries": TASK_RETRIES}
+    identify_task = ray.remote(**opts)(identify)
+    ocr_task = ray.remote(**opts)(ocr_pages)
+    try:
+        identity: Identity = ray.get(identify_task.remote(work))
+    except ray.exceptions.RayTaskError as exc:
+        raise EngineUnavailable(f"a Ray worker cannot start the engine: {exc.cause}") from None
+    spec = get_spec(identity.spec_id)
+    info = run_info(
+        _NamedEngine(identity),  # name and model are all it reads
+        spec,
+        name=run_name,
+        run_id=run_name,
+        documents=[d.info() for d, _ in wanted],
+        dpi=work.dpi,
+        source="cli-ray",
+    )
+    job = RunJob.start(out, _NamedEngine(identity), spec, info)
+    job.failed_inputs = failed_inputs
+    plans = [job.plan(doc, pages) for doc, pages in wanted]
+    for plan in plans:
+        if on_plan is not None:
+            on_plan(plan, job)
+    tasks = [
+        (plan, chunk)
+        for plan in plans
+        for chunk in chunk_pages(plan.todo, _chunk_size(work.options))
+    ]
+    total = sum(len(chunk) for _, chunk in tasks)
+    job.outcome.total += total
+    refs = {plan.name: ray.put(plan.document.data) for plan in plans if plan.todo}
+    limit = max(2, 2 * int(ray.cluster_resources().get("CPU", 1)))
+    pending: dict[Any, tuple[DocumentPlan, list[int]]] = {}
+    done = 0
+    interrupted = True
+    try:
+        queue = iter(tasks)
+        while True:
+            while len(pending) < limit and (task := next(queue, None)) is not None:
+                plan, chunk = task
+                sha = plan.document.sha256
+                ref = ocr_task.remote(work, plan.name, sha, refs[plan.name], chunk)
+                pending[ref] = task
+            if not pending:
+                break
+            ready, _ = ray.wait(list(pending), num_returns=1)
+            for ref in ready:
+                plan, _chunk = pending.pop(ref)
+                try:
+                    results = ray.get(ref)
+                except ray.exceptions.RayTaskError as exc:  # the page's own error, not a lost node
+                    raise WorkbenchError(f"{plan.name}: {exc.cause}") from None
+                for result, png in results:
+                    job.write_one(Processed(result, Image.open(io.BytesIO(png)), png))
+                    job.outcome.processed += 1
+                    done += 1
+                    if on_page is not None:
+                        on_page(done, total, result)
+        interrupted = False
+    finally:
+        job.finish(interrupted=interrupted)
+    return job.outcome
