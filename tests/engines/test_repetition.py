@@ -154,3 +154,31 @@ def test_page_attempts_error_only() -> None:
     page.record_error(page.schedule[0], "cannot reach x", 0.1)
     out = page.output()
     assert not out.ok and out.error == "cannot reach x" and out.raw == ""
+
+
+def _olm_request() -> PageRequest:
+    sampling = [Sampling(temperature=t, max_tokens=10) for t in (0.1, 0.1, 0.2)]
+    return PageRequest(
+        key="p", image=Image.new("L", (8, 8)), sampling=sampling[0],
+        retry_sampling=tuple(sampling[1:]), retry_on_length=True,
+    )  # fmt: skip
+
+
+def test_retry_on_length_retries_a_cut_off_answer() -> None:
+    # olmOCR retries a page whose finish_reason is not "stop" (pipeline.py), loop or not
+    page = PageAttempts(_olm_request())
+    assert page.record(page.schedule[0], "plain text, cut", "length", 10, 0.1) is False
+    assert page.next_sampling is not None and page.next_sampling.temperature == 0.1
+    assert page.record(page.schedule[1], "plain text, whole", "stop", 8, 0.1) is True
+    assert page.output().raw == "plain text, whole"
+
+
+def test_without_retry_on_length_a_cut_off_answer_is_final() -> None:
+    request = PageRequest(key="p", image=Image.new("L", (8, 8)),
+                          retry_sampling=(Sampling(temperature=0.5),))  # fmt: skip
+    page = PageAttempts(request)
+    assert page.record(page.schedule[0], "plain text, cut", "length", 10, 0.1) is True
+
+
+def test_cap_allows_olmocrs_eight_attempts() -> None:
+    assert MAX_ATTEMPTS == 8

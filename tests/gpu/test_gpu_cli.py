@@ -50,3 +50,43 @@ def test_plan_bad_input_is_one_clean_line() -> None:
     assert "Traceback" not in out.stderr
     out = _run("plan", "--model", "lightonai/LightOnOCR-2-1B", "--gpu-memory", "-3")
     assert out.returncode == 2 and "Traceback" not in out.stderr
+
+
+def test_plan_command_startable_for_every_model_on_every_profile_that_holds_it() -> None:
+    # issue 9: DeepSeek-OCR included (8,192 output tokens in an 8,192 context)
+    from workbench.gpu.planner import GiB, plan_for_model
+    from workbench.gpu.profiles import PROFILES
+    from workbench.models import all_specs
+
+    for spec in [s for s in all_specs() if s.arch is not None]:
+        for profile in [p for p in PROFILES if p.supported and p.name != "cpu"]:
+            plan, _arch, _spec = plan_for_model(spec.id, profile, 80 * GiB)
+            assert plan.fits, (spec.id, profile.name, plan.advice)
+            assert plan.max_model_len <= spec.arch.context
+    out = _run("plan", "--model", "deepseek-ai/DeepSeek-OCR", "--gpu-memory", "141",
+               "--profile", "h100-h200")  # fmt: skip
+    assert out.returncode == 0, out.stdout
+    assert json.loads(out.stdout)["max_model_len"] == 8192
+
+
+def test_models_command_lists_every_model_with_what_is_sent() -> None:
+    from workbench.models import all_specs
+
+    out = _run("models", "--json", "--gpu-memory", "80", "--profile", "a100-80g")
+    assert out.returncode == 0, out.stderr
+    records = {r["id"]: r for r in json.loads(out.stdout)}
+    assert set(records) == {s.id for s in all_specs()}
+    olm = records["allenai/olmOCR-2-7B-1025"]
+    assert olm["prompt_order"] == "text, image" and olm["max_tokens"] == 8000
+    assert [s["temperature"] for s in olm["retry_sampling"]] == [0.1, 0.2, 0.3, 0.5, 0.8, 0.9, 1.0]
+    assert olm["sampling"]["repetition_penalty"] == 1.05 and olm["context_length"] == 128_000
+    ds = records["deepseek-ai/DeepSeek-OCR"]
+    assert ds["coord_scale"] == "0-999" and ds["engine"]["fits"] is True
+    assert ds["engine"]["llm_kwargs"]["max_model_len"] == 8192
+    lo3 = records["lightonai/LightOnOCR-3-4B"]["engine"]
+    assert "default_chat_template_kwargs" not in lo3["llm_kwargs"]
+    assert "--default-chat-template-kwargs" in lo3["serve_command"]
+    text = _run("models", "--model", "dots.ocr")
+    assert text.returncode == 0 and "rednote-hilab/dots.ocr" in text.stdout
+    bad = _run("models", "--model", "acme/none")
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr

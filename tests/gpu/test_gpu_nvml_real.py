@@ -19,7 +19,7 @@ import pytest
 from workbench.gpu.planner import MiB, bytes_per_block, plan_memory
 from workbench.gpu.profiles import detect_profile
 from workbench.gpu.telemetry import read_snapshot
-from workbench.models.architectures import find_architecture
+from workbench.models import get_spec
 
 SNAP = read_snapshot()
 pytestmark = [
@@ -74,9 +74,9 @@ def _used(index: int = 0) -> int:
 
 def test_gpu_kv_cache_allocation_matches_planner() -> None:
     torch = _torch()
-    arch = find_architecture("lightonai/LightOnOCR-2-1B")
+    arch = get_spec("lightonai/LightOnOCR-2-1B")
     assert arch is not None
-    bpb = bytes_per_block(arch, 16, "auto")
+    bpb = bytes_per_block(arch.arch, 16, "auto")
     assert bpb == 1_835_008  # 1.75 MiB, vllm.md §4
     torch.zeros(1, device="cuda")  # create the CUDA context first: it is not KV cache
     torch.cuda.synchronize()
@@ -97,7 +97,7 @@ def test_gpu_planned_budget_allocates_within_util() -> None:
     gpu = read_snapshot(with_processes=False).gpus[0]
     free, total = torch.cuda.mem_get_info()  # what vLLM sees (NVML total minus reserved)
     profile = detect_profile(gpu.name, total)
-    arch = find_architecture("lightonai/LightOnOCR-2-1B")
+    arch = get_spec("lightonai/LightOnOCR-2-1B")
     assert arch is not None
     plan = plan_memory(arch, profile, total, free)
     assert plan.fits
@@ -132,7 +132,7 @@ def test_gpu_plan_beside_a_cotenant_fits_in_a_fresh_process() -> None:
     torch.cuda.synchronize()
     gpu = read_snapshot(with_processes=False).gpus[0]
     total = gpu.cuda_total_bytes
-    arch = find_architecture("allenai/olmOCR-2-7B-1025")
+    arch = get_spec("allenai/olmOCR-2-7B-1025")
     assert arch is not None
     plan = plan_memory(arch, detect_profile(gpu.name, total), total, gpu.free_bytes)
     parts = plan.weights_bytes + plan.activation_bytes + plan.cuda_graph_bytes

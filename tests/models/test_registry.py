@@ -89,3 +89,69 @@ def test_model_facts():
     ds = get_spec("deepseek-ai/DeepSeek-OCR")
     assert ds.sampling.extra["skip_special_tokens"] is False
     assert get_spec("CPU") is CPU_SPEC
+
+
+# ---- one registry: every fact in the spec (issue 8), upstream fidelity (issue 9) ----------
+VLM_SPECS = [s for s in all_specs() if s.id != "cpu"]
+
+
+@pytest.mark.parametrize("spec", VLM_SPECS, ids=lambda s: s.id)
+def test_every_model_carries_all_its_facts(spec):
+    assert spec.arch is not None and spec.context_length == spec.arch.context
+    assert spec.output_format and spec.sources
+    assert spec.max_tokens == spec.sampling.max_tokens
+    assert spec.boxes == bool(spec.coord_scale)
+    assert "default_chat_template_kwargs" not in spec.vllm_args  # server-only: serve_args
+
+
+def test_one_lookup_for_architecture_and_spec():
+    from workbench.models.architectures import find_architecture
+
+    for name in ("chandra", "olmocr", "/models/olmOCR-2-7B-1025-FP8", "dots.ocr"):
+        spec = match_served_model(name)
+        assert spec is not None and find_architecture(name) is spec.arch
+    assert find_architecture("acme/unknown") is None
+
+
+def test_context_lengths_are_the_checkpoints():
+    assert get_spec("lightonai/LightOnOCR-2-1B").context_length == 16_384
+    assert get_spec("lightonai/LightOnOCR-1B-1025").context_length == 8192
+    assert get_spec("lightonai/LightOnOCR-3-1B").context_length == 16_384
+    assert get_spec("deepseek-ai/DeepSeek-OCR").context_length == 8192
+
+
+def test_chandra1_has_one_max_tokens():
+    spec = get_spec("datalab-to/chandra")
+    assert {s.max_tokens for s in (spec.sampling, *spec.retry_sampling)} == {8192}
+
+
+def test_olmocr_upstream_schedule_order_and_generation_defaults():
+    spec = get_spec("allenai/olmOCR-2-7B-1025")
+    temps = [s.temperature for s in (spec.sampling, *spec.retry_sampling)]
+    assert temps == [0.1, 0.1, 0.2, 0.3, 0.5, 0.8, 0.9, 1.0]  # TEMPERATURE_BY_ATTEMPT
+    assert spec.prompt_first and spec.retry_on_length
+    assert all(s.repetition_penalty == 1.05 for s in (spec.sampling, *spec.retry_sampling))
+
+
+def test_chandra_retries_six_times():
+    for model in ("datalab-to/chandra-ocr-2", "datalab-to/chandra"):
+        assert len(get_spec(model).retry_sampling) == 6
+
+
+def test_dots_prompt_has_the_image_prefix():
+    prompt = get_spec("rednote-hilab/dots.ocr").prompt
+    assert prompt.startswith("<|img|><|imgpad|><|endofimg|>Please output the layout")
+
+
+def test_deepseek_retry_keeps_the_ngram_guard():
+    spec = get_spec("deepseek-ai/DeepSeek-OCR")
+    for sampling in (spec.sampling, *spec.retry_sampling):
+        assert sampling.extra["vllm_xargs"]["ngram_size"] == 30
+        assert sampling.extra["skip_special_tokens"] is False
+
+
+def test_lighton3_thinking_off_per_request_and_on_the_server_only():
+    for size in ("0.8B", "4B"):
+        spec = get_spec(f"lightonai/LightOnOCR-3-{size}")
+        assert spec.chat_template_kwargs == {"enable_thinking": False}
+        assert spec.serve_args == {"default_chat_template_kwargs": {"enable_thinking": False}}

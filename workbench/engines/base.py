@@ -48,6 +48,8 @@ class PageRequest:
     retry_sampling: tuple[Sampling, ...] = ()  # tried in order after a repetition loop
     system: str | None = None
     chat_template_kwargs: dict[str, Any] = field(default_factory=dict)
+    prompt_first: bool = False  # the text part before the image part (olmOCR's order)
+    retry_on_length: bool = False  # also retry an answer cut off by max_tokens (olmOCR)
     text_layer: TextLayer | None = None  # the PDF page's own text (CPU engine; points, scaled)
     png: bytes | None = field(default=None, repr=False)  # ``image`` encoded once, lossless
 

@@ -1,13 +1,17 @@
 """OpenAI chat messages and sampling bodies for VLM engines.
 
 Contract: one page is one conversation ``[system?, user]``; the user turn holds the page image
-first and then the prompt text (omitted when the spec has no prompt, e.g. LightOnOCR plain
-mode). Over HTTP the image travels as a ``data:image/png;base64,...`` URL; in-process vLLM can
-take the PIL image itself (``image_pil`` part), which skips the PNG round trip.
+and the prompt text (omitted when the spec has no prompt, e.g. LightOnOCR plain mode), in the
+order the model was trained on: image first, unless ``PageRequest.prompt_first`` (olmOCR 2:
+``build_page_query`` and its training configs put the text first). Over HTTP the image
+travels as a ``data:image/png;base64,...`` URL; in-process vLLM can take the PIL image itself
+(``image_pil`` part), which skips the PNG round trip.
 
 Sampling maps onto the OpenAI body: ``temperature``, ``top_p``, ``max_tokens``, then
 ``repetition_penalty`` when set, then :attr:`Sampling.extra` verbatim (vLLM accepts its own
 extensions such as ``top_k``, ``min_p`` or ``skip_special_tokens`` in the same body).
+In-process the same values become ``vllm.SamplingParams`` keywords
+(:func:`sampling_params_kwargs`): the request field ``vllm_xargs`` is ``extra_args`` there.
 """
 
 from __future__ import annotations
@@ -60,7 +64,8 @@ def build_messages(request: PageRequest, image_part: dict[str, Any] | None = Non
     """The conversation for one page; ``image_part`` defaults to a PNG data URL."""
     content: list[dict[str, Any]] = [image_part or image_url_part(request.image)]
     if request.prompt:
-        content.append({"type": "text", "text": request.prompt})
+        text = {"type": "text", "text": request.prompt}
+        content.insert(0 if request.prompt_first else 1, text)
     messages: list[Message] = []
     if request.system:
         messages.append({"role": "system", "content": request.system})
@@ -79,6 +84,17 @@ def sampling_body(sampling: Sampling) -> dict[str, Any]:
         body["repetition_penalty"] = sampling.repetition_penalty
     body.update(sampling.extra)
     return body
+
+
+def sampling_params_kwargs(sampling: Sampling) -> dict[str, Any]:
+    """Sampling as ``vllm.SamplingParams`` keywords: the HTTP body, with ``vllm_xargs`` (a
+    request field of vLLM's OpenAI server) passed as ``extra_args`` (the SamplingParams field
+    the server fills from it), which is where per-request logits-processor arguments live."""
+    kwargs = sampling_body(sampling)
+    xargs = kwargs.pop("vllm_xargs", None)
+    if xargs:
+        kwargs["extra_args"] = {**kwargs.get("extra_args", {}), **xargs}
+    return kwargs
 
 
 def chat_body(

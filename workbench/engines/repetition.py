@@ -19,7 +19,8 @@ Each check also runs with the last ``cut`` characters removed, because a loop th
 Engines keep one :class:`PageAttempts` per page: it holds the samplings to try in order
 (the request's own, then its ``retry_sampling``, capped at :data:`MAX_ATTEMPTS`), records
 each attempt as a :class:`~workbench.schema.Attempt` and says when to stop: at the first
-attempt that does not loop, at a failed call, or when the schedule runs out. Its output
+attempt that does not loop (and, for a request with ``retry_on_length`` such as olmOCR's,
+was not cut off by ``max_tokens``), at a failed call, or when the schedule runs out. Its output
 carries the last attempt that returned text (a page whose every attempt looped keeps its
 last looping text; the pipeline marks it LOOPED), and ``error`` only when no attempt did.
 """
@@ -33,8 +34,9 @@ from typing import NamedTuple
 from workbench.engines.base import EngineOutput, PageRequest
 from workbench.schema import Attempt, Sampling
 
-#: Most attempts per page, first included (Chandra retries up to 6 times).
-MAX_ATTEMPTS = 6
+#: Most attempts per page, first included: olmOCR has 8 temperatures (TEMPERATURE_BY_ATTEMPT),
+#: Chandra 1 + 6 retries; each model's own schedule is usually shorter.
+MAX_ATTEMPTS = 8
 
 
 class Repetition(NamedTuple):
@@ -170,7 +172,8 @@ class PageAttempts:
             )
         )
         self.text, self.finish_reason, self.tokens = text, finish_reason, tokens
-        self.done = not repeated or len(self.attempts) >= len(self.schedule)
+        cut = self.request.retry_on_length and finish_reason == "length"
+        self.done = not (repeated or cut) or len(self.attempts) >= len(self.schedule)
         return self.done
 
     def record_error(self, sampling: Sampling, error: str, seconds: float) -> None:

@@ -33,7 +33,7 @@ from types import ModuleType
 from typing import Any
 
 from workbench.engines.base import EngineOutput, PageRequest
-from workbench.engines.messages import build_messages, image_pil_part, sampling_body
+from workbench.engines.messages import build_messages, image_pil_part, sampling_params_kwargs
 from workbench.engines.repetition import MAX_ATTEMPTS, PageAttempts
 from workbench.errors import EngineUnavailable
 from workbench.schema import Sampling
@@ -142,7 +142,7 @@ class VllmLocalEngine:
 
     # ------------------------------------------------------------------ generation
     def _params(self, sampling: Sampling) -> Any:
-        return self._sampling_params(**sampling_body(sampling))
+        return self._sampling_params(**sampling_params_kwargs(sampling))
 
     def _chat(
         self, pages: list[PageAttempts], template_kwargs: dict[str, Any]

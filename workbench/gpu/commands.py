@@ -5,6 +5,11 @@ Precedence, lowest first: the spec's recommended ``vllm_args`` (model needs:
 arguments (hardware: ``max_num_seqs``, ``kv_cache_dtype`` …) < the plan's
 ``gpu_memory_utilization``, ``max_model_len`` and ``limit_mm_per_prompt`` (this GPU, now).
 
+:func:`engine_kwargs` are ``EngineArgs`` fields only (``vllm.LLM(**kwargs)`` passes them to
+``EngineArgs``, a dataclass that raises TypeError on anything else). The spec's
+``serve_args`` (frontend-only flags such as ``default_chat_template_kwargs``) are added by
+:func:`serve_argv` alone, looked up from the registered model named in ``kwargs["model"]``.
+
 Flag spelling follows vLLM 0.33's argparse: ``snake_case`` → ``--kebab-case``; booleans are
 ``BooleanOptionalAction`` (``--enforce-eager`` / ``--no-enforce-eager``); dict values are
 JSON (``--limit-mm-per-prompt '{"image": …}'``); ``max_model_len=-1`` is written ``auto``.
@@ -18,7 +23,7 @@ from typing import Any
 
 from workbench.gpu.planner import MemoryPlan
 from workbench.gpu.profiles import Profile
-from workbench.models.registry import ModelSpec
+from workbench.models import ModelSpec, match_served_model
 
 ORDER = (
     "gpu_memory_utilization",
@@ -54,8 +59,14 @@ def _flag_value(value: Any) -> str:
     return str(value)
 
 
+def serve_kwargs(kwargs: dict[str, Any]) -> dict[str, Any]:
+    """``kwargs`` plus the server-only flags of the model it names (if registered)."""
+    spec = match_served_model(str(kwargs.get("model", "")))
+    return {**kwargs, **(spec.serve_args if spec else {})}
+
+
 def serve_argv(kwargs: dict[str, Any]) -> list[str]:
-    args = dict(kwargs)
+    args = serve_kwargs(kwargs)
     argv = ["vllm", "serve", str(args.pop("model"))]
     for key, value in args.items():
         if value is None:

@@ -21,8 +21,10 @@ Estimates (they can only be measured; the plan says so in ``assumptions``):
 * CUDA graphs = 0 with ``enforce_eager``, else 0.5 GiB (≤ 3 B) or 1 GiB: a guess from typical
   "Graph capturing finished … took 0.3-1.2 GiB" logs, not measured here.
 
-A page needs ``vision tokens (at the page size) + prompt tokens + max output tokens``; pages
-that run at once = ``min(max_num_seqs, blocks_usable // blocks a page)``.
+A page needs ``vision tokens (at the page size) + prompt tokens + output budget``, where the
+output budget is ``min(max_tokens, context - prompt - vision)``: vLLM stops a sequence at the
+model's context, so a ``max_tokens`` as long as the context (DeepSeek-OCR: 8,192 in 8,192)
+is legal. Pages that run at once = ``min(max_num_seqs, blocks_usable // blocks a page)``.
 The plan errs low on purpose; pass ``max_model_len=-1`` to vLLM to let it measure exactly.
 """
 
@@ -34,13 +36,8 @@ from typing import Any
 
 from workbench.errors import PlanError
 from workbench.gpu.profiles import Profile
-from workbench.models.architectures import (
-    ARCHITECTURES,
-    Architecture,
-    find_architecture,
-    find_architecture_exact,
-)
-from workbench.models.registry import ModelSpec, PageSizing, get_spec, match_served_model
+from workbench.models import ModelSpec, PageSizing, all_specs, match_served_model, planned_page
+from workbench.models.architectures import Architecture
 
 GiB = 1024**3
 MiB = 1024**2
@@ -55,31 +52,9 @@ def kv_dtype_bytes(kv_cache_dtype: str) -> int:
 
 
 def page_dimensions(sizing: PageSizing, cap: int | None = None) -> tuple[int, int]:
-    """(width, height) of a US-letter portrait page after ``sizing`` (see PageSizing) and a
-    profile cap on the long edge."""
-    if sizing.dpi:
-        w, h = 8.5 * sizing.dpi, 11.0 * sizing.dpi
-    elif sizing.longest_edge:
-        h = float(sizing.longest_edge)
-        w = h * LETTER_ASPECT
-    else:
-        w, h = 1700.0, 2200.0  # 200 DPI
-    if sizing.min_short_edge and w < sizing.min_short_edge:
-        w, h = sizing.min_short_edge, h * sizing.min_short_edge / w
-    min_pixels = getattr(sizing, "min_pixels", None)  # newer PageSizing field
-    if min_pixels and w * h < min_pixels:
-        s = math.sqrt(min_pixels / (w * h))
-        w, h = w * s, h * s
-    for edge in (sizing.longest_edge, cap):
-        if edge and h > edge:
-            w, h = w * edge / h, float(edge)
-    if sizing.max_pixels and w * h > sizing.max_pixels:
-        s = math.sqrt(sizing.max_pixels / (w * h))
-        w, h = w * s, h * s
-    wi, hi = int(w), int(h)
-    if sizing.grid:
-        wi, hi = wi - wi % sizing.grid, hi - hi % sizing.grid
-    return wi, hi
+    """(width, height) of the page the plan assumes: :func:`workbench.models.planned_page`,
+    the same sizing rule the pipeline applies (min_pixels, grid and image files included)."""
+    return planned_page(sizing, cap)
 
 
 def bytes_per_block(arch: Architecture, block_size: int, kv_cache_dtype: str) -> int:
@@ -189,19 +164,19 @@ class MemoryPlan:
 
 
 def plan_memory(
-    arch: Architecture,
+    spec: ModelSpec,
     profile: Profile,
     total_bytes: int,
     free_bytes: int | None = None,
     *,
     sizing: PageSizing | None = None,
     max_tokens: int | None = None,
-    prompt_tokens: int = 200,
-    requested_max_model_len: int | None = None,
+    prompt_tokens: int | None = None,
     _advise: bool = True,
 ) -> MemoryPlan:
     """Plan one model on one GPU. ``free_bytes`` defaults to ``total_bytes`` (an idle card);
-    ``sizing``/``max_tokens`` default to the architecture's (pass the ModelSpec's)."""
+    ``sizing``/``max_tokens``/``prompt_tokens`` default to the spec's."""
+    arch = architecture_of(spec)
     free = total_bytes if free_bytes is None else free_bytes
     small = arch.small
     eng = profile.engine_args(small=small)
@@ -210,11 +185,15 @@ def plan_memory(
     mnbt = int(eng.get("max_num_batched_tokens", 8192))
     max_seqs = int(eng.get("max_num_seqs", 256))
     eager = bool(eng.get("enforce_eager", False))
-    out_tokens = max_tokens or arch.max_tokens
+    prompt_tokens = prompt_token_estimate(spec) if prompt_tokens is None else prompt_tokens
+    requested = spec.vllm_args.get("max_model_len")
+    requested_max_model_len = requested if isinstance(requested, int) else None
 
     util = max(min(profile.util_cap, (free - MARGIN_BYTES) / total_bytes), 0.0)
-    width, height = page_dimensions(sizing or arch.sizing, profile.page_longest_edge)
+    width, height = page_dimensions(sizing or spec.sizing, profile.page_longest_edge)
     vision = arch.vision_tokens(width, height)
+    # vLLM ends a sequence at the context: the output can only use what prompt and image leave.
+    out_tokens = max(min(max_tokens or spec.max_tokens, arch.context - prompt_tokens - vision), 0)
     per_page = vision + prompt_tokens + out_tokens
 
     weights = arch.weight_bytes
@@ -234,7 +213,7 @@ def plan_memory(
     per_page_bytes = blocks_per_page * bpb + state
     usable = max(blocks - 1, 0) * bpb + state
     in_flight = min(max_seqs, usable // per_page_bytes) if per_page_bytes else 0
-    fits = budget > 0 and mml >= per_page
+    fits = budget > 0 and out_tokens > 0 and mml >= per_page
 
     engine_args = {
         **eng,
@@ -246,7 +225,7 @@ def plan_memory(
         },
     }
     plan = MemoryPlan(
-        model_id=arch.model_id,
+        model_id=spec.id,
         profile=profile.name,
         total_bytes=total_bytes,
         free_bytes=free,
@@ -270,20 +249,25 @@ def plan_memory(
         pages_in_flight=int(in_flight),
         client_pages_in_flight=int(min(in_flight, profile.pages_in_flight)),
         fits=fits,
-        assumptions=_assumptions(arch, eager),
+        assumptions=_assumptions(arch, eager, out_tokens < (max_tokens or spec.max_tokens)),
         engine_args=engine_args,
     )
     if fits or not _advise:
         return plan
-    return replace(plan, advice=tuple(_advice(plan, arch, profile, sizing, out_tokens)))
+    return replace(plan, advice=tuple(_advice(plan, spec, profile, out_tokens)))
 
 
-def _assumptions(arch: Architecture, eager: bool) -> tuple[str, ...]:
+def _assumptions(arch: Architecture, eager: bool, capped: bool) -> tuple[str, ...]:
     notes = [
         "activation peak is an estimate (decoder forward of max_num_batched_tokens + ViT on "
         "one page + sampler + 512 MiB); vLLM measures it at start-up",
         "page is US letter portrait; prompt 200 tokens",
     ]
+    if capped:
+        notes.append(
+            f"output budget capped at the {arch.context:,}-token context minus prompt and "
+            "image (vLLM stops there too)"
+        )
     if not eager:
         notes.append("CUDA-graph memory is a guess (0.5 GiB ≤3 B, else 1 GiB)")
     if arch.hybrid:
@@ -295,13 +279,8 @@ def _assumptions(arch: Architecture, eager: bool) -> tuple[str, ...]:
     return tuple(notes)
 
 
-def _advice(
-    plan: MemoryPlan,
-    arch: Architecture,
-    profile: Profile,
-    sizing: PageSizing | None,
-    max_tokens: int,
-) -> list[str]:
+def _advice(plan: MemoryPlan, spec: ModelSpec, profile: Profile, max_tokens: int) -> list[str]:
+    arch = architecture_of(spec)
     gib = plan.total_bytes / GiB
     tips: list[str] = []
     fixed = plan.weights_bytes + plan.activation_bytes + plan.cuda_graph_bytes
@@ -341,13 +320,13 @@ def _advice(
             )
         tips.append(f"Fewer output tokens: max_tokens {max_tokens:,} → {max_tokens // 2:,}.")
     smaller_models = [
-        a
-        for a in sorted(ARCHITECTURES, key=lambda a: -a.weight_bytes)
-        if a.weight_bytes < arch.weight_bytes
-        and plan_memory(a, profile, plan.total_bytes, plan.free_bytes, _advise=False).fits
+        other
+        for other in sorted(_planned_specs(), key=lambda o: -architecture_of(o).weight_bytes)
+        if architecture_of(other).weight_bytes < arch.weight_bytes
+        and plan_memory(other, profile, plan.total_bytes, plan.free_bytes, _advise=False).fits
     ]
     if smaller_models:
-        names = ", ".join(a.display for a in smaller_models[:3])
+        names = ", ".join(o.display for o in smaller_models[:3])
         tips.append(f"A smaller model that fits this GPU with this profile: {names}.")
     return tips
 
@@ -361,41 +340,33 @@ def prompt_token_estimate(spec: ModelSpec | None) -> int:
     return len(text) // 3 + 32
 
 
-def resolve_model(model_id: str) -> tuple[Architecture, ModelSpec | None]:
-    """The architecture numbers and (if registered) the ModelSpec for a model id or alias."""
-    spec: ModelSpec | None
-    try:
-        spec = get_spec(model_id)
-    except KeyError:
-        spec = match_served_model(model_id)
-    names = [spec.id, *spec.aliases] if spec else [model_id]
-    arch = next((a for a in map(find_architecture_exact, names) if a), None)
-    arch = arch or next((a for a in map(find_architecture, names) if a), None)
-    if arch is None:
-        known = ", ".join(a.model_id for a in ARCHITECTURES)
+def _planned_specs() -> list[ModelSpec]:
+    return [s for s in all_specs() if s.arch is not None]
+
+
+def architecture_of(spec: ModelSpec) -> Architecture:
+    if spec.arch is None:
+        known = ", ".join(s.id for s in _planned_specs())
+        raise PlanError(f"no memory numbers for model {spec.id!r}; the planner knows: {known}")
+    return spec.arch
+
+
+def resolve_model(model_id: str) -> tuple[Architecture, ModelSpec]:
+    """The architecture numbers and the ModelSpec for a model id, alias or served name."""
+    spec = match_served_model(model_id)
+    if spec is None:
+        known = ", ".join(s.id for s in _planned_specs())
         raise PlanError(f"no memory numbers for model {model_id!r}; the planner knows: {known}")
-    return arch, spec
+    return architecture_of(spec), spec
 
 
 def plan_for_model(
     model_id: str, profile: Profile, total_bytes: int, free_bytes: int | None = None
-) -> tuple[MemoryPlan, Architecture, ModelSpec | None]:
-    """:func:`plan_memory` with the spec's page sizing, max_tokens, prompt and max_model_len."""
+) -> tuple[MemoryPlan, Architecture, ModelSpec]:
+    """:func:`plan_memory` for a model named by id, alias or served name."""
     if not profile.supported:
         raise PlanError(f"profile {profile.name!r} is unsupported: {profile.reason}")
     if profile.name == "cpu":
         raise PlanError("the cpu profile runs the embedded CPU engine, not vLLM; pick a GPU one")
     arch, spec = resolve_model(model_id)
-    sizing = spec.sizing if spec and spec.sizing != PageSizing() else None
-    requested = spec.vllm_args.get("max_model_len") if spec else None
-    plan = plan_memory(
-        arch,
-        profile,
-        total_bytes,
-        free_bytes,
-        sizing=sizing,
-        max_tokens=spec.sampling.max_tokens if spec else None,
-        prompt_tokens=prompt_token_estimate(spec),
-        requested_max_model_len=requested if isinstance(requested, int) else None,
-    )
-    return plan, arch, spec
+    return plan_memory(spec, profile, total_bytes, free_bytes), arch, spec

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import atexit
 import dataclasses
-import math
 import multiprocessing
 import os
 import tempfile
@@ -42,6 +41,7 @@ from pathlib import Path
 
 from PIL import Image
 
+from workbench import models
 from workbench.documents import Document, open_document
 from workbench.engines.png import encode_png
 from workbench.errors import DocumentError
@@ -59,27 +59,17 @@ def default_workers() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def fit_size(width: int, height: int, sizing: PageSizing) -> tuple[int, int]:
-    """The size a ``width``×``height`` page image gets by the spec's rule (see
-    :class:`~workbench.models.registry.PageSizing`)."""
-    w, h = width, height
-    f = 1.0
-    if sizing.min_short_edge and min(w, h) < sizing.min_short_edge:
-        f = sizing.min_short_edge / min(w, h)
-    if sizing.longest_edge and max(w, h) * f > sizing.longest_edge:
-        f = sizing.longest_edge / max(w, h)
-    if sizing.max_pixels and w * h * f * f > sizing.max_pixels:
-        f = math.sqrt(sizing.max_pixels / (w * h))
-    nw, nh = max(1, round(w * f)), max(1, round(h * f))
-    if sizing.grid:
-        nw = max(sizing.grid, nw // sizing.grid * sizing.grid)
-        nh = max(sizing.grid, nh // sizing.grid * sizing.grid)
-    return nw, nh
+def fit_size(
+    width: int, height: int, sizing: PageSizing, *, is_image: bool = False
+) -> tuple[int, int]:
+    """The size a ``width``×``height`` page gets: :func:`workbench.models.fit_size`, the one
+    rule the memory planner also uses (``is_image``: the page came from an image file)."""
+    return models.fit_size(width, height, sizing, is_image=is_image)
 
 
-def sized(image: Image.Image, sizing: PageSizing) -> Image.Image:
+def sized(image: Image.Image, sizing: PageSizing, *, is_image: bool = False) -> Image.Image:
     """An image (not a PDF page: those are drawn at the size) resized by the rule."""
-    size = fit_size(*image.size, sizing=sizing)
+    size = fit_size(*image.size, sizing=sizing, is_image=is_image)
     return image if size == image.size else image.resize(size, Image.Resampling.LANCZOS)
 
 
@@ -92,7 +82,7 @@ def prepare_page(page: PageImage, sizing: PageSizing) -> PageImage:
     A page that carries ``png`` is prepared already and is returned as it is."""
     if page.png is not None:
         return page
-    image = sized(page.image, sizing)
+    image = sized(page.image, sizing, is_image=page.dpi is None)
     return dataclasses.replace(page, image=image, png=encode_png(image))
 
 
@@ -132,7 +122,8 @@ def _document(job: _Job) -> Document:
 
 
 def _render(doc: Document, index: int, dpi: float, sizing: PageSizing, text: bool) -> PageImage:
-    page = doc.page(index, dpi, fit=partial(fit_size, sizing=sizing), text=text)
+    fit = partial(fit_size, sizing=sizing, is_image=doc.kind != "pdf")
+    page = doc.page(index, dpi, fit=fit, text=text)
     return dataclasses.replace(page, png=encode_png(page.image))
 
 

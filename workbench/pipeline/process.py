@@ -55,9 +55,10 @@ class Processed:
     png: bytes | None = None  # that image as the engine was sent it: write these bytes as-is
 
 
-def model_input(image: Image.Image, sizing: PageSizing) -> Image.Image:
-    """Size a page image by the spec's rule (see :class:`~workbench.models.registry.PageSizing`)."""
-    return sized(image, sizing)
+def model_input(image: Image.Image, sizing: PageSizing, *, is_image: bool = False) -> Image.Image:
+    """Size a page image by the spec's rule (:func:`workbench.models.fit_size`; ``is_image``:
+    the page came from an image file, where a model may ask for a larger short side)."""
+    return sized(image, sizing, is_image=is_image)
 
 
 def page_key(page: PageImage) -> str:
@@ -81,6 +82,8 @@ def build_request(
         retry_sampling=spec.retry_sampling,
         system=spec.system,
         chat_template_kwargs=dict(spec.chat_template_kwargs),
+        prompt_first=spec.prompt_first,
+        retry_on_length=spec.retry_on_length,
     )
 
 
