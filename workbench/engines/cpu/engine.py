@@ -157,6 +157,7 @@ class CpuEngine:
     ) -> tuple[list[Region], dict[str, Any]]:
         """Regions and a JSON-able trace for one page image (and its PDF text layer, if any).
         Not locked: callers lock."""
+        image.load()  # a prepared page is decoded lazily: once, here, before threads share it
         image = image if image.mode == "RGB" else image.convert("RGB")
         w, h = image.size
         trace: dict[str, Any] = {"size": [w, h], "model": self.model}
