@@ -38,3 +38,19 @@ def test_unreadable_det_is_unlocated():
         "<|ref|>text<|/ref|><|det|>[[1, 2, x]]<|/det|>\nhello", ParseContext(width=100, height=100)
     )
     assert page.regions[0].bbox is None and page.regions[0].text == "hello"
+
+
+def test_deepseek_keeps_text_before_the_first_marker():
+    from workbench.parsers.base import ParseContext
+    from workbench.parsers.deepseek import parse_deepseek
+
+    raw = (
+        "end of the previous page's paragraph.\n\n"
+        "<|ref|>text<|/ref|><|det|>[[100, 100, 900, 200]]<|/det|>\nNext paragraph."
+    )
+    page = parse_deepseek(raw, ParseContext(999, 999))
+    assert [r.text for r in page.regions] == [
+        "end of the previous page's paragraph.",
+        "Next paragraph.",
+    ]
+    assert page.regions[0].bbox is None and page.regions[1].bbox is not None

@@ -75,3 +75,14 @@ def test_salvage_keeps_complete_objects(sample):
     items, broken = salvage_json(cut)
     assert broken and len(items) == 2
     assert salvage_json("not json at all") == ([], True)
+
+
+def test_dots_json_missing_only_its_bracket_is_complete():
+    from workbench.parsers.base import ParseContext
+    from workbench.parsers.dots import parse_dots
+
+    whole = '[{"bbox": [10, 10, 100, 40], "category": "Text", "text": "Hello"}'
+    page = parse_dots(whole + "\n", ParseContext(1000, 1000))
+    assert not page.truncated and [r.text for r in page.regions] == ["Hello"]
+    cut = whole + ', {"bbox": [10, 50, 100'
+    assert parse_dots(cut, ParseContext(1000, 1000)).truncated

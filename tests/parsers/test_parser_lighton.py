@@ -81,3 +81,35 @@ def test_grounding_cut_marker_is_not_a_block():
     raw = "![text](0,0,500,100) Done.\n![caption](10,20"
     page = GROUND(raw, ParseContext(width=1000, height=1000))
     assert len(page.regions) == 1 and page.truncated
+
+
+def test_lighton_furniture_and_figure_labels_from_upstream_code():
+    from workbench.parsers.base import ParseContext
+    from workbench.parsers.lighton import parse_grounding
+    from workbench.schema import Label
+
+    raw = (
+        "![page_header](100,20,900,40) Journal of Things\n"
+        "![figure](100,100,900,500)\n"
+        "![figure_title](100,510,900,530) Figure 2: A plot.\n"
+        "![paragraph](100,540,900,700) Body text.\n"
+        "![page_footnote](100,900,900,920) 1 A note.\n"
+        "![footer_image](100,950,200,980)\n"
+    )
+    page = parse_grounding(raw, ParseContext(1000, 1000))
+    labels = [(r.native_label, r.label) for r in page.regions]
+    assert labels == [
+        ("page_header", Label.HEADER),
+        ("figure", Label.FIGURE),  # kept without text: worth drawing
+        ("figure_title", Label.CAPTION),
+        ("paragraph", Label.TEXT),
+        ("page_footnote", Label.FOOTNOTE),
+    ]  # an empty footer image is dropped like any empty non-figure block
+
+
+def test_lighton_escaped_dollars_repaired():
+    from workbench.parsers.base import ParseContext
+    from workbench.parsers.lighton import parse_plain
+
+    page = parse_plain(r"The area is \$\pi r^2\$, it costs \$5.", ParseContext(100, 100))
+    assert page.regions[0].text == r"The area is $\pi r^2$, it costs \$5."

@@ -89,10 +89,21 @@ def render_html(markdown: str) -> str:
     return clean_html(MarkdownIt("commonmark", {"html": True}).enable("table").render(markdown))
 
 
+_CELL_BREAK = re.compile(r"\s*<br\s*/?>\s*", re.I)
+
+
+_CELL_INLINE = frozenset({"sup", "sub"})  # footnote marks: "Maurice<sup>a</sup>" ≠ "Mauricea"
+
+
 def clean_table_html(html: str) -> str:
-    """A table fragment reduced to table tags with colspan/rowspan; everything else stripped."""
+    """A table fragment reduced to table tags with colspan/rowspan (and ``sup``/``sub`` in
+    cells); everything else stripped. A ``<br>`` in a cell becomes a space first:
+    "area<br/>Continent" is two words."""
+    html = _CELL_BREAK.sub(" ", html)
     return nh3.clean(
-        html, tags=set(TABLE_TAGS), attributes={"td": _CELL_ATTRS, "th": _CELL_ATTRS}
+        html,
+        tags=set(TABLE_TAGS | _CELL_INLINE),
+        attributes={"td": _CELL_ATTRS, "th": _CELL_ATTRS},
     ).strip()
 
 

@@ -12,6 +12,9 @@ united. The special tokens only survive with ``skip_special_tokens=False``.
 Quirk handled: the model often emits an empty ``table`` marker, then the ``table_caption``
 marker, then the caption text followed by the table HTML; the table is moved back into the
 empty table block. A marker cut off mid-way is not a block (``truncated`` is set).
+
+Text outside any marker is kept, as upstream keeps it (``run_dpsk_ocr_image.py`` only removes
+the matched ref/det spans): text before the first marker becomes an unlocated ``text`` block.
 """
 
 from __future__ import annotations
@@ -75,6 +78,9 @@ def parse_deepseek(raw: str, ctx: ParseContext) -> ParsedPage:
     raw = raw or ""
     marks = list(MARKER.finditer(raw))
     drafts: list[Draft] = []
+    lead = raw[: marks[0].start()].strip() if marks else ""
+    if lead:
+        drafts.append(Draft("text", None, lead))
     for i, m in enumerate(marks):
         end = marks[i + 1].start() if i + 1 < len(marks) else len(raw)
         text = raw[m.end() : end]

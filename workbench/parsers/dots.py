@@ -12,7 +12,9 @@ does). Categories: Caption, Footnote, Formula (LaTeX), List-item, Page-footer, P
 Picture (no text), Section-header, Table (HTML), Text, Title; text is Markdown.
 
 Invalid or truncated JSON never raises: every complete object before the break is kept and
-``truncated`` is set.
+``truncated`` is set. A list whose only fault is a missing closing ``]`` after its last
+complete object is whole (the model stopped; nothing is lost), not truncated: a real cut-off
+by ``max_tokens`` is still reported by the finish reason.
 """
 
 from __future__ import annotations
@@ -102,7 +104,9 @@ def salvage_json(raw: str) -> tuple[list[Any], bool]:
         except (json.JSONDecodeError, ValueError):
             break
         items.append(item)
-    return items, True
+    rest = text[pos:].strip(" \t\r\n,")
+    complete = start >= 0 and bool(items) and rest in ("", "]")
+    return items, not complete
 
 
 def _text(category: str, value: object) -> str:

@@ -12,6 +12,16 @@ One marker before each block, coordinates ``x1,y1,x2,y2`` normalised **0-1000** 
 whatever the image size; a block's text runs to the next marker (tables and lists span
 lines). A ``+`` after the label (``text+``) marks a block that continues the previous one
 (``Region.continues``). A marker cut off mid-way (``![text](12,3``) is not a block.
+
+Labels: the 15 of the README plus the variants LightOn's own code handles: ``page_header``,
+``page_footer``, ``page_footnote``, ``header_image``, ``footer_image`` (``grounding.py``
+``HEADER_FOOTER``: running furniture, kept out of the document Markdown) and ``figure``,
+``figure_title``, ``paragraph`` (``benchmarks/…/loocr_grounding.py`` ``LABEL_MAP``). A figure
+block is kept even without text (it is worth drawing).
+
+Both modes repair escaped dollars first, as LightOn's client does for every output
+(``postprocess/fix_escaped_dollars.py``: ``\\$x\\$`` → ``$x$``): the model sometimes escapes the
+delimiters of inline math. A lone escaped dollar (a price: ``\\$5``) is left alone.
 """
 
 from __future__ import annotations
@@ -40,7 +50,26 @@ LABELS: dict[str, Label] = {
     "formula": Label.FORMULA,
     "code": Label.CODE,
     "image": Label.FIGURE,
+    # grounding.py HEADER_FOOTER
+    "page_header": Label.HEADER,
+    "page_footer": Label.FOOTER,
+    "page_footnote": Label.FOOTNOTE,
+    "header_image": Label.HEADER,
+    "footer_image": Label.FOOTER,
+    # benchmarks' loocr_grounding.py LABEL_MAP
+    "figure": Label.FIGURE,
+    "figure_title": Label.CAPTION,
+    "paragraph": Label.TEXT,
 }
+
+# \$…\$ on one line, content not starting or ending with a space: inline math escaped twice.
+_ESCAPED_MATH = re.compile(r"\\\$(?=\S)([^$\n]*?\S)\\\$")
+
+
+def fix_escaped_dollars(text: str) -> str:
+    """``\\$x^2\\$`` → ``$x^2$`` (LightOnOCR's dollar-delimiter repair)."""
+    return _ESCAPED_MATH.sub(r"$\1$", text)
+
 
 # Same marker grammar as LightOnOCR's grounding.MARKER (label, optional "+", four integers).
 MARKER = re.compile(
@@ -60,12 +89,12 @@ def markdown_regions(raw: str, ctx: ParseContext) -> ParsedPage:
 
 @register("lighton_plain")
 def parse_plain(raw: str, ctx: ParseContext) -> ParsedPage:
-    return markdown_regions(raw or "", ctx)
+    return markdown_regions(fix_escaped_dollars(raw or ""), ctx)
 
 
 @register("lighton_grounding")
 def parse_grounding(raw: str, ctx: ParseContext) -> ParsedPage:
-    raw = raw or ""
+    raw = fix_escaped_dollars(raw or "")
     marks = list(MARKER.finditer(raw))
     partial = _PARTIAL.search(raw)
     if not marks and partial and not raw[: partial.start()].strip():
