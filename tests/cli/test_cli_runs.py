@@ -24,6 +24,7 @@ from tests.fakes.openai_server import FakeOpenAIServer, Reply
 ROOT = Path(__file__).resolve().parents[2]
 CHANDRA2 = (ROOT / "tests/data/model_outputs/chandra2_2305.03393v1-pg9.html").read_text()
 MODEL = "datalab-to/chandra-ocr-2"
+pytestmark = pytest.mark.slow  # about 15 CLI subprocesses, 5-8 s each on 2 cores
 
 
 def make_pdf(path: Path, pages: int, size: tuple[float, float] = (612, 792)) -> Path:

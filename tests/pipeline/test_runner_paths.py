@@ -146,6 +146,7 @@ def run_compare(tmp_path: Path, source: Path) -> Path:
     return store.path(run_id)
 
 
+@pytest.mark.slow  # the Viewer runs in AppTest
 def test_cli_viewer_batch_and_compare_write_the_same_folder(
     tmp_path: Path, pdf_bytes: bytes, monkeypatch: pytest.MonkeyPatch
 ) -> None:
