@@ -242,16 +242,19 @@ class RunJob:
         on_write_error: OnWriteError | None = None,
     ) -> Iterator[Processed]:
         """Process ``images`` (pages of the run's document ``name``, in the order given) and
-        write each as it finishes; yields every processed page, written or not."""
+        write each as it finishes; yields every processed page, written or not. ``on_page``
+        (pages done, ``total``, result) is called once the page is on disk, so a callback
+        that stops the caller (Streamlit's Cancel) never loses the page it reports."""
         self.outcome.total += total
         renamed = (
             p if p.document == name else dataclasses.replace(p, document=name) for p in images
         )
-        for item in process(
-            self.engine, self.spec, renamed, total=total, on_page=on_page, cancelled=cancelled
-        ):
+        items = process(self.engine, self.spec, renamed, total=total, cancelled=cancelled)
+        for done, item in enumerate(items, start=1):
             self.write_one(item, on_write_error)
             self.outcome.processed += 1
+            if on_page is not None:
+                on_page(done, total, item.result)
             yield item
 
     def document(
