@@ -29,6 +29,7 @@ sys.path.insert(0, str(ROOT))
 from workbench.documents import open_document, pdf_text_layer  # noqa: E402
 from workbench.engines.cpu.engine import get_cpu_engine  # noqa: E402
 from workbench.evaluate.metrics import CharErrors, char_errors, plain_text, word_f1  # noqa: E402
+from workbench.logs import quiet_libraries  # noqa: E402
 from workbench.models.registry import CPU_SPEC  # noqa: E402
 from workbench.pipeline.process import process  # noqa: E402
 
@@ -56,6 +57,7 @@ def main() -> int:
     parser.add_argument("--dpi", type=int, default=200)
     parser.add_argument("--rounds", type=int, default=2)
     args = parser.parse_args()
+    quiet_libraries()
     pdfs = args.pdfs or [ROOT / "tests" / "data" / n for n in DEFAULT_PDFS]
     pdfs = [p for p in pdfs if p.exists()]
     if not pdfs:

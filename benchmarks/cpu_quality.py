@@ -34,6 +34,7 @@ from workbench.documents import open_document, pdf_text_layer
 from workbench.engines.cpu.engine import CpuEngine
 from workbench.errors import WorkbenchError
 from workbench.evaluate.metrics import char_errors, plain_text, word_f1
+from workbench.logs import quiet_libraries
 from workbench.markdown.assemble import assemble_page
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data"
@@ -74,6 +75,7 @@ def main() -> None:
     ap.add_argument("--dpi", type=int, default=200)
     ap.add_argument("--max-pages", type=int, default=20)
     args = ap.parse_args()
+    quiet_libraries()
 
     engine = CpuEngine()
     bare = CpuEngine(read_missed=False, dissolve_forms=False, weak_conf=0)
