@@ -13,8 +13,9 @@ Contract
   must not hold the GIL of the process that keeps requests in flight), at most ``ahead``
   pages ahead of the consumer: a thousand-page PDF is never held whole, memory stays flat as
   documents grow. The pool is one per process (``workers``: the cores this process may use),
-  started on first use with ``forkserver`` (never ``fork`` of a threaded process) and shared
-  by every caller and thread; each worker keeps the last few documents open.
+  started on first use (``fork`` from a single-threaded process such as the CLI, else
+  ``forkserver``: never a fork of a threaded process) and shared by every caller and thread;
+  each worker keeps the last few documents open.
 * A page that cannot be rendered raises the same :class:`~workbench.errors.DocumentError`
   in the consumer as :meth:`Document.page` would. If the pool breaks (a worker killed), the
   remaining pages are rendered in this process instead, and the next call starts a new pool.
@@ -38,6 +39,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 from PIL import Image
 
@@ -144,15 +146,22 @@ def _pool(workers: int) -> ProcessPoolExecutor:
     with _POOL_LOCK:
         pool = _POOLS.get(workers)
         if pool is None:
-            methods = multiprocessing.get_all_start_methods()
-            context = multiprocessing.get_context(
-                "forkserver" if "forkserver" in methods else "spawn"
-            )
-            if "forkserver" in methods:
-                # Workers import this module only: never the caller's __main__ (Streamlit, CLI).
-                context.set_forkserver_preload([__name__])
-            pool = _POOLS[workers] = ProcessPoolExecutor(workers, mp_context=context)
+            pool = _POOLS[workers] = ProcessPoolExecutor(workers, mp_context=_context())
         return pool
+
+
+def _context() -> Any:
+    """``fork`` while this process has one thread (the CLI: workers start in milliseconds, all
+    at once, before the pool's own thread); else ``forkserver`` (Streamlit's threads may hold
+    locks a fork would copy), whose workers import this module only, never ``__main__``."""
+    methods = multiprocessing.get_all_start_methods()
+    if "fork" in methods and threading.active_count() == 1:
+        return multiprocessing.get_context("fork")
+    if "forkserver" not in methods:
+        return multiprocessing.get_context("spawn")
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload([__name__])
+    return context
 
 
 def _drop_pool(broken: ProcessPoolExecutor) -> None:

@@ -270,6 +270,13 @@ def _chunked(
         yield from _run(engine, spec, chunk, lazy=False)
 
 
+def prefetch(engine: Engine) -> int | None:
+    """Pages to prepare ahead for ``engine``: a whole chunk for a chunked engine (the next
+    batch is ready when the GPU finishes one); the default (a few per worker) for a streaming
+    engine, whose slots in flight are the buffer."""
+    return None if streams(engine) else int(getattr(engine, "batch_size", DEFAULT_BATCH))
+
+
 def process_document(
     engine: Engine,
     spec: ModelSpec,
@@ -282,10 +289,7 @@ def process_document(
     workers: int | None = None,
 ) -> Iterator[Processed]:
     """:func:`process` over pages of ``doc`` prepared in worker processes ahead of the engine
-    (:func:`~workbench.pipeline.prepare.prepare_pages`): as far ahead as a chunk for a
-    chunked engine (the next batch is ready when the GPU finishes one), a few pages for a
-    streaming engine (its slots in flight are the buffer)."""
+    (:func:`~workbench.pipeline.prepare.prepare_pages`), as far ahead as :func:`prefetch`."""
     pages = list(range(1, doc.page_count + 1) if indices is None else indices)
-    ahead = None if streams(engine) else int(getattr(engine, "batch_size", DEFAULT_BATCH))
-    prepared = prepare_pages(doc, pages, spec, dpi, ahead=ahead, workers=workers)
+    prepared = prepare_pages(doc, pages, spec, dpi, ahead=prefetch(engine), workers=workers)
     return process(engine, spec, prepared, total=len(pages), on_page=on_page, cancelled=cancelled)
