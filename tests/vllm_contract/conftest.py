@@ -1,0 +1,39 @@
+"""The ``vllm_contract`` lane: the workbench's engine settings checked by the real vLLM 0.33.
+
+Runs only where ``import vllm`` works (``scripts/setup.sh --with-vllm`` makes ``.venv-vllm``;
+``scripts/test.sh`` runs this folder with that interpreter). No GPU and no weights are needed:
+vLLM's configuration classes, argument parser and request models are pure Python. Each model's
+checkpoint ``config.json`` is stood in for by ``tests/data/model_configs/<repo name>/``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")  # fixtures are local; never reach for the Hub
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+# No GPU here: without this vLLM cannot infer a device when it builds its CLI defaults.
+os.environ.setdefault("VLLM_TARGET_DEVICE", "cpu")
+
+# Without vllm (the main environment) the lane is not collected at all; scripts/test.sh runs
+# it with the interpreter of the vllm virtual environment and says so when there is none.
+if importlib.util.find_spec("vllm") is None:
+    collect_ignore_glob = ["test_*.py"]
+
+CONFIGS = Path(__file__).resolve().parents[1] / "data" / "model_configs"
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    here = Path(__file__).parent
+    for item in items:
+        if here in Path(str(item.fspath)).parents:
+            item.add_marker(pytest.mark.vllm_contract)
+
+
+def fixture_dir(model_id: str) -> Path:
+    """The config.json fixture folder of a model (named like the repo, org dropped)."""
+    return CONFIGS / model_id.rsplit("/", 1)[-1]

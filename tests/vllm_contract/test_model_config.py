@@ -1,0 +1,42 @@
+"""``max_model_len`` never exceeds the checkpoint's context, checked by vLLM's ModelConfig.
+
+For each model the largest ``max_model_len`` any profile/GPU plan asks for is handed, with the
+rest of the in-process engine arguments, to ``EngineArgs(...).create_model_config()`` on the
+model's ``config.json`` fixture: vLLM's own validation (``_get_and_verify_max_len``, the
+multimodal options) runs exactly as at start-up, minus the weights. The fixture's numbers are
+also compared with the registry's architecture numbers the memory planner uses.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.vllm_contract.conftest import fixture_dir
+from tests.vllm_contract.test_engine_args import SPECS, _launch, _plans
+
+vllm_arg_utils = pytest.importorskip("vllm.engine.arg_utils")
+
+
+def _largest_request(spec: Any) -> dict[str, Any]:
+    best: dict[str, Any] | None = None
+    for _spec, profile, gib in [c for c in _plans() if c[0] is spec]:
+        launched = _launch(spec, profile, gib)
+        if launched is None:
+            continue
+        kwargs = launched[1]
+        if best is None or kwargs["max_model_len"] > best["max_model_len"]:
+            best = kwargs
+    assert best is not None, f"{spec.id}: no startable plan"
+    return best
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=lambda s: s.id)
+def test_max_model_len_within_checkpoint_context(spec: Any) -> None:
+    folder = fixture_dir(spec.id)
+    assert (folder / "config.json").is_file(), f"no config.json fixture for {spec.id}"
+    kwargs = {**_largest_request(spec), "model": str(folder), "skip_tokenizer_init": True}
+    kwargs["trust_remote_code"] = True  # dots.ocr's auto_map; harmless elsewhere
+    config = vllm_arg_utils.EngineArgs(**kwargs).create_model_config()
+    assert config.max_model_len == kwargs["max_model_len"] or kwargs["max_model_len"] == -1
