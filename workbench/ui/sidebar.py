@@ -22,6 +22,7 @@ from workbench.models.registry import all_specs, get_spec
 from workbench.ui import engines, state
 from workbench.ui.config import settings
 from workbench.ui.gpu_panel import current_profile, sidebar_gpu
+from workbench.ui.runs_common import cpu_settings
 
 
 def _kinds() -> dict[str, tuple[str, str | None]]:
@@ -129,7 +130,9 @@ def engine_picker() -> engines.EngineChoice | None:
     if kind == "cpu":
         if hint:
             st.warning(hint)
-        choice = engines.EngineChoice("cpu", _options("cpu"))
+        with st.expander("CPU engine settings"):  # text layer, DPI, handwriting, tables
+            cpu = cpu_settings("sb_cpu_", factory.CpuOptions())
+        choice = engines.EngineChoice("cpu", cpu)
         st.caption("Tesseract + RapidOCR + CDLA layout: offline, no GPU needed.")
     elif kind == "vllm-server":
         choice = _server_choice()

@@ -65,3 +65,18 @@ def test_weak_lines_get_a_second_reading_only_when_it_is_surer():
     assert not better(weak, [Line("Kodak", weak.box, 66, "rapidocr")], margin=10)
     assert not better(weak, [Line("K", weak.box, 99, "rapidocr")], margin=10)  # too short
     assert not better(weak, [], margin=10)
+
+
+def test_dedupe_keeps_each_word_once():
+    """A drop cap's paragraph read twice by Tesseract (once beside the initial, once whole):
+    the overlapping shorter repeat goes; the initial and text elsewhere stay."""
+    from workbench.engines.cpu.merge import dedupe
+
+    whole = Line("ver the past three decades increasing", (100, 100, 900, 130), 90, "tesseract")
+    repeat = Line("ver the past three decades", (140, 98, 700, 131), 85, "rapidocr")
+    initial = Line("C", (20, 90, 90, 200), 50, "tesseract")
+    elsewhere = Line("the past three decades", (100, 300, 600, 330), 90, "tesseract")
+    kept = dedupe([whole, repeat, initial, elsewhere])
+    assert [ln.text for ln in kept] == [whole.text, "C", elsewhere.text]
+    different = Line("a wholly other reading", (140, 98, 700, 131), 85, "rapidocr")
+    assert len(dedupe([whole, different])) == 2

@@ -174,3 +174,14 @@ def test_factory_builds_configured_engine():
     info = engine.describe()
     assert info["text_layer"] == "never" and info["detect_tables"] == "false"
     assert build_engine(CpuOptions()).describe()["text_layer"] == "auto"
+
+
+def test_single_line_page_is_read(engine):
+    """One line cropped from a real page (as a cropped invoice line): whatever the layout
+    model calls it, the page's only content reaches the Markdown."""
+    image, _ = _page("financial_statement.pdf")
+    line = image.crop((150, 405, 1560, 462))  # the "Revenue $ 1,204 $ 1,087 $ 962" row
+    out = next(iter(engine.run([PageRequest(key="line", image=line)])))
+    assert out.error is None
+    md = assemble_page(out.regions)
+    assert "Revenue" in md and "1,204" in md and "962" in md

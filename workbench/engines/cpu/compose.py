@@ -31,6 +31,7 @@ Contract:
 
 from __future__ import annotations
 
+import re
 from itertools import pairwise
 
 from workbench.engines.cpu import headings, tables, text
@@ -131,8 +132,11 @@ def compose(
 
 
 def _display_math(group: list[Line]) -> bool:
-    """One or two text-layer lines with scripts and an equals sign: a displayed formula."""
-    return 0 < len(group) <= 2 and all(ln.tex and "=" in ln.text for ln in group)
+    """One or two text-layer lines with scripts and an equals sign, and no word of prose (three
+    letters or more, "s(t)" has none; "x² = 9 means …" is a sentence): a displayed formula."""
+    return 0 < len(group) <= 2 and all(
+        ln.tex and "=" in ln.text and not re.search(r"[A-Za-z]{3,}", ln.text) for ln in group
+    )
 
 
 def _not_furniture(

@@ -40,7 +40,7 @@ from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from PIL import Image
+from PIL import Image, ImageOps
 
 from workbench.engines.base import EngineOutput, PageRequest
 from workbench.engines.cpu import merge, pdftext, signatures
@@ -50,13 +50,15 @@ from workbench.engines.cpu.compose import compose
 from workbench.engines.cpu.layout import CdlaLayout, tesseract_blocks
 from workbench.engines.cpu.ocr import RapidReader, TesseractReader
 from workbench.errors import EngineUnavailable
-from workbench.schema import Region, TextLayer
+from workbench.schema import BBox, Region, TextLayer
 
 HANDWRITTEN_CONF = 60.0  # median Tesseract word confidence under which RapidOCR reads the page
 WEAK_CONF = 75.0  # Tesseract lines under this mean word confidence get a RapidOCR second reading
 WEAK_MARGIN = 10.0  # ... which replaces them when its confidence is this many points higher
 MISSED_SCORE = 0.8  # RapidOCR score a line Tesseract missed needs to be added
 TEXT_LAYER_MODES = ("auto", "never", "only")
+SMALL_PAGE = 300  # px: an image this small on a side (a cropped line) is padded before OCR
+PAD = 48
 
 
 class CpuEngine:
@@ -169,6 +171,17 @@ class CpuEngine:
             if why is None and (layer is not None or self.text_layer == "only"):
                 return self._from_layer(image, layer, trace)
             trace["text_layer"] = why
+        if min(w, h) < SMALL_PAGE:  # a cropped line: OCR wants white space around the text
+            big = ImageOps.expand(image, PAD, fill="white")
+            regions, trace = self._ocr(big, trace)
+            return [_shift(r, PAD, w, h) for r in regions], trace
+        return self._ocr(image, trace)
+
+    def _ocr(
+        self, image: Image.Image, trace: dict[str, Any]
+    ) -> tuple[list[Region], dict[str, Any]]:
+        """The OCR path (no usable text layer)."""
+        w, h = image.size
         # Tesseract (one core, GIL released) runs beside layout + RapidOCR detection (ORT)
         tess = self._pool.submit(self.tess.read, image) if self.tess is not None else None
         layout = self.layout.detect(image) if self.layout is not None else []
@@ -191,6 +204,7 @@ class CpuEngine:
         sigs = signatures.detect(image, lines)
         if not reread:
             lines = self._second_reading(image, lines, quads, trace)
+        lines = merge.dedupe(lines)
         regions = compose(w, h, layout, lines, sigs, tables=self.detect_tables)
         trace["median_word_conf"] = round(conf, 1)
         trace["layout"] = [[b.native, _r(b.box), round(b.score, 3)] for b in layout]
@@ -211,6 +225,7 @@ class CpuEngine:
         if self.text_layer == "auto" and layer is not None and self.tess is not None:
             for box in pdftext.image_regions(layer, lines, w, h):
                 lines += self._read_crop(image, box)
+            lines = merge.dedupe(lines)
         kept = []
         for b in layout:
             if b.native == "table" and self.dissolve_forms:
@@ -290,6 +305,16 @@ class CpuEngine:
             )
         trace["rapidocr"] = {"weak_lines": swapped, "missed_lines": len(extra)}
         return merge.attach(lines, extra)
+
+
+def _shift(region: Region, pad: int, width: int, height: int) -> Region:
+    if region.bbox is None:
+        return region
+    b = region.bbox
+    box = BBox.from_scaled(
+        [b.x0 - pad, b.y0 - pad, b.x1 - pad, b.y1 - pad], width, height, width, height
+    )
+    return region.model_copy(update={"bbox": box})
 
 
 def _r(box: Box) -> list[int]:

@@ -13,6 +13,9 @@ these functions pick which detections to recognise:
   of the box, and no word mostly inside it): text Tesseract skipped
   (page numbers after dot leaders in a table of contents, isolated digits, faint print).
 * :func:`inside` — detections whose centre lies in a box.
+* :func:`dedupe` — each word once: of two lines that overlap (half the smaller box) and whose
+  words mostly repeat (80 % of the shorter line's words appear in the other), only the longer,
+  surer one stays (a drop cap's line read twice, a RapidOCR reading beside Tesseract's).
 
 Boxes are ``page_px`` tuples; quads are RapidOCR's 4×2 arrays in the same pixels.
 """
@@ -132,3 +135,26 @@ def _cover(inner: Box, outer: Box) -> float:
     w = min(inner[2], outer[2]) - max(inner[0], outer[0])
     h = min(inner[3], outer[3]) - max(inner[1], outer[1])
     return max(w, 0.0) * max(h, 0.0) / max(area(inner), 1.0)
+
+
+def dedupe(lines: list[Line]) -> list[Line]:
+    """Lines minus those another overlapping line already says (see the module docstring)."""
+    ranked = sorted(lines, key=lambda ln: (-len(ln.text), -ln.conf))
+    kept: list[Line] = []
+    for ln in ranked:
+        words = ln.text.split()
+        if words and any(_repeats(ln, words, k) for k in kept):
+            continue
+        kept.append(ln)
+    keep = {id(k) for k in kept}
+    return [ln for ln in lines if id(ln) in keep]
+
+
+def _repeats(ln: Line, words: list[str], other: Line) -> bool:
+    small = min(area(ln.box), area(other.box))
+    w = min(ln.box[2], other.box[2]) - max(ln.box[0], other.box[0])
+    h = min(ln.box[3], other.box[3]) - max(ln.box[1], other.box[1])
+    if w <= 0 or h <= 0 or w * h < 0.5 * max(small, 1.0):
+        return False
+    theirs = set(other.text.split())
+    return sum(word in theirs for word in words) >= 0.8 * len(words)
