@@ -126,3 +126,21 @@ def test_files_get_the_umask_not_0600(tmp_path: Path) -> None:
     assert stat.S_IMODE((tmp_path / "a.txt").stat().st_mode) == 0o640
     atomic_write(tmp_path / "b.txt", "y")
     assert stat.S_IMODE((tmp_path / "b.txt").stat().st_mode) == 0o666 & ~old
+
+
+def test_batch_folder_names_what_it_leaves_out_in_one_line(tmp_path: Path) -> None:
+    from workbench.ui.batch_view import folder_files, unsupported_note
+
+    (tmp_path / "scan.tiff").write_bytes(tiff(1))
+    (tmp_path / "notes.txt").write_text("x")
+    (tmp_path / "odd\nname.gif").write_bytes(b"GIF89a")
+    (tmp_path / "sub").mkdir()
+    assert [name for name, _ in folder_files(str(tmp_path))] == ["scan.tiff"]
+    note = unsupported_note(str(tmp_path))
+    assert note is not None and "\n" not in note
+    assert note.startswith("3 unsupported file(s) in ")
+    assert note.endswith(": notes.txt, 'odd\\nname.gif', sub/")
+    (tmp_path / "notes.txt").unlink()
+    (tmp_path / "odd\nname.gif").unlink()
+    (tmp_path / "sub").rmdir()
+    assert unsupported_note(str(tmp_path)) is None

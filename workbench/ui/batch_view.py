@@ -58,11 +58,11 @@ def folder_files(folder: str) -> list[tuple[str, bytes]]:
 def unsupported_note(folder: str) -> str | None:
     """One line naming what a folder holds besides documents (left out of the batch)."""
     path = Path(folder).expanduser()
-    left = sorted(
+    left = [
         display_name(p.name + ("/" if p.is_dir() else ""))
-        for p in path.iterdir()
+        for p in sorted(path.iterdir())
         if not (p.is_file() and p.suffix.lower() in SUFFIXES)
-    )
+    ]
     if not left:
         return None
     return f"{len(left)} unsupported file(s) in {display_name(path)}: {', '.join(left)}"
