@@ -145,3 +145,57 @@ def test_texty_figure_is_dissolved_into_text():
     regions = compose(1000, 1000, layout, lines)
     assert Label.FIGURE not in [r.label for r in regions]
     assert sum(r.text.count("field") for r in regions) == 14
+
+
+def test_escape_keeps_text_literal_and_readable():
+    from workbench.engines.cpu.text import escape
+
+    assert escape("John Smith*, Jane Doe**") == "John Smith\\*, Jane Doe\\*\\*"
+    assert escape("snake_case stays, _emphasis_ not") == "snake_case stays, \\_emphasis\\_ not"
+    assert escape("# not a heading") == "\\# not a heading"
+    assert escape("1. not a list") == "1\\. not a list" and escape("- dash") == "\\- dash"
+    assert escape("a * b and [1] and C# and 3.5") == "a * b and [1] and C# and 3.5"
+    assert escape("cost $ 5 | x <div> [a](b) AT&amp;") == (
+        "cost \\$ 5 \\| x \\<div> \\[a\\](b) AT&amp;amp;"
+    )
+    assert escape("1. cell", line_start=False) == "1. cell"
+
+
+def test_ocr_formula_is_a_crop_never_typeset():
+    ocr = [Line("s(7) = —161% + 5601", (100, 100, 500, 140), 60.0, "tesseract")]
+    regions = compose(800, 1000, [LayoutBox("equation", (90, 90, 510, 150), 0.9)], ocr)
+    assert [(r.label, r.text) for r in regions] == [(Label.FIGURE, "")]
+    layer = [Line("s(t) = -16t² + 560t", (100, 100, 500, 140), 100.0, "text_layer",
+                  tex="s(t) = -16t^{2} + 560t")]  # fmt: skip
+    regions = compose(800, 1000, [LayoutBox("equation", (90, 90, 510, 150), 0.9)], layer)
+    assert regions[0].label is Label.FORMULA and "t^{2}" in regions[0].text
+
+
+def test_heading_levels_from_type_and_scan_line_height():
+    def ln(text, y, size, bold=False, source="text_layer"):
+        return Line(text, (100, y, 100 + 12 * len(text), y + size), 100.0, source,
+                    size=size if source == "text_layer" else 0.0, bold=bold)  # fmt: skip
+
+    body = [ln(f"body text line number {k} of the page.", 400 + 30 * k, 20) for k in range(12)]
+    lines = [
+        ln("A Big Title", 100, 40),
+        ln("Section One", 250, 28),
+        ln("Run-in head", 330, 20, True),
+    ]
+    regions = compose(1000, 1400, [], lines + body)
+    texts = [r.text for r in regions if r.label in (Label.TITLE, Label.SECTION_HEADER)]
+    assert texts == ["# A Big Title", "## Section One", "### Run-in head"]
+    scan = [ln("CHAPTER THREE", 100, 45, source="tesseract")]
+    scan += [
+        ln(f"plain scanned line {k} here.", 200 + 30 * k, 22, source="tesseract") for k in range(8)
+    ]
+    regions = compose(1000, 1400, [], scan)
+    assert regions[0].label is Label.TITLE and regions[0].text == "# CHAPTER THREE"
+    assert all(r.label is Label.TEXT for r in regions[1:])
+
+
+def test_only_content_is_never_furniture():
+    line = [Line("INVOICE 4471 total due 12.00", (10, 5, 700, 40), 92.0, "tesseract")]
+    regions = compose(800, 60, [LayoutBox("header", (0, 0, 800, 60), 0.9)], line)
+    assert regions[0].label is Label.TEXT and regions[0].confidence == 0.92
+    assert regions[0].source == "tesseract"
