@@ -318,6 +318,8 @@ def progress_printer(quiet: bool) -> OnPage:
         elif result.status in (PageStatus.LOOPED, PageStatus.TRUNCATED):
             note = result.notes[-1] if result.notes else ""
             say("warning", f"{name} page {result.page} is {result.status.value}: {note}")
+        elif result.low_confidence:  # the CPU engine's readers were unsure (schema.LOW_CONFIDENCE)
+            say("warning", f"{name} page {result.page}: low confidence ({result.confidence:.2f})")
         if quiet:
             return
         rate = i / max(time.monotonic() - start, 1e-6)

@@ -199,3 +199,17 @@ def test_only_content_is_never_furniture():
     regions = compose(800, 60, [LayoutBox("header", (0, 0, 800, 60), 0.9)], line)
     assert regions[0].label is Label.TEXT and regions[0].confidence == 0.92
     assert regions[0].source == "tesseract"
+
+
+def test_cli_progress_flags_a_low_confidence_page(capsys):
+    from workbench.cli.ocr_cmd import progress_printer
+    from workbench.schema import PageResult, Region
+
+    weak = [Region(id="r0", label=Label.TEXT, native_label="t", text="Dcar Sur", confidence=0.31)]
+    page = PageResult(document="letter.png", page=1, width=9, height=9, engine="cpu", model="m",
+                      regions=weak)  # fmt: skip
+    progress_printer(quiet=True)(1, 1, page)
+    assert "low confidence (0.31)" in capsys.readouterr().err
+    sure = page.model_copy(update={"regions": [weak[0].model_copy(update={"confidence": 0.97})]})
+    progress_printer(quiet=True)(1, 1, sure)
+    assert "low confidence" not in capsys.readouterr().err
