@@ -15,7 +15,15 @@ Per page (all coordinates ``page_px`` of the request image):
    signatures among the ink these lines do not explain; Tesseract lines under ``WEAK_CONF``
    are re-read and replaced when RapidOCR is ``WEAK_MARGIN`` points surer; detections no
    Tesseract word covers are read (score ≥ ``MISSED_SCORE``) and joined to their row.
-3. :mod:`compose` assigns lines to regions, orders and labels them.
+3. :mod:`compose` assigns lines to regions, orders and labels them; each region gets the
+   reader that produced it (``source``) and a confidence (0-1) from its lines'. On a page read
+   whole by RapidOCR, a line's confidence is the mean of RapidOCR's score and Tesseract's
+   median word confidence: RapidOCR scores handwritten gibberish high, Tesseract does not,
+   so an unreadable letter is flagged low confidence instead of passing as "ok".
+
+With a PDF text layer (``text_layer`` ``auto`` and :func:`pdftext.judge` trusts it, or
+``only``), the layer's words replace OCR: layout from CDLA, OCR only for image objects the
+layer has no words in (:meth:`CpuEngine._from_layer`).
 
 Measured (``python benchmarks/cpu_quality.py``, 8 born-digital pages at 200 DPI vs their
 text layers, both engines side by side in one run on 2 busy cores): CER pooled 0.222 → 0.210,
@@ -196,6 +204,8 @@ class CpuEngine:
         if reread and self.rapid is not None:
             lines = self.rapid.recognize(image, quads)
             trace["reader"] = "rapidocr (page)"
+            for ln in lines:  # Tesseract could not read the page: RapidOCR's own score is
+                ln.conf = (ln.conf + conf) / 2  # too sure of handwriting; both views count
         else:
             trace["reader"] = "tesseract"
             layout, lines = self._tables(image, layout, lines, quads, trace)
