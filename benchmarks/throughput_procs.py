@@ -63,6 +63,31 @@ class Timed:
     peak_tree_mb: float
     returncode: int
     stderr: str
+    cpu_main: float = 0.0  # CPU seconds of the command's own process
+    cpu_others: float = 0.0  # ... and of its descendants (the rendering workers)
+
+
+TICK = os.sysconf("SC_CLK_TCK")
+SERVERS: dict[str, int] = {}  # base URL -> pid of the fake server serving it
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of ``pid`` so far (0 when it is gone)."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            fields = fh.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / TICK
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
+def _descendants(root: int) -> list[int]:
+    tree, out, todo = _children(), [], [root]
+    while todo:
+        kids = tree.get(todo.pop(), [])
+        out.extend(kids)
+        todo.extend(kids)
+    return out
 
 
 def timed(command: list[str], cores: str | None = None, env: dict[str, str] | None = None) -> Timed:
@@ -70,6 +95,7 @@ def timed(command: list[str], cores: str | None = None, env: dict[str, str] | No
     if cores:
         command = ["taskset", "-c", cores, *command]
     peaks = [0.0, 0.0]
+    cpu: dict[int, float] = {}
     started = time.perf_counter()
     proc = subprocess.Popen(
         command,
@@ -85,6 +111,8 @@ def timed(command: list[str], cores: str | None = None, env: dict[str, str] | No
         while not done.is_set():
             main, tree = tree_rss_mb(proc.pid)
             peaks[0], peaks[1] = max(peaks[0], main), max(peaks[1], tree)
+            for pid in [proc.pid, *_descendants(proc.pid)]:
+                cpu[pid] = max(cpu.get(pid, 0.0), cpu_seconds(pid))
             done.wait(0.05)
 
     watcher = threading.Thread(target=watch, daemon=True)
@@ -93,7 +121,10 @@ def timed(command: list[str], cores: str | None = None, env: dict[str, str] | No
     wall = time.perf_counter() - started
     done.set()
     watcher.join()
-    return Timed(wall, peaks[0], peaks[1], proc.returncode, err[-2000:])
+    main_cpu = cpu.pop(proc.pid, 0.0)
+    return Timed(
+        wall, peaks[0], peaks[1], proc.returncode, err[-2000:], main_cpu, sum(cpu.values())
+    )
 
 
 @contextmanager
@@ -106,8 +137,11 @@ def fake_server(delay: float, cores: str | None = None) -> Iterator[str]:
     command += ["--delay", str(delay)]
     if cores:
         command = ["taskset", "-c", cores, *command]
-    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     base = f"http://127.0.0.1:{port}"
+    SERVERS[f"{base}/v1"] = process.pid
     try:
         for _ in range(200):
             try:

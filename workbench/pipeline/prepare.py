@@ -27,7 +27,9 @@ Contract
 from __future__ import annotations
 
 import atexit
+import ctypes
 import dataclasses
+import mmap
 import multiprocessing
 import os
 import tempfile
@@ -50,6 +52,7 @@ from workbench.errors import DocumentError
 from workbench.models.registry import ModelSpec, PageSizing
 from workbench.schema import PageImage
 from workbench.settings import Settings
+from workbench.textlayer import PDFIUM_LOCK
 
 OPEN_PER_WORKER = 4  # documents a worker keeps open (a batch moves from one to the next)
 
@@ -99,6 +102,7 @@ class _Job:
     dpi: float
     sizing: PageSizing
     text: bool
+    pdf: bool  # opened from a mapping of the file (see _mapped_pdf)
 
 
 @dataclass(frozen=True)
@@ -112,10 +116,27 @@ class _Refused:
 _OPEN: OrderedDict[str, Document] = OrderedDict()
 
 
+def _mapped_pdf(job: _Job) -> Document:
+    """The PDF mapped from its file, not read into this worker: PDFium reads the mapping, pages
+    of the file come in as it touches them and are shared with the page cache."""
+    import pypdfium2 as pdfium
+
+    with open(job.path, "rb") as handle:
+        mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_COPY)  # writable view, no copy
+    buffer = (ctypes.c_char * len(mapped)).from_buffer(mapped)  # PDFium holds it while open
+    with PDFIUM_LOCK:
+        pdf = pdfium.PdfDocument(buffer)
+        count = len(pdf)
+    return Document(job.name, b"", "pdf", count, job.settings, _pdf=pdf)
+
+
 def _document(job: _Job) -> Document:
     doc = _OPEN.get(job.key)
     if doc is None:
-        doc = open_document(job.name, Path(job.path).read_bytes(), job.settings)
+        if job.pdf and job.settings.pdf_backend != "poppler":  # poppler reads Document.data
+            doc = _mapped_pdf(job)
+        else:
+            doc = open_document(job.name, Path(job.path).read_bytes(), job.settings)
         _OPEN[job.key] = doc
         while len(_OPEN) > OPEN_PER_WORKER:
             _OPEN.popitem(last=False)[1].close()
@@ -221,7 +242,8 @@ def _pooled(
         with os.fdopen(fd, "wb") as handle:
             handle.write(doc.data)
         key = f"{doc.sha256}:{doc.settings.model_dump_json()}"
-        jobs = (_Job(key, path, doc.name, doc.settings, i, dpi, sizing, text) for i in pages)
+        pdf = doc.kind == "pdf"
+        jobs = (_Job(key, path, doc.name, doc.settings, i, dpi, sizing, text, pdf) for i in pages)
         pool = _pool(workers)
         queue: deque[tuple[int, Future[PageImage | _Refused]]] = deque()
         broken = False
