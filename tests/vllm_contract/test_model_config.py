@@ -40,3 +40,21 @@ def test_max_model_len_within_checkpoint_context(spec: Any) -> None:
     kwargs["trust_remote_code"] = True  # dots.ocr's auto_map; harmless elsewhere
     config = vllm_arg_utils.EngineArgs(**kwargs).create_model_config()
     assert config.max_model_len == kwargs["max_model_len"] or kwargs["max_model_len"] == -1
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=lambda s: s.id)
+def test_registry_architecture_matches_the_checkpoint_config(spec: Any) -> None:
+    """The planner's numbers are the ones vLLM reads from the checkpoint's config.json."""
+    from vllm.config import ModelConfig, ParallelConfig
+
+    config = ModelConfig(
+        model=str(fixture_dir(spec.id)), skip_tokenizer_init=True, trust_remote_code=True
+    )
+    parallel = ParallelConfig()
+    arch = spec.arch
+    assert config.max_model_len == arch.context  # derived from max_position_embeddings
+    assert config.get_num_kv_heads(parallel) == arch.kv_heads
+    assert config.get_head_size() == arch.head_dim
+    assert config.get_num_layers_by_block_type(parallel, "attention") == arch.kv_layers
+    assert config.get_hidden_size() == arch.hidden_size
+    assert config.get_vocab_size() == arch.vocab_size
