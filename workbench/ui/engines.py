@@ -93,7 +93,7 @@ def _engine(key: str, _choice: EngineChoice) -> Engine:
 
 
 _current_key: dict[str, str] = {}
-_described: dict[str, dict[str, str]] = {}
+_described: dict[str, tuple[int, dict[str, str]]] = {}  # choice key -> (engine id, facts)
 _engine_lock = threading.Lock()
 
 
@@ -108,12 +108,14 @@ def use_engine(choice: EngineChoice) -> Engine:
             gc.collect()
         _current_key["key"] = choice.key
         engine = _engine(choice.key, choice)
-    if choice.key not in _described:
+    known = _described.get(choice.key)
+    if known is None or known[0] != id(engine):  # a new engine describes itself again
         try:
-            _described.clear()
-            _described[choice.key] = dict(engine.describe())
+            facts = dict(engine.describe())
         except Exception:
-            _described[choice.key] = {"engine": engine.name, "model": engine.model}
+            facts = {"engine": engine.name, "model": engine.model}
+        _described.clear()
+        _described[choice.key] = (id(engine), facts)
     return engine
 
 
@@ -162,4 +164,5 @@ def current_choice() -> EngineChoice | None:
 
 def description(choice: EngineChoice) -> dict[str, str] | None:
     """What the loaded engine for ``choice`` says about itself; None before it is built."""
-    return _described.get(choice.key)
+    known = _described.get(choice.key)
+    return known[1] if known is not None else None

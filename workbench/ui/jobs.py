@@ -306,13 +306,18 @@ class Board:
                         why = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
                         sess.note(f"{task.doc.name}: processing failed ({why})")
 
-    def _stop_asked(self, task: _Task, started: float) -> Callable[[], bool]:
+    def _stop_asked(self, task: _Task, done: list[int]) -> Callable[[], bool]:
+        """Whether to stop after the page in progress: the session asked for something else,
+        or it has had its slice (at least one page, so taking turns never starves both)
+        while another session waits."""
+        started = time.monotonic()
+
         def stop() -> bool:
             with self._cond:
                 sess = self._sessions.get(task.session)
                 if self._stopping or sess is None or sess.version != task.version:
                     return True
-                over = time.monotonic() - started > SLICE_S
+                over = done[0] > 0 and time.monotonic() - started > SLICE_S
                 return over and self._others_waiting(task.session)
 
         return stop
@@ -324,7 +329,8 @@ class Board:
             if sess is None:
                 return
         job = self._job(sess, task)
-        stop = self._stop_asked(task, time.monotonic())
+        counter = [0]  # pages finished in this stretch, read by stop()
+        stop = self._stop_asked(task, counter)
         items: Iterator[Processed]
         if job is not None:
             items = job.document(
@@ -345,6 +351,7 @@ class Board:
                 r = item.result
                 self._cache.put(d.sha256, r.page, ask.ekey, r)
                 done += 1
+                counter[0] = done
                 with self._cond:
                     sess.last = r
                     nxt = task.pages[done] if done < len(task.pages) else None
