@@ -39,6 +39,7 @@ DeepSeek/DeepSeek-OCR.md):
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from workbench.models.architectures import GB, Architecture
@@ -98,11 +99,11 @@ _DEEPSEEK_EXTRA: dict[str, Any] = {
 
 SPECS: tuple[ModelSpec, ...] = (
     _olmocr("allenai/olmOCR-2-7B-1025", "olmOCR 2 (7B)", _OLMOCR_ARCH),
-    _olmocr("allenai/olmOCR-2-7B-1025-FP8", "olmOCR 2 (7B, FP8)", Architecture(
+    _olmocr("allenai/olmOCR-2-7B-1025-FP8", "olmOCR 2 (7B, FP8)", replace(
         # FP8 linear layers (~6.5 B) at 1 byte, embeddings + lm_head (1.09 B) and ViT (0.67 B)
         # left in bf16: 6.5 + 2*1.09 + 2*0.67 ≈ 10.0 GB.
-        **{**_OLMOCR_ARCH.__dict__, "weight_bytes": 10 * GB,
-           "unverified": ("weight bytes (estimate of which layers stay bf16)",)})),
+        _OLMOCR_ARCH, weight_bytes=10 * GB,
+        unverified=("weight bytes (estimate of which layers stay bf16)",))),
     ModelSpec(
         id="rednote-hilab/dots.ocr", display="dots.ocr", family="dots", parser="dots_ocr",
         prompt=DOTS_IMAGE_PREFIX + DOTS_PROMPT_LAYOUT_ALL_EN,

@@ -32,6 +32,8 @@ LightOnOCR (github.com/lightonai/LightOnOCR @36755d4: README, ``lightonocr/model
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from workbench.models.architectures import GB, Architecture, gdn_state
 from workbench.models.prompts import LIGHTON_GROUNDING_PROMPT, chandra_prompt
 from workbench.models.spec import ModelSpec, PageSizing
@@ -109,16 +111,9 @@ CHANDRA_1 = ModelSpec(
 def _lighton_plain(repo: str, display: str, context: int) -> ModelSpec:
     arch = _LIGHTON_1B
     if context != arch.context:
-        arch = Architecture(
-            **{
-                **arch.__dict__,
-                "context": context,
-                "unverified": (
-                    "context (a config copy; checkpoint unread)",
-                    "decoder shape assumed equal to LightOnOCR-2-1B",
-                ),
-            }
-        )
+        unverified = ("context (a config copy; checkpoint unread)",
+                      "decoder shape assumed equal to LightOnOCR-2-1B")  # fmt: skip
+        arch = replace(arch, context=context, unverified=unverified)
     return ModelSpec(
         id=repo, display=display, family="lighton", parser="lighton_plain", prompt=None,
         sizing=PageSizing(dpi=200, longest_edge=1540),
@@ -166,6 +161,6 @@ SPECS: tuple[ModelSpec, ...] = (
         state_bytes_per_seq=gdn_state(18, 16),
         unverified=("32 px a vision token", "GDN state size", "hidden/intermediate/vocab"),
     )),
-    _lighton_3("4B", 2048, 18_000, Architecture(**{**_QWEN35_4B.__dict__, "params_b": 4.75,
-                                                   "weight_bytes": int(9.5 * GB)})),
+    _lighton_3("4B", 2048, 18_000, replace(_QWEN35_4B, params_b=4.75,
+                                            weight_bytes=int(9.5 * GB))),
 )  # fmt: skip
