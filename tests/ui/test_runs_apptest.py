@@ -42,8 +42,8 @@ def test_lists_runs_and_shows_viewer(seeded: tuple[Path, str, str]) -> None:
     table = at.dataframe[0].value
     assert set(table["run"]) == {a, b}
     row = table.set_index("run").loc[a]
-    assert (row["engine"], row["model"], row["pages"]) == ("fake", "fake-layout-1", 2)
-    assert row["status"] == "done" and row["document"] == DOC
+    assert (row["engine · model"], row["pages"]) == ("fake · fake-layout-1", 2)
+    assert list(row["status"]) == ["done"] and row["document"] == DOC  # a list: a badge
     # The viewer shows the picked run's page 1 and its Markdown (sanitised, not raw HTML).
     captions = " ".join(c.value for c in at.caption)
     assert f"{DOC} · page 1 · 800×1000 page_px" in captions

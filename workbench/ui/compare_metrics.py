@@ -24,7 +24,7 @@ from workbench.evaluate.compare import diff_counts, diff_html, word_diff
 from workbench.markdown.sanitize import clean_html
 from workbench.runs.store import RunReader
 from workbench.schema import PageResult
-from workbench.ui import state
+from workbench.ui import compare_parts, state
 
 DIFF_CSS = (
     "<style>.wb-diff{line-height:1.7;font-size:0.95rem;max-height:420px;overflow:auto;"
@@ -177,14 +177,14 @@ def render(
         "s/page": (da.seconds_per_page, db.seconds_per_page if db else None),
         "tokens": (da.tokens, db.tokens if db else None),
         "regions": (da.regions, db.regions if db else None),
-        "similarity A↔B": (da.similarity, db.similarity if db else None),
         "CER vs reference": (da.cer, db.cer if db else None),
         "word F1 vs reference": (da.word_f1, db.word_f1 if db else None),
     }
+    # Similarity belongs to the pair: one value between the sides' columns.
+    rows = [{"metric": "similarity", "A": "", "A↔B": da.similarity, "B": ""}]
+    rows += [{"metric": k, "A": v[0], "A↔B": "", "B": v[1]} for k, v in doc_rows.items()]
     st.dataframe(
-        pd.DataFrame([{"metric": k, "A": v[0], "B": v[1]} for k, v in doc_rows.items()]).astype(
-            {"A": "object", "B": "object"}
-        ),
+        pd.DataFrame(rows).astype({"A": "object", "A↔B": "object", "B": "object"}),
         hide_index=True,
     )
     if not refs:
@@ -202,13 +202,5 @@ def render(
         st.dataframe(
             labels_frame(da.regions_by_label, db.regions_by_label if db else {}), hide_index=True
         )
-    st.markdown("**Across pages**")
-    chart = table.set_index("page")
-    quality = [c for c in ("similarity", "A CER", "B CER") if chart[c].notna().any()]
-    g1, g2 = st.columns(2)
-    palette = {"similarity": "#7048e8", "A CER": "#1c7ed6", "B CER": "#e8590c"}
-    if quality:
-        g1.caption("Similarity A↔B and CER of each side (0–1)")
-        g1.line_chart(chart[quality], color=[palette[c] for c in quality])
-    g2.caption("Seconds per page")
-    g2.line_chart(chart[["A s/page", "B s/page"]], color=["#1c7ed6", "#e8590c"])
+    st.markdown("**Across pages**" if len(table) > 1 else f"**Page {page}, side by side**")
+    compare_parts.across_pages(table)

@@ -24,13 +24,16 @@ import streamlit as st
 from workbench.errors import WorkbenchError
 from workbench.evaluate.compare import Alignment, align_regions
 from workbench.pipeline.runner import RunJob, run_info
-from workbench.runs.store import RunReader, RunStore, RunSummary
+from workbench.runs.store import RunReader, RunStore
 from workbench.schema import DocumentInfo, PageImage, PageResult, Region
-from workbench.ui import compare_metrics, editor, state
+from workbench.ui import compare_metrics, compare_parts, editor, state
 from workbench.ui.overlay import Outline, get_selection, set_selection
+from workbench.ui.page_facts import widen_main
 from workbench.ui.runs_common import (
+    CPU_ENGINE,
     LABEL_DIFFERS,
     ONLY_HERE,
+    cpu_settings,
     engine_choices,
     get_store,
     open_reader,
@@ -44,11 +47,6 @@ PAGE, ZOOM = state.CMP_PAGE.key, state.CMP_ZOOM.key  # widget keys
 LABELS, TAGS = state.CMP_LABELS.key, state.CMP_TAGS.key
 OVERLAY = state.CMP_OVERLAY  # + side: the overlay's key (its selection lives under selection_key)
 RUN_A, RUN_B, DOC = state.CMP_RUN_A.key, state.CMP_RUN_B.key, state.CMP_DOC.key
-
-
-def _describe(r: RunSummary) -> str:
-    when = r.created.strftime("%Y-%m-%d %H:%M") if r.created else "?"
-    return f"{r.engine}/{r.model} · {when} · {r.pages} p · {r.id}"
 
 
 def same_document(reader: RunReader, doc: str, other: RunReader) -> str | None:
@@ -134,6 +132,7 @@ def disagreements_frame(alignment: Alignment) -> pd.DataFrame:
 
 
 def render() -> None:
+    widen_main()
     st.title("Compare runs")
     st.caption(
         "Two runs of one document side by side: where their layouts disagree, how their text "
@@ -146,40 +145,45 @@ def render() -> None:
         st.info(f"No runs in {store.root} yet. Process a document first.")
         return
     by_id = {r.id: r for r in runs}
+    readers = {r.id: open_reader(r.id) for r in runs}
+    infos = {i: rd.info for i, rd in readers.items() if rd is not None}
     if state.CMP_RUN_A.get() not in by_id:
         state.CMP_RUN_A.set(runs[0].id)
-    top_a, top_doc, top_b = st.columns([4, 3, 4])
-    a_id = top_a.selectbox(
-        "Run A", list(by_id), format_func=lambda i: _describe(by_id[i]), key=RUN_A
-    )
-    reader_a = open_reader(a_id)
+    labels_a = compare_parts.run_labels(runs, infos)
+    top_a, top_b = st.columns(2, gap="medium")  # each picker above its side
+    a_id = top_a.selectbox("Run A", list(by_id), format_func=labels_a.__getitem__, key=RUN_A)
+    top_a.caption(compare_parts.run_caption(by_id[a_id], infos.get(a_id)))
+    reader_a = readers[a_id]
     if reader_a is None or not reader_a.documents:
         st.info("Run A has no finished page.")
         return
     docs = reader_a.documents
     if state.CMP_DOC.get() not in docs:
         state.CMP_DOC.set(docs[0])
-    doc = top_doc.selectbox("Document", docs, key=DOC)
+    doc = top_a.selectbox("Document of run A", docs, key=DOC) if len(docs) > 1 else docs[0]
 
     candidates: dict[str, tuple[RunReader, str]] = {}
     for r in runs:
-        if r.id == a_id:
+        other = readers[r.id]
+        if r.id == a_id or other is None:
             continue
-        other = open_reader(r.id)
-        name = same_document(reader_a, doc, other) if other is not None else None
-        if other is not None and name is not None:
+        name = same_document(reader_a, doc, other)
+        if name is not None:
             candidates[r.id] = (other, name)
     if candidates:
         if state.CMP_PENDING_B.get() in candidates:
             state.CMP_RUN_B.set(state.CMP_PENDING_B.pop())
         if state.CMP_RUN_B.get() not in candidates:
             state.CMP_RUN_B.set(next(iter(candidates)))
+        pool = [by_id[a_id], *(by_id[i] for i in candidates)]  # settings that differ from A too
+        labels_b = compare_parts.run_labels(pool, infos, document=doc)
         b_id = top_b.selectbox(
             "Run B (same document)",
             list(candidates),
-            format_func=lambda i: _describe(by_id[i]),
+            format_func=labels_b.__getitem__,
             key=RUN_B,
         )
+        top_b.caption(compare_parts.run_caption(by_id[b_id], infos.get(b_id)))
     with st.expander("Start the missing run", expanded=not candidates):
         start_missing(reader_a, doc, store)
     if not candidates:
@@ -200,11 +204,8 @@ def compare_pair(reader_a: RunReader, doc_a: str, reader_b: RunReader, doc_b: st
     page = int(state.CMP_PAGE.get() or pages[0])
     res_a = layer_result(reader_a, doc_a, page, use_fix)
     res_b = layer_result(reader_b, doc_b, page, use_fix)
-    counts: dict[str, int] = {}
-    for res in (res_a, res_b):
-        for r in res.regions if res else []:
-            counts[r.label.value] = counts.get(r.label.value, 0) + 1
-    present = sorted(counts, key=lambda lab: -counts[lab])
+    counts = compare_parts.side_counts(res_a, res_b)
+    present = sorted(counts, key=lambda lab: -sum(counts[lab]))
 
     with st.container(border=True):
         # One flowing row: it wraps on narrow screens instead of clipping labels.
@@ -237,7 +238,7 @@ def compare_pair(reader_a: RunReader, doc_a: str, reader_b: RunReader, doc_b: st
             selection_mode="multi",
             default=present,
             key=key,
-            format_func=lambda lab: f"{lab} {counts[lab]}",
+            format_func=lambda lab: compare_parts.pill_text(lab, counts),
             label_visibility="collapsed",
         )
         state.CMP_LABELS.set(visible)
@@ -247,6 +248,7 @@ def compare_pair(reader_a: RunReader, doc_a: str, reader_b: RunReader, doc_b: st
     sync_selection(alignment)
     mark_a, mark_b = marks(alignment)
     tags = bool(state.CMP_TAGS.get())
+    compare_parts.between_sides(page, res_a, res_b, alignment)
     cols = st.columns(2, gap="medium")
     for side, col, reader, doc, res, mark in (
         ("A", cols[0], reader_a, doc_a, res_a, mark_a),
@@ -378,8 +380,10 @@ def start_missing(reader: RunReader, doc: str, store: RunStore) -> None:
         f"stored in run A (the same pixels A saw), as a new run B."
     )
     choices = engine_choices()
-    c1, c2 = st.columns([3, 1])
+    c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
     name = c1.selectbox("Engine for run B", list(choices), key="cmp_new_engine")
+    if name == CPU_ENGINE:  # its settings, so a second CPU run can differ from the first
+        choices = engine_choices(cpu_settings("cmp_new_cpu_"))
     if not c2.button("Start run B", key="cmp_start_b", type="primary"):
         return
     try:

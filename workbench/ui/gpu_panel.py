@@ -18,7 +18,7 @@ import streamlit as st
 
 from workbench.errors import PlanError
 from workbench.gpu.commands import engine_kwargs, llm_snippet, serve_command
-from workbench.gpu.planner import GiB, MiB, plan_for_model
+from workbench.gpu.planner import GiB, MemoryPlan, MiB, plan_for_model
 from workbench.gpu.profiles import PROFILES, Profile, detect_profile, get_profile, profile_names
 from workbench.gpu.telemetry import GpuSnapshot, History, read_snapshot
 from workbench.models.architectures import find_architecture
@@ -203,21 +203,51 @@ def _plan_section(snap: GpuSnapshot, selected: Profile) -> None:
     m[2].metric("pages in flight", f"{plan.pages_in_flight:,}")
     m[3].metric("KV cache", f"{plan.kv_cache_bytes / GiB:.1f} GiB")
     if plan.fits:
-        st.success(
-            f"Fits: {plan.num_blocks:,} blocks of {plan.block_size} tokens "
-            f"({plan.bytes_per_block / MiB:.2f} MiB each); the KV cache holds "
-            f"{plan.max_model_len_fit:,} tokens; page {plan.page_width}x{plan.page_height} px "
-            f"= {plan.vision_tokens:,} vision tokens."
-        )
+        st.success(kv_sentence(plan))
     else:
         st.error("Does not fit.\n\n" + "\n".join(f"- {tip}" for tip in plan.advice))
-    split = pd.DataFrame([{k: v / GiB for k, v in plan.split.as_dict().items()}], index=["GiB"])
-    st.bar_chart(split, horizontal=True, stack=True, height=140)
-    kwargs = engine_kwargs(plan.model_id, spec, profile, plan)
-    st.code(serve_command(kwargs), language="bash")
-    st.code(llm_snippet(kwargs), language="python")
+    split = plan.split.as_dict()
+    st.bar_chart(
+        pd.DataFrame([{k: split[k] / GiB for k in SPLIT_COLORS}], index=["GiB"]),
+        horizontal=True,
+        stack=True,
+        height=140,
+        color=list(SPLIT_COLORS.values()),
+    )
+    if not plan.fits:  # a command that cannot start would only be copied and fail
+        st.warning(
+            "No `vllm serve` command: this plan does not fit. Change the model, profile or "
+            "memory above until it fits.",
+            icon=":material/block:",
+        )
+    else:
+        kwargs = engine_kwargs(plan.model_id, spec, profile, plan)
+        st.code(serve_command(kwargs), language="bash")
+        st.code(llm_snippet(kwargs), language="python")
     with st.expander("Assumptions"):
         st.markdown("\n".join(f"- {a}" for a in plan.assumptions))
+
+
+#: Memory-split colours, in drawing order; free memory is good news, so green (never red).
+SPLIT_COLORS = {
+    "weights": "#4C78A8",
+    "activations": "#B279A2",
+    "cuda_graphs": "#9D755D",
+    "kv_cache": "#F58518",
+    "free": "#8BC34A",
+}
+
+
+def kv_sentence(plan: MemoryPlan) -> str:
+    """The KV-cache facts, every number from the plan and multiplying out: usable blocks x
+    block size = the tokens the cache holds (vLLM keeps one more block in reserve)."""
+    usable = plan.max_model_len_fit // plan.block_size
+    return (
+        f"Fits: {usable:,} usable blocks × {plan.block_size} tokens = "
+        f"{usable * plan.block_size:,} tokens in the KV cache ({plan.num_blocks:,} blocks of "
+        f"{plan.bytes_per_block / MiB:.2f} MiB, one kept in reserve by vLLM); page "
+        f"{plan.page_width}x{plan.page_height} px = {plan.vision_tokens:,} vision tokens."
+    )
 
 
 def render_gpu_page() -> None:

@@ -89,11 +89,23 @@ def render_blocks(
         if (include_furniture or r.label not in FURNITURE)
         and (visible_labels is None or r.label in visible_labels)
     ]
+    # A selected region is shown even when filtered out, marked hidden (else a click on a
+    # running-header box would show nothing).
+    hidden_pick = selected not in {r.id for r in shown} and selected in {r.id for r in regions}
+    if hidden_pick:
+        shown = [r for r in regions if r in shown or r.id == selected]
     st.html(_block_css(prefix, shown, selected))
     for region in shown:
         with st.container(key=block_key(prefix, region.id)):
             if region.id == selected:
-                st.caption(f"**{region.id} · {region.label}** ({region.native_label})")
+                why = ""
+                if hidden_pick:
+                    why = " · :orange-badge[hidden] " + (
+                        "headers & footers are off"
+                        if region.label in FURNITURE and not include_furniture
+                        else "its label is switched off"
+                    )
+                st.caption(f"**{region.id} · {region.label}** ({region.native_label}){why}")
             if region.label is Label.FIGURE:
                 crop = (
                     _crop(image_jpeg, (result.width, result.height), region) if image_jpeg else None
@@ -109,7 +121,7 @@ def render_blocks(
                 st.markdown(sanitize(_FIGURE_LINK.sub("", text)), unsafe_allow_html=True)
             elif region.label is not Label.FIGURE:
                 st.caption(f"[{region.label}: no text]")
-    hidden = len(regions) - len(shown)
+    hidden = len(regions) - len(shown) + int(hidden_pick)
     if hidden:
         st.caption(f"{hidden} region(s) hidden (label filter or running headers/footers).")
 

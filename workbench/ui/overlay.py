@@ -33,8 +33,11 @@ from typing import Any
 import streamlit as st
 from PIL import Image
 
+from workbench import schema as _schema
 from workbench.schema import Label, Region
 from workbench.ui import state
+from workbench.ui.overlay_client import CSS as _CSS
+from workbench.ui.overlay_client import JS as _JS
 
 #: One colour per canonical label (colour-blind-aware where it matters: table/figure/formula).
 LABEL_COLORS: dict[str, str] = {
@@ -56,6 +59,22 @@ LABEL_COLORS: dict[str, str] = {
 }
 DEFAULT_COLOR = "#666666"
 
+#: ``zoom`` value that fits the whole page in the window's height (1 fits the column's width).
+FIT_HEIGHT = 0.0
+#: The zoom switch's choices: fit the column's width, fit the window's height, or enlarge
+#: inside a scroll box.
+ZOOMS: dict[str, float] = {
+    "Fit width": 1.0,
+    "Fit height": FIT_HEIGHT,
+    "1.5×": 1.5,
+    "2×": 2.0,
+    "3×": 3.0,
+}
+#: The zoom switch's default choice.
+FIT_WIDTH = "Fit width"
+#: Text confidence (0-1) under which a region is flagged; the schema's threshold when it has one.
+LOW_CONFIDENCE: float = float(getattr(_schema, "LOW_CONFIDENCE", 0.6))
+
 
 @dataclass(frozen=True)
 class Outline:
@@ -69,157 +88,6 @@ class Outline:
 
 _STYLES = {"solid", "dashed", "dotted", "double"}
 
-_CSS = """
-.wb-scroll { overflow: auto; border: 1px solid #d0d4da; border-radius: 4px; }
-.wb-scroll.zoomed { max-height: 82vh; }
-.wb-ov { position: relative; width: calc(var(--z, 1) * 100%); line-height: 0;
-  user-select: none; }
-.wb-ov img { width: 100%; height: auto; display: block; }
-.wb-box { position: absolute; box-sizing: border-box; border: 1.5px solid var(--c);
-  background: color-mix(in srgb, var(--c) 8%, transparent); cursor: pointer;
-  transition: background .12s; }
-.wb-box:hover { background: color-mix(in srgb, var(--c) 24%, transparent); z-index: 6; }
-.wb-box.sel { border-width: 3px; background: color-mix(in srgb, var(--c) 22%, transparent);
-  box-shadow: 0 0 0 2px #fff, 0 0 0 4px var(--c); z-index: 5; }
-.wb-ov.has-sel .wb-box:not(.sel) { opacity: .55; }
-/* Tags would hide the very text they label on dense pages: shown only on hover, for the
-   selected box, or everywhere when the user asks for them (tags-all). */
-.wb-tag { position: absolute; left: -1.5px; bottom: 100%; font: 600 10px/1.35 system-ui,
-  sans-serif; padding: 0 3px; color: #fff; background: var(--c); border-radius: 3px 3px 0 0;
-  white-space: nowrap; pointer-events: none; visibility: hidden; }
-.wb-box:hover .wb-tag, .wb-box.sel .wb-tag, .wb-ov.tags-all .wb-tag { visibility: visible; }
-.wb-ov.tags-all .wb-tag { opacity: .85; }
-.wb-box.low .wb-tag { bottom: auto; top: 0; border-radius: 0 0 3px 0; }
-.wb-legend { display: flex; flex-wrap: wrap; gap: 4px 10px; margin-top: 6px;
-  font: 12px/1.6 system-ui, sans-serif; color: var(--st-text-color, #31333f); }
-.wb-legend span.sw { display: inline-block; width: 10px; height: 10px; border-radius: 2px;
-  margin-right: 4px; background: var(--c); vertical-align: -1px; }
-.wb-legend .off { opacity: .4; text-decoration: line-through; }
-.wb-box.marked { outline: 3px var(--ms, solid) var(--m); outline-offset: 2px; }
-.wb-box.marked .wb-tag { background: var(--m); color: #111; }
-.wb-legend span.ow { display: inline-block; width: 14px; height: 9px; margin-right: 4px;
-  border: 2.5px var(--ms, solid) var(--m); vertical-align: -1px; }
-"""
-
-_JS = """
-export default function(component) {
-  const { data, parentElement, setTriggerValue } = component;
-  const d = data || {};
-  const host = parentElement;
-  let st = host.__wb;
-  if (!st) {
-    st = host.__wb = { last: null };
-    st.onDocClick = (ev) => {
-      const cur = host.__wb;
-      if (!cur.prefix || !ev.target || !ev.target.closest) return;
-      const el = ev.target.closest('[class*="st-key-' + cur.prefix + '"]');
-      if (!el) return;
-      for (const cls of el.classList) {
-        if (cls.startsWith('st-key-' + cur.prefix)) {
-          const id = cur.ids[cls.slice(7 + cur.prefix.length)];
-          if (id !== undefined) cur.send('select', id);
-          return;
-        }
-      }
-    };
-    document.addEventListener('click', st.onDocClick, true);
-    st.onKey = (ev) => {
-      const cur = host.__wb;
-      const t = ev.target;
-      if (!cur || !cur.keys || ev.altKey || ev.ctrlKey || ev.metaKey) return;
-      if (t && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName))) return;
-      if (ev.key === 'ArrowRight' || ev.key === 'ArrowLeft') {
-        ev.preventDefault();
-        cur.send('nav', ev.key === 'ArrowRight' ? 1 : -1);
-      } else if (ev.key === 'Escape' && cur.selected) {
-        cur.send('select', '');
-      }
-    };
-    document.addEventListener('keydown', st.onKey);
-  }
-  st.keys = !!d.keys;
-  st.selected = d.selected || null;
-  st.prefix = d.block_prefix || null;
-  st.ids = d.block_ids || {};
-  st.send = setTriggerValue;
-
-  let root = host.querySelector('.wb-root');
-  if (!root) { root = document.createElement('div'); root.className = 'wb-root';
-    host.appendChild(root); }
-  root.textContent = '';
-  const zoom = Number(d.zoom) > 1 ? Number(d.zoom) : 1;
-  const scroller = document.createElement('div');
-  scroller.className = 'wb-scroll' + (zoom > 1 ? ' zoomed' : '');
-  const ov = document.createElement('div');
-  ov.className = 'wb-ov' + (d.selected ? ' has-sel' : '') + (d.tags ? ' tags-all' : '');
-  ov.style.setProperty('--z', String(zoom));
-  ov.setAttribute('data-testid', 'wb-overlay');
-  ov.setAttribute('data-key', d.key || '');
-  const img = document.createElement('img');
-  img.src = d.image; img.alt = d.alt || 'page'; img.draggable = false;
-  ov.appendChild(img);
-  const visible = new Set(d.visible || []);
-  for (const r of d.regions || []) {
-    if (!visible.has(r.label)) continue;
-    const b = document.createElement('div');
-    b.className = 'wb-box' + (r.id === d.selected ? ' sel' : '') + (r.y0 < 2.5 ? ' low' : '');
-    b.style.setProperty('--c', r.color);
-    b.style.left = r.x0 + '%'; b.style.top = r.y0 + '%';
-    b.style.width = (r.x1 - r.x0) + '%'; b.style.height = (r.y1 - r.y0) + '%';
-    b.title = r.tip; b.dataset.region = r.id; b.dataset.label = r.label;
-    if (r.mark) {
-      b.classList.add('marked');
-      b.style.setProperty('--m', r.mark.color); b.style.setProperty('--ms', r.mark.style);
-      b.dataset.mark = r.mark.note;
-    }
-    const tag = document.createElement('span');
-    tag.className = 'wb-tag'; tag.textContent = r.tag;
-    b.appendChild(tag);
-    b.addEventListener('click', (ev) => {
-      ev.stopPropagation();
-      setTriggerValue('select', r.id === d.selected ? '' : r.id);
-    });
-    ov.appendChild(b);
-  }
-  scroller.appendChild(ov);
-  root.appendChild(scroller);
-  const lg = document.createElement('div');
-  lg.className = 'wb-legend';
-  for (const item of d.legend || []) {
-    const s = document.createElement('span');
-    if (!visible.has(item.label)) s.className = 'off';
-    s.style.setProperty('--c', item.color);
-    const sw = document.createElement('span'); sw.className = 'sw';
-    s.appendChild(sw);
-    s.appendChild(document.createTextNode(item.label + ' ' + item.count));
-    lg.appendChild(s);
-  }
-  for (const item of d.outline_legend || []) {
-    const s = document.createElement('span');
-    s.style.setProperty('--m', item.color); s.style.setProperty('--ms', item.style);
-    const sw = document.createElement('span'); sw.className = 'ow';
-    s.appendChild(sw);
-    s.appendChild(document.createTextNode(item.note + ' ' + item.count));
-    lg.appendChild(s);
-  }
-  root.appendChild(lg);
-  if (d.selected && d.selected !== st.last && st.prefix && d.scroll) {
-    const safe = Object.keys(st.ids).find((k) => st.ids[k] === d.selected);
-    const el = safe && document.querySelector('.st-key-' + st.prefix + safe);
-    if (el) el.scrollIntoView({ block: 'nearest', behavior: 'smooth' });
-  }
-  if (d.selected && d.selected !== st.last && zoom > 1) {  // bring the picked box into view
-    const box = ov.querySelector('.wb-box.sel');
-    if (box) box.scrollIntoView({ block: 'nearest', inline: 'nearest' });
-  }
-  st.last = d.selected || null;
-  return () => {
-    document.removeEventListener('click', st.onDocClick, true);
-    document.removeEventListener('keydown', st.onKey);
-    host.__wb = null;
-  };
-}
-"""
 
 _component: Any = None
 
@@ -254,8 +122,12 @@ def get_selection(key: str) -> str | None:
     return state.OVERLAY_SELECTED(key).get() or None
 
 
-def set_selection(key: str, region_id: str | None) -> None:
+def set_selection(key: str, region_id: str | None, *, scroll: bool = False) -> None:
+    """Select ``region_id`` (None clears); ``scroll`` brings its text block level with its box
+    on the next draw, as a click on the box does."""
     state.OVERLAY_SELECTED(key).set(region_id or None)
+    if scroll and region_id:
+        state.OVERLAY_SCROLL(key).set(True)
 
 
 def _on_select(key: str) -> None:
@@ -283,11 +155,30 @@ def _data_url(image: Image.Image | bytes) -> tuple[str, tuple[int, int]]:
     return f"data:image/jpeg;base64,{base64.b64encode(buf.getvalue()).decode()}", image.size
 
 
+def confidence(region: Region) -> float | None:
+    """The region's text confidence (0-1) when its engine gave one."""
+    value = getattr(region, "confidence", None)
+    return None if value is None else float(value)
+
+
+def low_confidence(region: Region) -> bool:
+    value = confidence(region)
+    return value is not None and value < LOW_CONFIDENCE
+
+
 def _tip(region: Region) -> str:
     text = " ".join(region.text.split())
     head = f"{region.id} · {region.label}"
     if region.native_label and region.native_label != region.label:
         head += f" ({region.native_label})"
+    facts = []
+    conf = confidence(region)
+    if conf is not None:
+        facts.append(f"text confidence {conf:.0%}" + (" — LOW" if conf < LOW_CONFIDENCE else ""))
+    if region.score is not None:
+        facts.append(f"layout score {region.score:.2f}")
+    if facts:
+        head += "\n" + " · ".join(facts)
     return f"{head}\n{text[:240]}{'…' if len(text) > 240 else ''}"
 
 
@@ -329,8 +220,12 @@ def render_page_overlay(
     to the column. ``block_prefix`` links text containers (see the module docstring).
     ``on_arrow`` (when given) is called with -1/+1 for the Left/Right arrow keys pressed
     anywhere on the page outside a text field (page navigation); Escape clears the selection.
-    ``zoom`` > 1 enlarges the page inside a scroll box; ``tags`` shows every box's label tag
-    (otherwise only on hover and for the selected box, so tags never hide the text).
+    ``zoom`` 1 fits the column's width, :data:`FIT_HEIGHT` fits the page in the window's
+    height, > 1 enlarges it inside a scroll box. ``tags`` shows every box's label tag where
+    there is room outside every box and every other tag (the rest on hover), otherwise
+    tags show only on hover and for the selected box, so tags never hide the text. A
+    region whose text confidence is under :data:`LOW_CONFIDENCE` gets a dashed border and
+    a "?" mark.
     ``alt`` is the image's alternative text (default: how many regions it shows);
     ``outlines`` marks chosen regions (see :class:`Outline`).
     """
@@ -360,6 +255,9 @@ def render_page_overlay(
         "block_prefix": block_prefix,
         "keys": on_arrow is not None,
         "zoom": max(1.0, float(zoom)),
+        "fit": "height" if zoom == FIT_HEIGHT else "width",
+        "aspect": round(pw / ph, 4) if ph else 0.77,
+        "lowconf": sum(1 for r in located if low_confidence(r) and str(r.label) in shown),
         "tags": bool(tags),
         "block_ids": {safe_id(r.id): r.id for r in regions},
         "legend": [
@@ -376,6 +274,8 @@ def render_page_overlay(
                 + (f" · {marks[r.id]['note']}" if r.id in marks else ""),
                 "tip": _tip(r) + (f"\n({marks[r.id]['note']})" if r.id in marks else ""),
                 "mark": marks.get(r.id),
+                "order": r.order,
+                "lowconf": low_confidence(r),
                 "x0": round(100 * r.bbox.x0 / pw, 3),
                 "y0": round(100 * r.bbox.y0 / ph, 3),
                 "x1": round(100 * r.bbox.x1 / pw, 3),

@@ -18,7 +18,9 @@ gets a downscaled JPEG copy plus the stored image's size, and places boxes in pe
 
 from __future__ import annotations
 
+import dataclasses
 import io
+import typing
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -27,6 +29,7 @@ import streamlit as st
 from PIL import Image
 
 from workbench.engines.base import Engine
+from workbench.engines.factory import CpuOptions
 from workbench.models.registry import ModelSpec
 from workbench.runs.store import RunReader, RunStore
 from workbench.schema import Region
@@ -34,7 +37,13 @@ from workbench.settings import Settings
 from workbench.ui import engines, state
 from workbench.ui.files import display_jpeg
 from workbench.ui.markdown_view import sanitize
-from workbench.ui.overlay import LABEL_COLORS, Outline, render_page_overlay
+from workbench.ui.overlay import (
+    FIT_WIDTH,
+    LABEL_COLORS,
+    ZOOMS,
+    Outline,
+    render_page_overlay,
+)
 
 ONLY_HERE = "#ff00aa"  # region with no partner on the other side (dashed outline)
 LABEL_DIFFERS = "#ffa000"  # partner found, but with another label (solid outline)
@@ -105,24 +114,24 @@ def page_image(reader: RunReader, doc: str, page: int) -> Image.Image | None:
 
 # ---------------------------------------------------------------- overlays
 
-#: Zoom choices for a page (1 = fit the column); a zoomed page scrolls inside its box.
-ZOOMS = {"Fit": 1.0, "1.5×": 1.5, "2×": 2.0, "3×": 3.0}
 DISPLAY_WIDTH = 1100  # px of the display copy at Fit and 1.5×; a sharper copy when zoomed more
 ZOOM_WIDTH = 1800
 
 
 def zoom_control(key: str) -> float:
-    """A Fit/1.5×/2×/3× switch (its label hidden); the chosen factor."""
+    """A Fit width/Fit height/1.5×/2×/3× switch (its label hidden); the chosen zoom value
+    (:data:`~workbench.ui.overlay.FIT_HEIGHT` for fit height)."""
     st.segmented_control(
         "Zoom",
         list(ZOOMS),
         key=key,
-        default="Fit",
+        default=FIT_WIDTH,
         required=True,
         label_visibility="collapsed",
-        help="Enlarge the page to read it; it scrolls inside its box.",
+        help="Fit width: the page fills its column. Fit height: the whole page in the window. "
+        "1.5×-3×: enlarged, it scrolls inside its box.",
     )
-    return ZOOMS.get(str(state.WIDGET(key).get() or "Fit"), 1.0)
+    return ZOOMS.get(str(state.WIDGET(key).get() or FIT_WIDTH), 1.0)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -176,8 +185,13 @@ def _width_for(zoom: float) -> int:
 EngineFactory = Callable[[], tuple[Engine, ModelSpec]]
 
 
-def engine_choices() -> dict[str, EngineFactory]:
-    """Engines a user can start a run with here, through :mod:`workbench.ui.engines`.
+CPU_ENGINE = "Embedded CPU engine"
+
+
+def engine_choices(cpu: CpuOptions | None = None) -> dict[str, EngineFactory]:
+    """Engines a user can start a run with here, through :mod:`workbench.ui.engines`;
+    ``cpu`` the embedded engine's settings (default: the sidebar's, else the defaults), so
+    the same settings reuse the engine the sidebar already loaded.
 
     The test seams (``state.ENGINE_OVERRIDE``, ``WORKBENCH_ENGINE_FACTORY``) are honoured
     by ``engines.use_engine`` itself; then every choice gives that engine.
@@ -186,8 +200,38 @@ def engine_choices() -> dict[str, EngineFactory]:
     sidebar = _sidebar_choice()
     if sidebar is not None and sidebar.kind != "cpu":
         choices[f"Sidebar engine ({sidebar.kind})"] = _factory(sidebar)
-    choices["Embedded CPU engine"] = _factory(engines.EngineChoice("cpu"))
+    choices[CPU_ENGINE] = _factory(engines.EngineChoice("cpu", cpu or sidebar_cpu_options()))
     return choices
+
+
+def sidebar_cpu_options() -> CpuOptions:
+    """The CPU engine settings the sidebar picked (the defaults when it picked another kind)."""
+    sidebar = _sidebar_choice()
+    if sidebar is not None and isinstance(sidebar.options, CpuOptions):
+        return sidebar.options
+    return CpuOptions()
+
+
+def cpu_settings(prefix: str, start: CpuOptions | None = None) -> CpuOptions:
+    """One widget per :class:`CpuOptions` field (a choice list, a switch or a number, from
+    the field's type), starting at ``start``; the options the user set. Widget keys are
+    ``prefix + field name``."""
+    base = start or sidebar_cpu_options()
+    hints = typing.get_type_hints(CpuOptions)
+    values: dict[str, Any] = {}
+    shown = [f for f in dataclasses.fields(CpuOptions) if f.name != "kind"]
+    cols = st.columns(max(len(shown), 1))
+    for col, f in zip(cols, shown, strict=False):
+        now, hint, label = getattr(base, f.name), hints[f.name], f.name.replace("_", " ")
+        key = prefix + f.name
+        if typing.get_origin(hint) is typing.Literal:
+            options = list(typing.get_args(hint))
+            values[f.name] = col.selectbox(label, options, index=options.index(now), key=key)
+        elif hint is bool:
+            values[f.name] = col.toggle(label, value=bool(now), key=key)
+        elif hint in (int, float):
+            values[f.name] = hint(col.number_input(label, value=now, key=key))
+    return dataclasses.replace(base, **values)
 
 
 def _factory(choice: Any) -> EngineFactory:

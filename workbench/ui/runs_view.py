@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import streamlit as st
@@ -18,6 +19,8 @@ import streamlit as st
 from workbench.markdown.assemble import assemble_page
 from workbench.runs.store import RunReader, RunSummary
 from workbench.ui import editor, exports_view, state
+from workbench.ui.compare_parts import short_model
+from workbench.ui.page_facts import widen_main
 from workbench.ui.runs_common import (
     get_store,
     open_reader,
@@ -33,30 +36,73 @@ _CONFIRM = state.RUNS_CONFIRM_DELETE
 _FIGURE_LINK = re.compile(r"!\[(Figure [^\]]*)\]\(page-\d{4}-[^)]*\.png\)\s*")
 
 
+#: Status badge colours: finished green, partial/cancelled amber, running blue, failed red.
+STATUS_COLORS = {
+    "done": "#2b8a3e",
+    "partial": "#e67700",
+    "cancelled": "#868e96",
+    "running": "#1c7ed6",
+    "failed": "#c92a2a",
+    "corrupt": "#c92a2a",
+}
+TABLE_COLUMNS = [
+    "document",
+    "status",
+    "engine · model",
+    "pages",
+    "s/page",
+    "date",
+    "problem",
+    "run",
+]
+
+
 def runs_table(runs: list[RunSummary]) -> pd.DataFrame:
+    """One row per run, most useful first: document, status, engine · model, pages, speed,
+    date, why a run is incomplete, and the run id last."""
     rows = [
         {
             "document": ", ".join(r.documents) or "—",
-            "engine": r.engine,
-            "model": r.model,
-            "date": r.created.strftime("%Y-%m-%d %H:%M") if r.created else "?",
+            "status": [r.status],  # a list: drawn as a coloured badge
+            "engine · model": f"{r.engine} · {r.model.rsplit('/', 1)[-1]}",
             "pages": r.pages,
             "s/page": round(r.seconds_per_page, 2) if r.seconds_per_page is not None else None,
-            "status": r.status + (f" ({r.problem})" if r.problem else ""),
+            "date": r.created.strftime("%Y-%m-%d %H:%M") if r.created else "?",
+            "problem": r.problem or "",
             "run": r.id,
         }
         for r in runs
     ]
-    return pd.DataFrame(rows, columns=list(rows[0]) if rows else ["run"])
+    return pd.DataFrame(rows, columns=TABLE_COLUMNS)
+
+
+def _column_config(table: pd.DataFrame) -> dict[str, Any]:
+    statuses = list(STATUS_COLORS)
+    config: dict[str, Any] = {
+        "document": st.column_config.TextColumn(width="medium"),
+        "status": st.column_config.MultiselectColumn(
+            width=90, options=statuses, color=[STATUS_COLORS[s] for s in statuses]
+        ),
+        "engine · model": st.column_config.TextColumn(width="medium"),
+        "pages": st.column_config.NumberColumn(width=60),
+        "s/page": st.column_config.NumberColumn(width=70, format="%.2f"),
+        "date": st.column_config.TextColumn(width=135),
+        "problem": st.column_config.TextColumn(width="medium"),
+        "run": st.column_config.TextColumn(width="medium"),
+    }
+    if not table["problem"].astype(bool).any():
+        config["problem"] = None  # hidden while no run has one
+    return config
 
 
 def _describe(run: RunSummary) -> str:
     when = run.created.strftime("%Y-%m-%d %H:%M") if run.created else "?"
     docs = ", ".join(run.documents) or "no document"
-    return f"{docs} · {run.engine}/{run.model} · {when} · {run.id}"
+    return f"{docs} · {run.engine}/{short_model(run.model)} · {run.status} · {when} · {run.id}"
 
 
 def render() -> None:
+    widen_main()
     st.title("Runs")
     st.caption(
         "Every processing is kept as a run until you delete it: view it, correct its boxes "
@@ -74,7 +120,8 @@ def render() -> None:
     if not runs:
         st.info(f"No runs in {store.root} yet. Process a document, or run a batch above.")
         return
-    st.dataframe(runs_table(runs), hide_index=True, width="stretch")
+    table = runs_table(runs)
+    st.dataframe(table, hide_index=True, width="stretch", column_config=_column_config(table))
 
     by_id = {r.id: r for r in runs}
     ids = list(by_id)

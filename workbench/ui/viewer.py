@@ -25,26 +25,25 @@ from PIL import Image
 from workbench.engines.base import Engine
 from workbench.errors import WorkbenchError
 from workbench.models.registry import CPU_SPEC, ModelSpec
-from workbench.schema import PageResult, PageStatus
+from workbench.schema import PageResult
 from workbench.ui import engines, state, viewer_live, viewer_runs
 from workbench.ui import files as ui_files
 from workbench.ui import markdown_view as mv
 from workbench.ui.inputs import Selected, input_widgets, select_pages
-from workbench.ui.overlay import get_selection, render_page_overlay, set_selection
+from workbench.ui.overlay import (
+    FIT_WIDTH,
+    ZOOMS,
+    get_selection,
+    render_page_overlay,
+    set_selection,
+)
+from workbench.ui.page_facts import show_stats, widen_main
 from workbench.ui.results import results
 from workbench.ui.sidebar import show_description
 from workbench.ui.viewer_downloads import downloads
 
-#: Zoom choices for the page image (1 = fit the column); the page scrolls inside its box.
-ZOOMS = {"Fit": 1.0, "1.5×": 1.5, "2×": 2.0, "3×": 3.0}
 DISPLAY_WIDTH = 1100  # px of the display image at "Fit" and 1.5×; sharper copy when zoomed more
 ZOOM_WIDTH = 1800
-_STATUS_COLOR = {
-    PageStatus.OK: "green",
-    PageStatus.TRUNCATED: "orange",
-    PageStatus.LOOPED: "orange",
-    PageStatus.ERROR: "red",
-}
 
 
 def _load_engine() -> tuple[Engine | None, ModelSpec, str]:
@@ -120,29 +119,6 @@ def _pager(items: list[tuple[Selected, int]]) -> int:
     return pos
 
 
-def _stats(f_name: str, page: int, pages: int, result: PageResult | None) -> None:
-    line = f"**{f_name}** · page {page} of {pages}"
-    if result is None:
-        st.markdown(line + " · :gray-badge[not processed]")
-        return
-    color = _STATUS_COLOR.get(result.status, "gray")
-    parts = [
-        line,
-        f":{color}-badge[{result.status.value}]",
-        f":material/timer: {result.seconds:.2f} s",
-        f"{result.tokens} tokens" if result.tokens else "",
-        f":orange-badge[{result.retries} retries]" if result.retries else "0 retries",
-        f"{len(result.regions)} regions ({len(result.located)} located)",
-        f"`{result.engine}` · `{result.model}`",
-    ]
-    st.markdown(" · ".join(p for p in parts if p))
-    if result.error:
-        st.error(f"This page failed: {result.error}")
-    for note in result.notes:
-        if not any(other != note and other.startswith(note) for other in result.notes):
-            st.caption(f":material/info: {note}")  # a note repeated with more words: once
-
-
 def _label_filter(result: PageResult, pos: int) -> set[str] | None:
     """The labels switched on for this page (None: the page has no regions to filter)."""
     counts: dict[str, int] = {}
@@ -188,7 +164,7 @@ def _region_picker(result: PageResult, ov_key: str, selected: str | None) -> Non
         index=None,
         placeholder="Pick a region, or click a box",
         format_func=lambda i: f"{i} · {by_id[i].label} · {' '.join(by_id[i].text.split())[:60]}",
-        on_change=lambda: set_selection(ov_key, pick.get()),
+        on_change=lambda: set_selection(ov_key, pick.get(), scroll=True),
         label_visibility="collapsed",
         width=240,  # beside the Headers & footers toggle in a half-width column at 1400 px
     )
@@ -208,18 +184,18 @@ def _page_view(
     f, doc = sel.file, sel.file.doc
     assert doc is not None
     dpi = engines.dpi_for(spec)
-    zoom = ZOOMS.get(str(state.VIEWER_ZOOM.get() or "Fit"), 1.0)
+    zoom = ZOOMS.get(str(state.VIEWER_ZOOM.get() or FIT_WIDTH), 1.0)
     width = ZOOM_WIDTH if zoom >= 2 else DISPLAY_WIDTH
     jpeg = ui_files.display_image(f.sha256, f.name, page, dpi, spec.sizing, width, doc)
     if result is not None and result.rotation:
         jpeg = _turned(jpeg, result.rotation)  # the boxes are on the page as the model re-read it
-    _stats(f.name, page, doc.page_count, result)
+    show_stats(f.name, page, doc.page_count, result)
     ov_key, prefix = state.VIEWER_OVERLAY(pos).key, f"wbblk-{pos}-"
     if result is None:
         st.image(jpeg, caption=f"{f.name} page {page}", width="stretch")
         return
     visible = _label_filter(result, pos)
-    left, right = st.columns(2, gap="medium")
+    left, right = st.columns([3, 2], gap="medium")  # the page is what is read
     with left:
         # Flowing rows: on a narrow screen the controls wrap instead of being clipped.
         with st.container(horizontal=True, vertical_alignment="center", gap="medium"):
@@ -227,10 +203,11 @@ def _page_view(
                 "Zoom",
                 list(ZOOMS),
                 key=state.VIEWER_ZOOM.key,
-                default="Fit",
+                default=FIT_WIDTH,
                 required=True,
                 label_visibility="collapsed",
-                help="Enlarge the page to read it; it scrolls inside its box.",
+                help="Fit width: the page fills its column. Fit height: the whole page in the "
+                "window. 1.5×-3×: enlarged, it scrolls inside its box.",
             )
             st.toggle(
                 "All label tags",
@@ -281,6 +258,7 @@ def _page_view(
 
 
 def viewer_page() -> None:
+    widen_main()
     st.title("Viewer")
     st.caption(
         "Drop scans or PDFs: each page's layout regions over the image, its Markdown beside. "
