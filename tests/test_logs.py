@@ -66,3 +66,16 @@ def test_documents_left_open_are_closed_quietly_at_exit(tmp_path: Path) -> None:
     result = run(str(script))
     assert result.returncode == 0, result.stderr
     assert "still open" not in result.stderr and result.stderr == "", result.stderr
+
+
+def test_worker_processes_importing_the_app_stay_quiet() -> None:
+    """Page-preparing workers (forkserver/spawn) import the app's main file as ``__mp_main__``:
+    it must neither draw the app nor load the UI, whose Streamlit caches would warn in the
+    app's log ("No runtime found", "missing ScriptRunContext")."""
+    code = (
+        "import runpy, sys; runpy.run_path('workbench/Home.py', run_name='__mp_main__'); "
+        "print(sorted(m for m in sys.modules if m == 'streamlit' or m.startswith('workbench.ui')))"
+    )
+    result = run("-c", code)
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == "" and result.stdout.strip() == "[]", (result.stdout, result.stderr)

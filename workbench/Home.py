@@ -14,11 +14,6 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-import streamlit as st  # noqa: E402
-
-from workbench.logs import quiet_libraries  # noqa: E402
-from workbench.ui.sidebar import render_sidebar  # noqa: E402
-
 PAGES = ROOT / "pages"
 #: (file, title, icon, url path); the first is the default page.
 NAV = [
@@ -31,6 +26,13 @@ NAV = [
 
 
 def main() -> None:
+    # Imported here, not at the top: worker processes import this file as "__mp_main__" and
+    # must not load the UI (Streamlit's caches warn "No runtime found" outside the app).
+    import streamlit as st
+
+    from workbench.logs import quiet_libraries
+    from workbench.ui.sidebar import render_sidebar
+
     quiet_libraries()  # libraries' INFO lines off in the app's log (WORKBENCH_VERBOSE=1: on)
     st.set_page_config(page_title="OCR Workbench", page_icon="🔎", layout="wide")
     pages = [
@@ -49,8 +51,7 @@ def main() -> None:
     nav.run()
 
 
-# Streamlit runs this file as "__main__". Worker processes (forkserver/spawn) import it again
-# as "__mp_main__": they must not draw the app (their log filled with "missing
-# ScriptRunContext" and "use streamlit run" warnings).
+# Streamlit runs this file as "__main__"; worker processes (forkserver/spawn) import it again
+# as "__mp_main__" and must not draw the app ("missing ScriptRunContext" warnings).
 if __name__ == "__main__":
     main()
