@@ -254,8 +254,8 @@ def main() -> None:
             small = cli(pdf, url, args.spec, None)
             large = cli(big, url, args.spec, None)
         print(
-            "\nPeak memory, --pages all, zero-latency server, all cores "
-            "(main process / whole tree with workers):"
+            "\nPeak memory (PSS: pages shared after fork counted once), --pages all, "
+            "zero-latency server, all cores (main process / whole tree with workers):"
         )
         for n, r, path in ((args.pages, small, pdf), (args.big, large, big)):
             print(

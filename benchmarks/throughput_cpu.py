@@ -55,10 +55,10 @@ def main() -> None:
             started = time.perf_counter()
             results = list(process_document(engines[n], CPU_SPEC, doc))
             seconds[n] += time.perf_counter() - started
-            bad = [r.result.page for r in results if r.result.status.value != "ok"]
+            bad = [f"{r.result.page}: {r.result.status.value}" for r in results if r.result.error]
             assert len(results) == args.pages, (n, len(results))
             if bad:
-                print(f"  workers {n}: pages not ok: {bad}")
+                print(f"  workers {n}: pages that failed: {bad}")
     base = seconds[args.workers[0]]
     print(f"{'workers':>8} {'s/round':>8} {'pages/s':>8} {'speed-up':>9}")
     for n in args.workers:

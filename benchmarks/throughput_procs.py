@@ -35,6 +35,15 @@ def _children() -> dict[int, list[int]]:
 
 
 def _rss_kb(pid: int) -> int:
+    """Proportional set size where the kernel gives it (pages shared with the parent after a
+    fork count once in all), else the resident set size."""
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as fh:
+            for line in fh:
+                if line.startswith("Pss:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
     try:
         with open(f"/proc/{pid}/status") as fh:
             for line in fh:
@@ -46,7 +55,7 @@ def _rss_kb(pid: int) -> int:
 
 
 def tree_rss_mb(root: int) -> tuple[float, float]:
-    """(RSS of ``root`` alone, RSS of ``root`` and all its descendants), in MB."""
+    """(memory of ``root`` alone, of ``root`` and all its descendants), in MB (PSS or RSS)."""
     tree = _children()
     todo, total = [root], 0
     while todo:
