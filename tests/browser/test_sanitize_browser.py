@@ -138,7 +138,9 @@ def test_hostile_output_renders_inert(
         # The same run, kept in the store, through the Runs page's Markdown.
         page.goto(hostile_app + "/runs")
         runs_md = page.locator(".st-key-runs_md")
-        expect(runs_md.locator("table")).to_be_visible()
+        # Under load the Runs page draws the page image before its Markdown; wait as for the
+        # viewer's first page (the 5 s default is a time, not the app's state).
+        expect(runs_md.locator("table")).to_be_visible(timeout=60_000)
         expect(runs_md.locator("td").filter(has_text="alpha")).to_have_count(1)
         page.wait_for_timeout(1000)
         assert_inert(page)
