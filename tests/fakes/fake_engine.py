@@ -91,9 +91,12 @@ class FakeEngine:
 
 def from_env(choice: Any = None) -> FakeEngine:
     """The app's engine hook (``WORKBENCH_ENGINE_FACTORY``): a FakeEngine whatever the choice,
-    with ``WORKBENCH_FAKE_DELAY`` seconds of work per page (default none)."""
+    with ``WORKBENCH_FAKE_DELAY`` seconds of work per page (default none), taking pages in
+    the CPU engine's batches, so the app prepares as few pages ahead as it does for it."""
     try:
         delay = float(os.environ.get("WORKBENCH_FAKE_DELAY", "0") or 0)
     except ValueError:
         delay = 0.0
-    return FakeEngine(delay=delay)
+    engine = FakeEngine(delay=delay)
+    engine.batch_size = 2  # as the CPU engine: pages one at a time, two prepared ahead
+    return engine

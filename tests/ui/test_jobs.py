@@ -17,7 +17,8 @@ from workbench.models.registry import CPU_SPEC
 from workbench.runs.store import RunStore
 from workbench.settings import Settings
 from workbench.ui import jobs
-from workbench.ui.jobs import Ask, Board, DocAsk
+from workbench.ui.job_records import Ask, DocAsk
+from workbench.ui.jobs import Board
 from workbench.ui.results import ResultCache
 
 DATA = Path(__file__).resolve().parents[2] / "tests" / "data"

@@ -10,18 +10,18 @@ Contract
 * **One worker thread per server process** (:func:`board`, ``st.cache_resource``) serves
   every session, so an engine (one instance per process, :mod:`workbench.ui.engines`) sees
   one caller at a time from the Viewer, and two sessions never run two copies of a model.
-* **An ask replaces the session's previous ask**: its engine, files and pages, and the page
-  on screen. The worker takes, per session in turn (round robin), the page on screen first,
-  then the other missing pages in order. A new ask (another page on screen, a file removed,
-  another engine) stops the work in progress after the page in progress and plans again; so
-  does another session waiting while this one has had the engine for :data:`SLICE_S`.
+* **An ask replaces the session's previous ask**: engine, files, pages, the page on screen.
+  Per session in turn (round robin) the worker takes the page on screen first, then the
+  other missing pages in order. A new ask (another page on screen, a file removed, another
+  engine) ends the work in progress after the page in progress and plans again. Another
+  session waiting pauses it after :data:`SLICE_S` (at least one page per turn); the next
+  turn resumes it where it stopped.
 * Pages already in the result cache are never sent to the engine again (any session's).
 * **Runs**: each document's pages go to one run per (document content, engine key) per
   session, written by the one run writer (:class:`workbench.pipeline.runner.RunJob`) as each
-  page finishes. A run is finished after every stretch of work: ``done``/``partial`` when the
-  stretch finished its pages, ``cancelled`` when it was cut short (the next stretch reopens
-  it). A store that cannot be written is reported in :attr:`Progress.notes`; pages are then
-  processed without a run.
+  page finishes, and finished when the work on it ends: ``done``/``partial``, or
+  ``cancelled`` when cut short (the next stretch reopens it). A store that cannot be written
+  is reported in :attr:`Progress.notes`; pages are then processed without a run.
 * A document that fails as a whole (the engine raises) is reported in the notes and its
   remaining pages are not retried until the session asks for something else.
 * A session that has not asked or polled for :data:`FORGET_AFTER_S` is forgotten (its runs
@@ -36,20 +36,17 @@ import atexit
 import contextlib
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import streamlit as st
 
-from workbench.documents import Document
-from workbench.engines.base import Engine
 from workbench.errors import WorkbenchError
-from workbench.models.registry import ModelSpec
 from workbench.pipeline.process import Processed, process_document
 from workbench.pipeline.runner import RunJob, run_info
 from workbench.runs.store import RunStore
 from workbench.schema import PageResult
+from workbench.ui.job_records import Ask, DocAsk, Progress
 from workbench.ui.results import ResultCache, results
 
 #: Seconds one session may keep the engine while another waits (then it stops after the page
@@ -58,58 +55,6 @@ SLICE_S = 2.0
 #: A session silent this long (no ask, no poll: the tab was closed) is forgotten.
 FORGET_AFTER_S = 120.0
 MAX_NOTES = 5
-
-
-@dataclass(frozen=True)
-class DocAsk:
-    """One readable document of an ask and the 1-based pages wanted from it."""
-
-    sha256: str
-    name: str
-    doc: Document
-    pages: tuple[int, ...]
-
-
-@dataclass(frozen=True)
-class Ask:
-    """What one session wants processed, and the page it shows."""
-
-    engine: Engine
-    spec: ModelSpec
-    ekey: str  # the result-cache key part naming engine, model and settings
-    dpi: float
-    docs: tuple[DocAsk, ...]
-    focus: tuple[str, int] | None = None  # (sha256, page) on screen
-    store_root: Path | None = None  # None: results are not saved as runs
-    runs: tuple[tuple[tuple[str, str], str], ...] = ()  # known ((sha256, ekey), run id)
-
-    def plan_key(self) -> tuple[object, ...]:
-        """What decides the work: a different key stops the work in progress."""
-        return (
-            id(self.engine),
-            self.ekey,
-            self.dpi,
-            tuple((d.sha256, d.pages) for d in self.docs),
-            self.focus,
-            self.store_root,
-        )
-
-
-@dataclass(frozen=True)
-class Progress:
-    """A session's pages as the worker sees them now."""
-
-    asked: int = 0
-    done: int = 0
-    failed: int = 0  # pages of documents that failed as a whole (not retried)
-    current: str = ""  # "file page N" in progress for this session, "" when none
-    last: PageResult | None = None  # the last page finished for this session
-    notes: tuple[str, ...] = ()
-    runs: dict[tuple[str, str], str] = field(default_factory=dict)
-
-    @property
-    def pending(self) -> int:
-        return max(self.asked - self.done - self.failed, 0)
 
 
 @dataclass
@@ -123,6 +68,7 @@ class _Session:
     unsaved: set[tuple[str, str]] = field(default_factory=set)  # store not writable
     current: str = ""
     last: PageResult | None = None
+    stretch: _Stretch | None = None  # paused for another session's turn
 
     def note(self, text: str) -> None:
         if text not in self.notes:
@@ -137,6 +83,25 @@ class _Task:
     ask: Ask
     doc: DocAsk
     pages: tuple[int, ...]
+
+
+@dataclass
+class _Stretch:
+    """Work on one document for one session. Paused between turns with its iterator and run
+    kept, so the next turn resumes it instead of preparing its pages again."""
+
+    task: _Task
+    items: Iterator[Processed]
+    job: RunJob | None
+    done: int = 0
+
+    def close(self) -> None:
+        """End it; pages not done leave the run cancelled (the next stretch reopens it)."""
+        with contextlib.suppress(Exception):
+            getattr(self.items, "close", lambda: None)()
+        if self.job is not None:
+            with contextlib.suppress(OSError, WorkbenchError):
+                self.job.finish(interrupted=self.done < len(self.task.pages))
 
 
 class Board:
@@ -213,6 +178,10 @@ class Board:
             thread = self._thread
         if thread is not None and thread is not threading.current_thread():
             thread.join(timeout=10)
+        with self._cond:
+            paused = [v.stretch for v in self._sessions.values() if v.stretch is not None]
+        for stretch in paused:
+            stretch.close()
 
     # ------------------------------------------------------------------ bookkeeping
     def _missing(self, sess: _Session) -> list[tuple[DocAsk, int]]:
@@ -250,26 +219,34 @@ class Board:
             runs=dict(sess.runs),
         )
 
-    def _expire(self) -> None:
+    def _expire(self) -> list[_Stretch]:
+        """Forget silent sessions; returns their paused work, to be closed without the lock."""
         now = time.monotonic()
+        paused = []
         for session in [s for s, v in self._sessions.items() if now - v.seen > FORGET_AFTER_S]:
             if session != self._busy:
-                self._sessions.pop(session)
+                stretch = self._sessions.pop(session).stretch
                 self._order.remove(session)
+                paused += [stretch] if stretch is not None else []
+        return paused
 
     def _next(self, peek: bool = False) -> _Task | None:
         """The next stretch of work: one document of the next session in turn that has
         pages missing, the page on screen first. Called with the lock held."""
         for i, session in enumerate(self._order):
             sess = self._sessions[session]
-            missing = self._missing(sess)
-            if not missing:
-                continue
+            if sess.stretch is not None and sess.stretch.task.version == sess.version:
+                task = sess.stretch.task  # resume the paused stretch
+            else:
+                missing = self._missing(sess)
+                if not missing:
+                    continue
+                doc = missing[0][0]
+                pages = tuple(p for d, p in missing if d.sha256 == doc.sha256)
+                task = _Task(session, sess.version, sess.ask, doc, pages)
             if not peek:  # round robin: this session goes to the back of the line
                 self._order.append(self._order.pop(i))
-            doc = missing[0][0]
-            pages = tuple(p for d, p in missing if d.sha256 == doc.sha256)
-            return _Task(session, sess.version, sess.ask, doc, pages)
+            return task
         return None
 
     def _others_waiting(self, session: str) -> bool:
@@ -286,16 +263,18 @@ class Board:
             with self._cond:
                 self._busy = None
                 self._cond.notify_all()  # idle waiters
-                task = None
+                task, stale = None, []
                 while not self._stopping:
-                    self._expire()
+                    stale += self._expire()
                     task = self._next()
                     if task is not None:
                         break
                     self._cond.wait(timeout=5.0)
-                if task is None:
-                    return
-                self._busy = task.session
+                self._busy = task.session if task is not None else None
+            for stretch in stale:
+                stretch.close()
+            if task is None:
+                return
             try:
                 self._run(task)
             except BaseException as exc:
@@ -306,65 +285,71 @@ class Board:
                         why = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
                         sess.note(f"{task.doc.name}: processing failed ({why})")
 
-    def _stop_asked(self, task: _Task, done: list[int]) -> Callable[[], bool]:
-        """Whether to stop after the page in progress: the session asked for something else,
-        or it has had its slice (at least one page, so taking turns never starves both)
-        while another session waits."""
-        started = time.monotonic()
-
-        def stop() -> bool:
-            with self._cond:
-                sess = self._sessions.get(task.session)
-                if self._stopping or sess is None or sess.version != task.version:
-                    return True
-                over = done[0] > 0 and time.monotonic() - started > SLICE_S
-                return over and self._others_waiting(task.session)
-
-        return stop
-
-    def _run(self, task: _Task) -> None:
+    def _begin(self, sess: _Session, task: _Task) -> _Stretch:
+        """A new stretch; it ends after the page in progress once the session asks for
+        something else (another page on screen, other files, another engine)."""
         ask, d = task.ask, task.doc
-        with self._cond:
-            sess = self._sessions.get(task.session)
-            if sess is None:
-                return
+
+        def cancelled() -> bool:
+            with self._cond:
+                return (
+                    self._stopping
+                    or self._sessions.get(task.session) is not sess
+                    or (sess.version != task.version)
+                )
+
         job = self._job(sess, task)
-        counter = [0]  # pages finished in this stretch, read by stop()
-        stop = self._stop_asked(task, counter)
         items: Iterator[Processed]
         if job is not None:
             items = job.document(
-                d.doc, list(task.pages), skip_finished=False, cancelled=stop,
+                d.doc, list(task.pages), skip_finished=False, cancelled=cancelled,
                 on_write_error=lambda r, exc: self._note(
                     task.session, f"{d.name} page {r.page} not saved to the run store ({exc})"
                 ),
             )  # fmt: skip
         else:
             items = process_document(
-                ask.engine, ask.spec, d.doc, list(task.pages), ask.dpi, cancelled=stop
+                ask.engine, ask.spec, d.doc, list(task.pages), ask.dpi, cancelled=cancelled
             )
-        done = 0
+        return _Stretch(task, items, job)
+
+    def _run(self, task: _Task) -> None:
+        """One turn: resume or begin the task's stretch; pause it after :data:`SLICE_S` (and
+        at least one page) when another session waits, else run it to its end."""
+        ask, d = task.ask, task.doc
+        with self._cond:
+            sess = self._sessions.get(task.session)
+            if sess is None:
+                return
+            stretch, sess.stretch = sess.stretch, None
+        if stretch is not None and stretch.task is not task:
+            stretch.close()  # asked for something else while paused
+            stretch = None
+        stretch = stretch or self._begin(sess, task)
+        started = time.monotonic()
         try:
             with self._cond:
-                sess.current = f"{d.name} page {task.pages[0]}"
-            for item in items:
+                sess.current = f"{d.name} page {task.pages[stretch.done]}"
+            for item in stretch.items:
                 r = item.result
                 self._cache.put(d.sha256, r.page, ask.ekey, r)
-                done += 1
-                counter[0] = done
+                stretch.done += 1
                 with self._cond:
                     sess.last = r
-                    nxt = task.pages[done] if done < len(task.pages) else None
-                    sess.current = f"{d.name} page {nxt}" if nxt is not None else ""
+                    left = task.pages[stretch.done :]
+                    sess.current = f"{d.name} page {left[0]}" if left else ""
                     self._cond.notify_all()
+                    if time.monotonic() - started > SLICE_S and self._others_waiting(task.session):
+                        sess.stretch = stretch  # resumed on this session's next turn
+                        return
         except WorkbenchError as exc:
             with self._cond:
-                sess.failed.update((d.sha256, p) for p in task.pages[done:])
+                sess.failed.update((d.sha256, p) for p in task.pages[stretch.done :])
                 sess.note(f"{d.name}: {exc}")
-        finally:
-            if job is not None:
-                with contextlib.suppress(OSError, WorkbenchError):
-                    job.finish(interrupted=done < len(task.pages))
+        except BaseException:
+            stretch.close()
+            raise
+        stretch.close()
 
     def _note(self, session: str, text: str) -> None:
         with self._cond:

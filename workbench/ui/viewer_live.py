@@ -22,7 +22,8 @@ from workbench.engines.base import Engine
 from workbench.models.registry import ModelSpec
 from workbench.ui import engines, state
 from workbench.ui.inputs import Selected
-from workbench.ui.jobs import Ask, DocAsk, Progress, board
+from workbench.ui.job_records import Ask, DocAsk, Progress
+from workbench.ui.jobs import board
 from workbench.ui.results import results
 from workbench.ui.runs_common import get_store
 

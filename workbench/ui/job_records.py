@@ -1,0 +1,64 @@
+"""What a Viewer session asks the background worker for, and what it is told back
+(:mod:`workbench.ui.jobs`): typed records, no behaviour beyond their own fields."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from workbench.documents import Document
+from workbench.engines.base import Engine
+from workbench.models.registry import ModelSpec
+from workbench.schema import PageResult
+
+
+@dataclass(frozen=True)
+class DocAsk:
+    """One readable document of an ask and the 1-based pages wanted from it."""
+
+    sha256: str
+    name: str
+    doc: Document
+    pages: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Ask:
+    """What one session wants processed, and the page it shows."""
+
+    engine: Engine
+    spec: ModelSpec
+    ekey: str  # the result-cache key part naming engine, model and settings
+    dpi: float
+    docs: tuple[DocAsk, ...]
+    focus: tuple[str, int] | None = None  # (sha256, page) on screen
+    store_root: Path | None = None  # None: results are not saved as runs
+    runs: tuple[tuple[tuple[str, str], str], ...] = ()  # known ((sha256, ekey), run id)
+
+    def plan_key(self) -> tuple[object, ...]:
+        """What decides the work: a different key stops the work in progress."""
+        return (
+            id(self.engine),
+            self.ekey,
+            self.dpi,
+            tuple((d.sha256, d.pages) for d in self.docs),
+            self.focus,
+            self.store_root,
+        )
+
+
+@dataclass(frozen=True)
+class Progress:
+    """A session's pages as the worker sees them now."""
+
+    asked: int = 0
+    done: int = 0
+    failed: int = 0  # pages of documents that failed as a whole (not retried)
+    current: str = ""  # "file page N" in progress for this session, "" when none
+    last: PageResult | None = None  # the last page finished for this session
+    notes: tuple[str, ...] = ()
+    runs: dict[tuple[str, str], str] = field(default_factory=dict)
+
+    @property
+    def pending(self) -> int:
+        return max(self.asked - self.done - self.failed, 0)
