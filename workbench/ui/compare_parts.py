@@ -4,7 +4,8 @@ A↔B line between the sides, and the across-pages charts.
 * A picker label leads with what differs between runs, never with a long shared prefix:
   ``document · engine/model · settings that differ between the listed runs · date · pages ·
   status`` (the model cut to its last path part; the full text is in the caption under the
-  picker). Two runs that still read alike get their run name appended.
+  picker). Two runs that still read alike get their run name appended, then the end of
+  their run id.
 * Label pills count each side: ``text · A 13 / B 12`` (never the sum of both).
 * Similarity and agreement are properties of the pair, so they are shown once, between the
   sides, not as a value of each side.
@@ -65,16 +66,18 @@ def run_labels(
         doc = document or (
             docs[0] + (f" +{len(docs) - 1}" if len(docs) > 1 else "") if docs else "—"
         )
-        when = r.created.strftime("%Y-%m-%d %H:%M") if r.created else "?"
+        when = r.created.strftime("%d %b %Y %H:%M") if r.created else "?"
         parts = [doc, f"{r.engine}/{short_model(r.model)}", _settings_text(infos.get(r.id), keys)]
         parts += [when, f"{r.pages} p", r.status]
         labels[r.id] = " · ".join(p for p in parts if p)
-    seen: dict[str, int] = {}
-    for label in labels.values():
-        seen[label] = seen.get(label, 0) + 1
-    for r in runs:
-        if seen[labels[r.id]] > 1:  # still alike: the run's own name tells them apart
-            labels[r.id] += f" · {r.name or r.id}"
+    # Still alike: the run's own name, then the end of its id, tells them apart.
+    for extra in (lambda r: r.name, lambda r: f"#{r.id.rsplit('-', 1)[-1]}"):
+        seen: dict[str, int] = {}
+        for label in labels.values():
+            seen[label] = seen.get(label, 0) + 1
+        for r in runs:
+            if seen[labels[r.id]] > 1 and extra(r):
+                labels[r.id] += f" · {extra(r)}"
     return labels
 
 
@@ -177,9 +180,11 @@ def across_pages(table: pd.DataFrame) -> None:
                 else "CER needs a reference (see above)."
             )
     with g2:
+        seconds = [row["A s/page"], row["B s/page"]]
+        if not any(pd.notna(v) and v > 0 for v in seconds):  # bars of nothing say nothing
+            st.caption(f"Seconds for page {int(row['page'])}: not measured on either side.")
+            return
         st.caption(f"Seconds for page {int(row['page'])}, each side")
         st.bar_chart(
-            pd.DataFrame({"seconds": [row["A s/page"], row["B s/page"]]}, index=["A", "B"]),
-            horizontal=True,
-            height=130,
+            pd.DataFrame({"seconds": seconds}, index=["A", "B"]), horizontal=True, height=130
         )
