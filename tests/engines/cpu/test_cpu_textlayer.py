@@ -3,6 +3,8 @@ real PDFium text layers, real CDLA layout, real Tesseract for the rasterized com
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import pickle
 import re
 import time
@@ -185,3 +187,24 @@ def test_single_line_page_is_read(engine):
     assert out.error is None
     md = assemble_page(out.regions)
     assert "Revenue" in md and "1,204" in md and "962" in md
+
+
+def test_layer_with_wrong_letters_is_refused_by_a_quick_ocr_sample(engine):
+    """Glyphs mapped to the wrong letters (every letter shifted by one, as a broken font
+    encoding does) pass the unmapped and ink checks; a quick Tesseract reading of three
+    lines disagrees, so the page is read by OCR."""
+    image, tl = _page("two_column_article.pdf")
+    assert tl is not None
+    shift = str.maketrans(
+        "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ",
+        "bcdefghijklmnopqrstuvwxyzaBCDEFGHIJKLMNOPQRSTUVWXYZA",
+    )
+    wrong = [dataclasses.replace(w, text=w.text.translate(shift)) for w in tl.words]
+    bad = dataclasses.replace(tl, words=tuple(wrong))
+    assert judge(bad, image) is None  # mapped, inked: only the OCR sample can tell
+    out = next(iter(engine.run([PageRequest(key="bad", image=image, text_layer=bad)])))
+    trace = json.loads(out.raw)
+    assert "disagrees" in trace["text_layer"] and trace["reader"] == "tesseract"
+    assert "Reading Order" in assemble_page(out.regions)
+    good = next(iter(engine.run([PageRequest(key="good", image=image, text_layer=tl)])))
+    assert json.loads(good.raw)["reader"] == "text_layer"

@@ -151,10 +151,12 @@ def dedupe(lines: list[Line]) -> list[Line]:
 
 
 def _repeats(ln: Line, words: list[str], other: Line) -> bool:
-    small = min(area(ln.box), area(other.box))
-    w = min(ln.box[2], other.box[2]) - max(ln.box[0], other.box[0])
-    h = min(ln.box[3], other.box[3]) - max(ln.box[1], other.box[1])
-    if w <= 0 or h <= 0 or w * h < 0.5 * max(small, 1.0):
+    a, b = ln.box, other.box
+    h = (a[3] if a[3] < b[3] else b[3]) - (a[1] if a[1] > b[1] else b[1])
+    if h <= 0:  # most pairs: cheap comparisons first (this runs for every pair of lines)
+        return False
+    w = (a[2] if a[2] < b[2] else b[2]) - (a[0] if a[0] > b[0] else b[0])
+    if w <= 0 or w * h < 0.5 * max(min(area(a), area(b)), 1.0):
         return False
     theirs = set(other.text.split())
     return sum(word in theirs for word in words) >= 0.8 * len(words)

@@ -17,7 +17,10 @@ Lines carry the font size (px) and boldness; ``source`` is ``"text_layer"``, con
 * characters drawn invisibly over ``MAX_INVISIBLE``: an OCR layer under a scan (our OCR is
   the better reader of the image);
 * words with no ink under them (no contrast in the rendered image) over ``MAX_INKLESS`` of a
-  sample: text hidden under images, white text, or a layer that does not match the page.
+  sample: text hidden under images, white text, or a layer that does not match the page;
+* and, checked by the engine with Tesseract, a quick OCR of three of the layer's lines
+  (:func:`sample`) that finds under ``MIN_AGREEMENT`` of their words (:func:`agreement`): a
+  font whose glyphs map to the wrong letters.
 
 :func:`image_regions` gives the image objects, in ``page_px``, that hold (almost) no layer
 words: the regions OCR must read (a scanned figure, a screenshot of text).
@@ -37,6 +40,7 @@ SPLIT_GAP = 1.6  # a gap this many font sizes wide splits a layer line
 MAX_GARBLED = 0.05
 MAX_INVISIBLE = 0.5
 MAX_INKLESS = 0.3
+MIN_AGREEMENT = 0.4  # share of sampled layer words a quick OCR must find
 INK_CONTRAST = 40  # grey levels between the darkest and lightest pixel under an inked word
 SAMPLE = 150  # words checked for ink
 
@@ -222,3 +226,25 @@ def image_regions(layer: TextLayer, lines: list[Line], width: int, height: int) 
         if inside <= 2:
             out.append(box)
     return out
+
+
+_TOKEN = re.compile(r"[^\W\d_]{3,}")
+
+
+def _tokens(text: str) -> list[str]:
+    return [t.casefold() for t in _TOKEN.findall(text)]
+
+
+def sample(lines: list[Line], k: int = 3) -> list[Line]:
+    """Up to ``k`` lines with three or more words of three letters, spread down the page."""
+    wordy = sorted((ln for ln in lines if len(_tokens(ln.text)) >= 3), key=lambda ln: ln.box[1])
+    if len(wordy) <= k:
+        return wordy
+    return [wordy[round(i * (len(wordy) - 1) / (k - 1))] for i in range(k)]
+
+
+def agreement(layer_text: str, ocr_text: str) -> float:
+    """Share of the layer's words (three letters or more, case-folded) the OCR also read."""
+    want = _tokens(layer_text)
+    got = set(_tokens(ocr_text))
+    return sum(t in got for t in want) / len(want) if want else 1.0
