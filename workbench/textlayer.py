@@ -260,7 +260,7 @@ def _images(
     try:
         objects = page.get_objects(filter=(raw.FPDF_PAGEOBJ_IMAGE,), max_depth=3)
         for obj in objects:
-            left, bottom, right, top = obj.get_pos()
+            left, bottom, right, top = obj.get_bounds()
             b = _box(to_pt, left, bottom, right, top)
             if (b[2] - b[0]) * (b[3] - b[1]) >= _MIN_IMAGE * page_area:
                 out.append((round(b[0], 2), round(b[1], 2), round(b[2], 2), round(b[3], 2)))

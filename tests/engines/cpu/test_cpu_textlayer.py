@@ -208,3 +208,27 @@ def test_layer_with_wrong_letters_is_refused_by_a_quick_ocr_sample(engine):
     assert "Reading Order" in assemble_page(out.regions)
     good = next(iter(engine.run([PageRequest(key="good", image=image, text_layer=tl)])))
     assert json.loads(good.raw)["reader"] == "text_layer"
+
+
+def test_text_in_an_image_object_is_ocrd_beside_the_layer(engine, tmp_path):
+    """A born-digital page with a picture of text pasted in (a scanned line as an image
+    object): the layer gives the page's text, Tesseract reads only the picture."""
+    fin, _ = _page("financial_statement.pdf")
+    picture = fin.crop((150, 1300, 1300, 1380))  # "* Unaudited. Amounts are rounded ..."
+    pdf = pdfium.PdfDocument.new()
+    pdf.import_pages(pdfium.PdfDocument(DATA / "two_column_article.pdf"), [0])
+    page = pdf[0]
+    obj = pdfium.PdfImage.new(pdf)
+    obj.set_bitmap(pdfium.PdfBitmap.from_pil(picture))
+    w, h = picture.width * 72 / 200, picture.height * 72 / 200
+    obj.set_matrix(pdfium.PdfMatrix().scale(w, h).translate(72, 792 - 600 - h))
+    page.insert_obj(obj)
+    page.gen_content()
+    pdf.save(tmp_path / "pasted.pdf")
+    tl = extract_pdf(tmp_path / "pasted.pdf", 1)
+    assert tl is not None and len(tl.images) == 1
+    image = pdfium.PdfDocument(tmp_path / "pasted.pdf")[0].render(scale=200 / 72).to_pil()
+    out = next(iter(engine.run([PageRequest(key="p", image=image.convert("RGB"), text_layer=tl)])))
+    ocr = [r for r in out.regions if r.source == "tesseract"]
+    assert len(ocr) == 1 and "Amounts are rounded to the nearest million" in ocr[0].text
+    assert sum(r.source == "text_layer" for r in out.regions) >= 10
