@@ -393,6 +393,15 @@ def _handler_for(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
+def engine_from_env(choice: Any) -> Any:
+    """The app's engine hook for browser tests (``WORKBENCH_ENGINE_FACTORY=
+    tests.fakes.openai_server:engine_from_env``): the real server engine against the server at
+    ``WORKBENCH_BASE_URL`` (this fake run as a script), whatever the sidebar picked."""
+    from workbench.engines.vllm_server import VllmServerEngine
+
+    return VllmServerEngine(connect=True)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--port", type=int, default=8000)
@@ -403,14 +412,24 @@ def main(argv: list[str] | None = None) -> None:
         "--replay", nargs="*", type=Path, default=[], help="text files answered in turn, cycling"
     )
     parser.add_argument("--loop", action="store_true", help="loop at temperature 0")
+    parser.add_argument("--first", type=Path, help="text file answered to the first completion")
+    parser.add_argument(
+        "--first-fault", choices=["stall", "close", "drop", "malformed", "endless"],
+        help="the first completion misbehaves so (stall: never answers until the server stops)",
+    )  # fmt: skip
     args = parser.parse_args(argv)
     texts = [p.read_text(encoding="utf-8") for p in args.replay]
+    first: list[str | Reply] = []
+    if args.first or args.first_fault:
+        text = args.first.read_text(encoding="utf-8") if args.first else DEFAULT_TEXT
+        first = [Reply(text, fault=args.first_fault)]
     counter = iter(range(10**12))
 
     def respond(body: dict[str, Any]) -> str:
         return texts[next(counter) % len(texts)] if texts else DEFAULT_TEXT
 
     server = FakeOpenAIServer(
+        first,
         respond=respond,
         models=args.model or [DEFAULT_MODEL],
         delay=args.delay,

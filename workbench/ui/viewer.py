@@ -24,6 +24,7 @@ from PIL import Image
 
 from workbench.engines.base import Engine
 from workbench.errors import WorkbenchError
+from workbench.markdown.display import bound_page
 from workbench.models.registry import CPU_SPEC, ModelSpec
 from workbench.schema import PageResult
 from workbench.ui import engines, state, viewer_live, viewer_runs
@@ -194,6 +195,10 @@ def _page_view(
     if result is None:
         st.image(jpeg, caption=f"{f.name} page {page}", width="stretch")
         return
+    shown = bound_page(result)  # a 5 MB answer must not stall the tab; downloads keep it all
+    result = shown.result
+    if shown.note:
+        st.info(shown.note, icon=":material/content_cut:")
     visible = _label_filter(result, pos)
     left, right = st.columns([3, 2], gap="medium")  # the page is what is read
     with left:
