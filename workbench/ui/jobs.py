@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import os
 import threading
 import time
 from collections.abc import Iterator
@@ -55,6 +56,8 @@ SLICE_S = 2.0
 #: A session silent this long (no ask, no poll: the tab was closed) is forgotten.
 FORGET_AFTER_S = 120.0
 MAX_NOTES = 5
+#: How much lower the worker's CPU priority is (``nice`` steps) than the script runs'.
+WORKER_NICE = 10
 
 
 @dataclass
@@ -259,6 +262,7 @@ class Board:
             self._thread.start()
 
     def _loop(self) -> None:
+        _lower_priority()
         while True:
             with self._cond:
                 self._busy = None
@@ -385,6 +389,15 @@ class Board:
         with self._cond:
             sess.runs[key] = job.run_id
         return job
+
+
+def _lower_priority() -> None:
+    """Run this thread, and the threads and processes it starts (an engine's threads, the
+    page-preparing pool), at a lower CPU priority than the script runs that answer clicks:
+    on a machine busy with OCR the user's click comes first (Linux: nice is per thread)."""
+    with contextlib.suppress(AttributeError, OSError):
+        tid = threading.get_native_id()
+        os.setpriority(os.PRIO_PROCESS, tid, os.getpriority(os.PRIO_PROCESS, tid) + WORKER_NICE)
 
 
 @st.cache_resource

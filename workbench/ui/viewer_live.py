@@ -65,19 +65,21 @@ def ask(
     return progress
 
 
-def show(progress: Progress, focus: Focus) -> None:
+def show(progress: Progress, focus: Focus, pos: int) -> None:
     """The worker's notes for this session and, while pages are pending, the polling
-    progress bar."""
+    progress bar (``pos``: the position on screen, whose page is ``focus``)."""
     for note in progress.notes:
         st.warning(note, icon=":material/warning:")
     if progress.pending:
-        _poll(session_id(), focus, results().has(*focus))
+        _poll(session_id(), focus, results().has(*focus), pos)
 
 
 @st.fragment(run_every=POLL_S)
-def _poll(session: str, focus: Focus, focus_ready: bool) -> None:
+def _poll(session: str, focus: Focus, focus_ready: bool, pos: int) -> None:
     p = board().progress(session)
-    if p.pending == 0 or (not focus_ready and results().has(*focus)):
+    # A timer of a page the user has left (a click is being answered) must not rerun.
+    here = state.VIEWER_POS.get() == pos
+    if here and (p.pending == 0 or (not focus_ready and results().has(*focus))):
         st.rerun()  # the page on screen, or the document, is complete: draw it
     now = f" · now {p.current}" if p.current else ""
     last = p.last
