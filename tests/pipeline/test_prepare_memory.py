@@ -1,6 +1,8 @@
 """Streaming: a long PDF goes through the CLI with flat memory. The CLI runs as a subprocess
-against the real fake OpenAI server; the peak RSS of its whole process tree (the rendering
-workers included) is read from /proc while it runs, for 30 pages and for 300 pages."""
+against the real fake OpenAI server; the peak memory (PSS where the kernel gives it, else RSS)
+of its main process and of its whole tree (the rendering workers included) is read from /proc
+while it runs, for the first 30 pages and for all 300 pages of the same file (so what follows
+the file's size, held by the main process and mapped by the workers, cancels out)."""
 
 from __future__ import annotations
 
@@ -37,7 +39,19 @@ def cycled_pdf(pages: int, path: Path) -> Path:
     return path
 
 
-def tree_rss_mb(root: int) -> float:
+def _memory_kb(pid: int) -> int:
+    for name, key in (("smaps_rollup", "Pss:"), ("status", "VmRSS:")):
+        try:
+            for line in Path(f"/proc/{pid}/{name}").read_text().splitlines():
+                if line.startswith(key):
+                    return int(line.split()[1])
+        except OSError:
+            continue
+    return 0
+
+
+def memory_mb(root: int) -> tuple[float, float]:
+    """(``root`` alone, ``root`` and all its descendants), in MB."""
     children: dict[int, list[int]] = {}
     for entry in os.listdir("/proc"):
         if entry.isdigit():
@@ -49,26 +63,22 @@ def tree_rss_mb(root: int) -> float:
     total, todo = 0, [root]
     while todo:
         pid = todo.pop()
-        try:
-            for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-                if line.startswith("VmRSS:"):
-                    total += int(line.split()[1])
-        except OSError:
-            pass
+        total += _memory_kb(pid)
         todo.extend(children.get(pid, []))
-    return total / 1024
+    return _memory_kb(root) / 1024, total / 1024
 
 
-def peak_cli_mb(pdf: Path, out: Path, base_url: str) -> float:
+def peak_cli_mb(pdf: Path, out: Path, base_url: str, *extra: str) -> tuple[float, float]:
     command = [sys.executable, "-m", "workbench", "ocr", str(pdf), "--out", str(out)]
-    command += ["--engine", "vllm-server", "--base-url", base_url, "--quiet"]
+    command += ["--engine", "vllm-server", "--base-url", base_url, "--quiet", *extra]
     proc = subprocess.Popen(command, cwd=ROOT, stderr=subprocess.PIPE, text=True)
-    peak = [0.0]
+    peak = [0.0, 0.0]
     done = threading.Event()
 
     def watch() -> None:
         while not done.is_set():
-            peak[0] = max(peak[0], tree_rss_mb(proc.pid))
+            main, tree = memory_mb(proc.pid)
+            peak[0], peak[1] = max(peak[0], main), max(peak[1], tree)
             done.wait(0.05)
 
     watcher = threading.Thread(target=watch, daemon=True)
@@ -77,16 +87,17 @@ def peak_cli_mb(pdf: Path, out: Path, base_url: str) -> float:
     done.set()
     watcher.join()
     assert proc.returncode == 0, err
-    return peak[0]
+    return peak[0], peak[1]
 
 
-def test_300_pages_take_no_more_memory_than_30(tmp_path: Path) -> None:
-    short = cycled_pdf(30, tmp_path / "short.pdf")
-    long = cycled_pdf(300, tmp_path / "long.pdf")
+def test_300_pages_take_about_the_memory_of_30(tmp_path: Path) -> None:
+    pdf = cycled_pdf(300, tmp_path / "long.pdf")
     with FakeOpenAIServer(models=["lightonai/LightOnOCR-2-1B"]) as server:
-        peak_short = peak_cli_mb(short, tmp_path / "s", server.base_url)
-        peak_long = peak_cli_mb(long, tmp_path / "l", server.base_url)
-    written = list((tmp_path / "l").glob("*/page-*.png"))
-    assert len([p for p in written if "-r" not in p.stem]) == 300
-    # 300 pages held as PNG bytes would add ~90 MB, as decoded images ~1.5 GB.
-    assert peak_long < peak_short + 40, (peak_short, peak_long)
+        main_30, tree_30 = peak_cli_mb(pdf, tmp_path / "s", server.base_url, "--pages", "1-30")
+        main_300, tree_300 = peak_cli_mb(pdf, tmp_path / "l", server.base_url)
+    written = [p for p in (tmp_path / "l").glob("*/page-*.png") if "-r" not in p.stem]
+    assert len(written) == 300
+    # 270 more pages held as PNG bytes would add ~80 MB to the main process, as decoded
+    # images ~1.5 GB; what is left is allocator high-water marks of the request threads.
+    assert main_300 < main_30 + 60, (main_30, main_300)
+    assert tree_300 < tree_30 + 150, (tree_30, tree_300)

@@ -55,6 +55,7 @@ from workbench.settings import Settings
 from workbench.textlayer import PDFIUM_LOCK
 
 OPEN_PER_WORKER = 4  # documents a worker keeps open (a batch moves from one to the next)
+PAGES_PER_OPEN = 32  # pages a worker renders from one opening of a document (memory bound)
 
 
 def default_workers() -> int:
@@ -114,6 +115,7 @@ class _Refused:
 
 
 _OPEN: OrderedDict[str, Document] = OrderedDict()
+_USES: dict[str, int] = {}  # pages rendered from each open document
 
 
 def _mapped_pdf(job: _Job) -> Document:
@@ -132,6 +134,12 @@ def _mapped_pdf(job: _Job) -> Document:
 
 def _document(job: _Job) -> Document:
     doc = _OPEN.get(job.key)
+    _USES[job.key] = _USES.get(job.key, 0) + 1
+    if doc is not None and _USES[job.key] > PAGES_PER_OPEN:
+        # PDFium keeps every object it parsed (fonts, images) while a document is open: a
+        # worker that rendered hundreds of pages would hold them all. Open it afresh.
+        _OPEN.pop(job.key).close()
+        doc, _USES[job.key] = None, 1
     if doc is None:
         if job.pdf and job.settings.pdf_backend != "poppler":  # poppler reads Document.data
             doc = _mapped_pdf(job)
@@ -139,7 +147,9 @@ def _document(job: _Job) -> Document:
             doc = open_document(job.name, Path(job.path).read_bytes(), job.settings)
         _OPEN[job.key] = doc
         while len(_OPEN) > OPEN_PER_WORKER:
-            _OPEN.popitem(last=False)[1].close()
+            key, evicted = _OPEN.popitem(last=False)
+            _USES.pop(key, None)
+            evicted.close()
     _OPEN.move_to_end(job.key)
     return doc
 
