@@ -3,7 +3,7 @@
 :func:`serve_with_fake_server` starts ``python -m tests.fakes.openai_server`` with the given
 arguments (faults, replayed answers) and the app (``tests.browser.conftest._serve``) with the
 engine hook ``tests.fakes.openai_server:engine_from_env`` pointed at it, and yields the app's
-URL; both stop afterwards. :func:`pdf_file` writes a blank PDF of ``pages`` pages.
+URL; both stop afterwards. :func:`pdf_file` writes a blank PDF.
 """
 
 from __future__ import annotations
@@ -52,12 +52,14 @@ def serve_with_fake_server(
         server.wait(timeout=10)
 
 
-def pdf_file(path: Path, pages: int) -> Path:
+def pdf_file(path: Path, pages: int, landscape: tuple[int, ...] = ()) -> Path:
+    """A blank PDF; the pages numbered in ``landscape`` are wider than tall (the fake server's
+    ``--landscape-fault`` picks them)."""
     import pypdfium2 as pdfium
 
     pdf = pdfium.PdfDocument.new()
-    for _ in range(pages):
-        pdf.new_page(612, 792)
+    for number in range(1, pages + 1):
+        pdf.new_page(*((792, 612) if number in landscape else (612, 792)))
     buf = io.BytesIO()
     pdf.save(buf)
     path.write_bytes(buf.getvalue())

@@ -417,6 +417,10 @@ def main(argv: list[str] | None = None) -> None:
         "--first-fault", choices=["stall", "close", "drop", "malformed", "endless"],
         help="the first completion misbehaves so (stall: never answers until the server stops)",
     )  # fmt: skip
+    parser.add_argument(
+        "--landscape-fault", choices=["stall", "close", "drop", "malformed", "endless"],
+        help="every completion for a page wider than tall misbehaves so",
+    )  # fmt: skip
     args = parser.parse_args(argv)
     texts = [p.read_text(encoding="utf-8") for p in args.replay]
     first: list[str | Reply] = []
@@ -425,8 +429,12 @@ def main(argv: list[str] | None = None) -> None:
         first = [Reply(text, fault=args.first_fault)]
     counter = iter(range(10**12))
 
-    def respond(body: dict[str, Any]) -> str:
-        return texts[next(counter) % len(texts)] if texts else DEFAULT_TEXT
+    def respond(body: dict[str, Any]) -> str | Reply:
+        text = texts[next(counter) % len(texts)] if texts else DEFAULT_TEXT
+        image = request_image(body) if args.landscape_fault else None
+        if image is not None and image.width > image.height:
+            return Reply(text, fault=args.landscape_fault)
+        return text
 
     server = FakeOpenAIServer(
         first,

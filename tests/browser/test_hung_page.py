@@ -1,0 +1,68 @@
+"""A hung completion never blocks the other pages, in the real app and Chromium (issue 10.3).
+
+The fake OpenAI server (run as a script) accepts the completion for page 1 (the only
+landscape page) and never answers it (``--landscape-fault stall``); every other page gets a
+normal answer. The app runs the real
+server engine with a long idle timeout, so page 1 stays in flight for the whole test. The
+user can still go to page 2, read it, and come back, each click answered in seconds, while
+page 1 shows no result yet (the engine reports it in ``in_flight()``).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("playwright")
+from playwright.sync_api import expect
+
+from tests.browser.fake_server_app import pdf_file, serve_with_fake_server
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+ANSWER = "Text read by the fake OCR server."
+
+
+@pytest.fixture(scope="module")
+def hung_app_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    env = {"WORKBENCH_IDLE_TIMEOUT": "900"}  # page 1 stays hung for the whole test
+    yield from serve_with_fake_server(tmp_path_factory, ["--landscape-fault", "stall"], env)
+
+
+def test_a_hung_page_never_blocks_switching_to_the_others(
+    hung_app_url: str, page: Any, tmp_path: Path, shots: Path
+) -> None:
+    page.goto(hung_app_url + "/viewer")
+    expect(page.get_by_test_id("stFileUploaderDropzone")).to_be_visible(timeout=60_000)
+    page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(
+        [pdf_file(tmp_path / "hung.pdf", 3, landscape=(1,))]
+    )
+    expect(page.get_by_text(re.compile(r"page 1 of 3")).first).to_be_visible(timeout=60_000)
+    page.get_by_role("button", name="Next ▶").click()
+    # Page 2 is answered although page 1 (sent first) never is.
+    expect(page.get_by_text(re.compile(r"page 2 of 3")).first).to_be_visible(timeout=60_000)
+    expect(page.get_by_text(ANSWER).first).to_be_visible(timeout=60_000)
+    page.screenshot(path=str(shots / "hung-page-2.png"))
+    timings = []
+    for target in (1, 3, 2):
+        started = time.monotonic()
+        page.get_by_role("spinbutton", name=re.compile(r"^Page")).fill(str(target))
+        page.keyboard.press("Enter")
+        expect(page.get_by_text(re.compile(rf"page {target} of 3")).first).to_be_visible(
+            timeout=60_000
+        )
+        page.screenshot(path=str(shots / f"hung-page-{target}.png"))
+        if target == 1:
+            expect(page.get_by_text(ANSWER)).to_have_count(0)  # still hung: no result
+        else:
+            expect(page.get_by_text(ANSWER).first).to_be_visible(timeout=60_000)
+        timings.append(time.monotonic() - started)
+    page.screenshot(path=str(shots / "hung-page-1-waiting.png"))
+    print("switching pages while page 1 hangs took", [f"{t:.1f} s" for t in timings])
+    assert max(timings) < 15, timings
+    assert page.js_errors == []
