@@ -17,6 +17,7 @@ import pandas as pd
 import streamlit as st
 
 from workbench.markdown.assemble import assemble_page
+from workbench.markdown.display import MAX_CHARS, bound_regions, bound_text
 from workbench.runs.store import RunReader, RunSummary
 from workbench.ui import editor, exports_view, state
 from workbench.ui.compare_parts import short_model
@@ -264,12 +265,17 @@ def viewer(reader: RunReader) -> None:
         return
     left, right = st.columns([3, 2], gap="medium")
     with left:
-        show_page(reader, doc, page, regions or [], visible or [], f"runs_ov_{page}", zoom=zoom)
+        shown = bound_regions(regions or [])  # a 5 MB answer must not stall the tab
+        show_page(reader, doc, page, shown, visible or [], f"runs_ov_{page}", zoom=zoom)
     with right:
         text = result.markdown
         if layer == "corrected" and stored.corrected is not None:
             text = assemble_page(stored.corrected, page)
         text = _FIGURE_LINK.sub(r"*[\1]*\n\n", text)  # the crop file is not beside the page
+        if len(text) > MAX_CHARS:
+            st.info(f"Showing the first {MAX_CHARS:,} of {len(text):,} characters; the run's files "
+                    "have the full text.", icon=":material/content_cut:")  # fmt: skip
+            text = bound_text(text)
         # Wide tables scroll inside the column instead of running off the page.
         st.html("<style>.st-key-runs_md table { display: block; overflow-x: auto; }</style>")
         with st.container(key="runs_md"):
