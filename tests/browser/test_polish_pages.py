@@ -137,4 +137,10 @@ def test_about_says_what_was_checked_and_sidebar_describes_loaded_engine(
     )
     expect(sidebar).to_contain_text("model:")
     expect(sidebar).not_to_contain_text("Not loaded yet")
+    # Two CPU runs of one document: the pickers' whole labels show, and they differ.
+    pickers = [page.get_by_role("combobox", name=n) for n in ("Run A", "Run B (same document)")]
+    labels = [p.input_value() for p in pickers]
+    assert labels[0] != labels[1], labels
+    for picker in pickers:
+        assert picker.evaluate("(e) => e.scrollWidth <= e.clientWidth + 1"), labels
     page.screenshot(path=str(shots / "polish-sidebar-compare.png"))

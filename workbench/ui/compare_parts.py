@@ -29,6 +29,7 @@ from workbench.schema import PageResult, RunInfo
 SIDE_COLORS = {"A": "#1c7ed6", "B": "#e8590c"}
 SIMILARITY_COLOR = "#7048e8"
 _MODEL_CHARS = 28
+_SETTING_CHARS = 32  # one differing setting in a label (its whole value is in the caption)
 
 
 def short_model(model: str) -> str:
@@ -51,7 +52,8 @@ def _settings_text(info: RunInfo | None, keys: Sequence[str]) -> str:
     if info is None:
         return ""
     values = {"profile": info.profile, **info.settings}
-    return " ".join(f"{k}={values.get(k)}" for k in keys if values.get(k) is not None)
+    shown = (f"{k}={values.get(k)}" for k in keys if values.get(k) is not None)
+    return " ".join(t if len(t) <= _SETTING_CHARS else t[: _SETTING_CHARS - 1] + "…" for t in shown)
 
 
 def run_labels(

@@ -150,7 +150,8 @@ def render() -> None:
     if state.CMP_RUN_A.get() not in by_id:
         state.CMP_RUN_A.set(runs[0].id)
     labels_a = compare_parts.run_labels(runs, infos)
-    top_a, top_b = st.columns(2, gap="medium")  # each picker above its side
+    # One full-width row each: a label that ends in what tells two runs apart stays readable.
+    top_a, top_b = st.container(), st.container()
     a_id = top_a.selectbox("Run A", list(by_id), format_func=labels_a.__getitem__, key=RUN_A)
     top_a.caption(compare_parts.run_caption(by_id[a_id], infos.get(a_id)))
     reader_a = readers[a_id]
