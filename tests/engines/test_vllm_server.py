@@ -300,7 +300,7 @@ def test_a_server_that_never_answers_fails_the_page_after_the_idle_timeout() -> 
         got = _timed(engine, [_page(0)])
         assert server.completions == 1  # a timeout is not retried: it would hang again
     out, _, seconds = got["doc.pdf#0"]
-    assert seconds < 3, "the default 600 s × 3 tries must not apply"
+    assert seconds < 4, "the default 600 s × 3 tries must not apply"
     assert out.error == (
         "timed out: no answer within 0.5 s and no progress on any other page meanwhile "
         "— is the server hung?"
@@ -325,7 +325,7 @@ def test_a_hung_page_waits_while_others_flow_and_never_holds_them_back() -> None
     # It waited while the server streamed other pages (queued behind busy pages is not hung),
     # then failed about idle_timeout after the server's last progress.
     assert last_other > 2.5
-    assert last_other + 0.8 < seconds < last_other + 2.5
+    assert last_other + 0.8 < seconds < last_other + 4.0  # idle 1 s + watchdog, loaded CI
     assert "no progress on any other page" in (hung.error or "")
 
 
@@ -335,7 +335,7 @@ def test_silence_mid_answer_is_an_idle_timeout_with_the_tokens_so_far() -> None:
         assert server.completions == 1
     out, _, seconds = got["doc.pdf#0"]
     assert out.error == "timed out: the server sent nothing for 0.4 s mid-answer (after 3 tokens)"
-    assert seconds < 2.5
+    assert seconds < 4
 
 
 def test_slow_but_steady_tokens_finish_even_when_the_whole_answer_outlasts_idle() -> None:
@@ -353,7 +353,7 @@ def test_a_trickle_is_stopped_by_the_page_budget() -> None:
         got = _timed(_engine(server, timeout=1.5, idle_timeout=1.0), [_page(0)])
     out, _, seconds = got["doc.pdf#0"]
     assert (out.error or "").startswith("timed out after 1.5 s, the page's time budget")
-    assert seconds < 3.5
+    assert seconds < 5
 
 
 def test_page_budget_fits_max_tokens() -> None:
@@ -459,7 +459,7 @@ def test_in_flight_lists_waiting_pages_and_cancel_stops_one_at_once() -> None:
         timer.start()
         [cancelled] = list(pending)
         assert cancelled.error == "cancelled by the user"
-        assert 0.4 < time.monotonic() - started < 2.0
+        assert 0.4 < time.monotonic() - started < 3.0
         assert engine.in_flight() == []
 
 
@@ -471,4 +471,4 @@ def test_cancel_all_ends_every_page_in_flight_and_queued() -> None:
         got = _timed(engine, [_page(i) for i in range(5)])
         assert server.completions == 2  # the queued three were never sent
     assert {out.error for out, _, _ in got.values()} == {"cancelled by the user"}
-    assert max(seconds for _, _, seconds in got.values()) < 2.0
+    assert max(seconds for _, _, seconds in got.values()) < 3.0
