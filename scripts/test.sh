@@ -18,7 +18,9 @@ if [ "${1:-}" = "--fast" ]; then
 fi
 bash scripts/setup.sh --if-needed
 
-echo "== ruff"; "$PY" -m ruff check . && "$PY" -m ruff format --check .
+# Each check on its own line: under set -e a failing `a && b` list would not stop the script.
+echo "== ruff"; "$PY" -m ruff check .
+"$PY" -m ruff format --check .
 echo "== mypy"; "$PY" -m mypy
 echo "== import layering"; lint-imports
 echo "== module size"; "$PY" scripts/check_module_size.py
