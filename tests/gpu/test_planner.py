@@ -72,7 +72,8 @@ CASES = [
     #     in flight min(256, 72,944//420 = 173) = 173
     ("lighton", "141", 2421, 1_708_343_296, 72_945, 1_167_104, 16_384, 6_717, 173),
     # olmOCR-2-7B: h=3584 i=18,944 vocab=152,064 vh=1280 vi=3420, 16.6 GB, max_pos 128,000.
-    # Served at the spec's max_model_len 16,384. Qwen2.5-VL tokens: ceil(w/28) x ceil(h/28) + 2. B bf16 = 16x2x28x4x128x2 = 917,504.
+    # Served at the spec's max_model_len 16,384. Qwen2.5-VL tokens: ceil(w/28) x ceil(h/28) + 2.
+    # B bf16 = 16x2x28x4x128x2 = 917,504.
     # 6h+3i = 21,504+56,832 = 78,336; 6vh+3vi = 7,680+10,260 = 17,940.
     # 24: 989x1280: 36x46 = 1656+2 = 1658. act = 4096x78,336x2 = 641,728,512
     #     + 4x1658x17,940x2 = 237,956,160 + 4x152,064x8 = 4,866,048 + 536,870,912
