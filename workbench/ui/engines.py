@@ -30,6 +30,7 @@ from typing import Any
 import streamlit as st
 
 from workbench.engines.base import Engine
+from workbench.engines.factory import CpuOptions
 from workbench.errors import EngineUnavailable, WorkbenchError
 from workbench.models.registry import CPU_SPEC, ModelSpec, get_spec, match_served_model
 from workbench.pipeline.process import render_dpi
@@ -150,6 +151,9 @@ def spec_for(engine: Engine) -> ModelSpec:
 
 
 def dpi_for(spec: ModelSpec) -> float:
+    choice = current_choice() if spec.family == "cpu" else None
+    if choice is not None and isinstance(choice.options, CpuOptions):
+        return float(choice.options.dpi)  # the sidebar's CPU engine setting
     return render_dpi(spec, settings().dpi)
 
 
