@@ -140,6 +140,10 @@ def _line(run: list[tuple[TextWord, Box]], scale: float) -> Line:
                 ),
                 100.0,
             )
+        elif mark == "^" and not texts and w.text.isdigit():  # a footnote mark opening a line
+            texts.append(w.text.translate(_SUP))
+            tex.append(f"^{{{w.text}}}")
+            words.append(Word(texts[-1], box, 100.0))
         else:
             texts.append(_scripts_as_text(w.tex) if w.tex else w.text)
             tex.append(w.tex or w.text)
