@@ -31,7 +31,7 @@ import stat
 import threading
 import warnings
 import weakref
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 from typing import Any
@@ -42,6 +42,8 @@ from workbench.errors import DocumentError, PageRangeError
 from workbench.schema import DocumentInfo, PageImage
 from workbench.settings import Settings
 from workbench.textlayer import PDFIUM_LOCK, extract_text_layer
+
+Fit = Callable[[int, int], tuple[int, int]]  # the size a page would have -> the size wanted
 
 #: An image whose header claims more pixels than this is refused as a decompression bomb.
 BOMB_PIXELS = 200_000_000
@@ -175,12 +177,19 @@ class Document:
         """Page numbers for a range spec, capped at ``settings.max_pages``."""
         return parse_page_range(spec, self.page_count)[: self.settings.max_pages]
 
-    def page(self, index: int, dpi: float | None = None) -> PageImage:
+    def page(
+        self, index: int, dpi: float | None = None, *, fit: Fit | None = None, text: bool = True
+    ) -> PageImage:
+        """Page ``index`` at ``dpi``; ``fit`` maps that size to the size wanted (a model's
+        rule), and a PDF page is then rendered once directly at it (PDFium draws at any
+        scale), never rendered and resized. ``text=False`` skips the PDF text layer."""
         if not 1 <= index <= self.page_count:
             raise PageRangeError(f"{self.name}: page {index} is outside 1-{self.page_count}")
         if self.kind == "pdf":
-            return self._render_pdf(index, dpi or self.settings.dpi)
+            return self._render_pdf(index, dpi or self.settings.dpi, fit, text)
         image, note = _shrink(to_rgb(self._frame(index)), self.settings.max_pixels)
+        if fit is not None and (size := fit(*image.size)) != image.size:
+            image = image.resize(size, Image.Resampling.LANCZOS)  # an image is the source itself
         return PageImage(self.name, index, image, None, note)
 
     def _frame(self, index: int) -> Image.Image:
@@ -205,7 +214,7 @@ class Document:
         for index in range(1, self.page_count + 1) if indices is None else indices:
             yield self.page(index, dpi)
 
-    def _render_pdf(self, index: int, dpi: float) -> PageImage:
+    def _render_pdf(self, index: int, dpi: float, fit: Fit | None, text: bool) -> PageImage:
         with _PDFIUM_LOCK:
             page = self._pdf[index - 1]
             w_pt, h_pt = page.get_size()
@@ -218,15 +227,19 @@ class Document:
                     f"{capped * 72:.0f} DPI instead of {dpi:.0f} (pixel cap)"
                 )
                 scale = capped
+            size = (math.ceil(w_pt * scale), math.ceil(h_pt * scale))  # as page.render(scale)
+            want = fit(*size) if fit is not None else size
             if self.settings.pdf_backend == "poppler" and poppler_available():
                 image = self._render_poppler(index, scale * 72)
+                if image.size != want:
+                    image = image.resize(want, Image.Resampling.LANCZOS)
             else:
                 if self.settings.pdf_backend == "poppler":
                     note = "poppler (pdftoppm) is not installed; rendered with PDFium"
-                image = page.render(scale=scale, may_draw_forms=True).to_pil()
-            layer = extract_text_layer(page)  # None for scans; never raises
+                image = _render_at(page, *want)
+            layer = extract_text_layer(page) if text else None  # None for scans; never raises
             page.close()
-        dpi_out = round(scale * 72, 1)
+        dpi_out = round(scale * 72 * want[0] / size[0], 1)
         return PageImage(self.name, index, to_rgb(image), dpi_out, note, text_layer=layer)
 
     def _render_poppler(self, index: int, dpi: float) -> Image.Image:
@@ -246,6 +259,20 @@ class Document:
             with self._image_lock:
                 self._image.close()
             self._image = None
+
+
+def _render_at(page: Any, width: int, height: int) -> Image.Image:
+    """The page drawn by PDFium into exactly ``width``×``height`` RGB pixels (as ``render``)."""
+    import pypdfium2 as pdfium
+    import pypdfium2.raw as pdfium_c
+
+    bitmap = pdfium.PdfBitmap.new_native(width, height, pdfium_c.FPDFBitmap_BGR, True)
+    bitmap.fill_rect((255, 255, 255, 255), 0, 0, width, height)
+    flags = pdfium_c.FPDF_ANNOT | pdfium_c.FPDF_REVERSE_BYTE_ORDER  # RGB, not BGR
+    pdfium_c.FPDF_RenderPageBitmap(bitmap, page, 0, 0, width, height, 0, flags)
+    if page.formenv:
+        pdfium_c.FPDF_FFLDraw(page.formenv, bitmap, page, 0, 0, width, height, 0, flags)
+    return bitmap.to_pil()
 
 
 def read_input(path: Path, settings: Settings | None = None) -> bytes:
