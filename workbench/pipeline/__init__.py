@@ -1,1 +1,10 @@
-"""pipeline"""
+"""Documents through an engine into run folders: the one path every front end uses.
+
+* :mod:`~workbench.pipeline.prepare`: pages rendered once at the model's size and encoded once,
+  in worker processes, a bounded number ahead of the engine (streaming).
+* :mod:`~workbench.pipeline.process`: pages → engine → parser → assembled
+  :class:`~workbench.schema.PageResult`, yielded as each page finishes.
+* :mod:`~workbench.pipeline.runner`: :class:`~workbench.pipeline.runner.RunJob`, the one run
+  writer (figure crops, resume, identity by content, cancellation, one status rule) that the
+  CLI, the Viewer, Batch, Compare and the Ray cluster path all call.
+"""
