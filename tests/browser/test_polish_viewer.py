@@ -131,9 +131,10 @@ def test_stats_line_is_one_line_with_confidence(
     assert heights[0] <= 1.5 * heights[1], heights  # one line, never two
     # The engine rates its text: the page shows its confidence, as a badge.
     expect(stats.locator(".b", has_text=re.compile(r"confidence \d+%"))).to_have_count(1)
+    # A short file name is never cut: the engine part gives way first.
+    assert stats.locator(".f").evaluate("(e) => e.scrollWidth <= e.clientWidth")
     if size[0] >= 1400:  # at 1400 px nothing needs shortening
-        name = stats.locator(".f")
-        assert name.evaluate("(e) => e.scrollWidth <= e.clientWidth")
+        assert stats.locator(".e").evaluate("(e) => e.scrollWidth <= e.clientWidth")
     # The full engine and model are in the tooltip of the shortened engine part.
     assert "·" in (stats.locator(".e").get_attribute("title") or "")
 

@@ -1,8 +1,8 @@
 """One page's facts in one line: file, page, status, time, tokens, retries, regions,
 confidence and engine, drawn so the line never wraps.
 
-The line is a flex row with ``white-space: nowrap``: at any width only the engine/model and
-then the file name (the two long, free-form parts) shrink, with an ellipsis, and keep their
+The line is a flex row with ``white-space: nowrap``: at any width only the engine/model
+shrinks (and a file name longer than 45 % of the line), with an ellipsis; both keep their
 full text in a tooltip. Confidence is the engine's own (``PageResult.confidence``, a 0-1 mean of
 its regions' text confidences, when the engine gives one); under
 :data:`workbench.ui.overlay.LOW_CONFIDENCE` it is a red "low confidence" badge, so a page read
@@ -30,7 +30,7 @@ _CSS = """<style>
   overflow: hidden; font-size: .92rem; line-height: 1.6; color: var(--st-text-color, #31333f); }
 .wb-stats > span { flex: none; }
 .wb-stats > span + span::before { content: "·"; margin-right: .45rem; color: #9aa0a6; }
-.wb-stats .f { font-weight: 600; flex: 0 1 auto; min-width: 3rem; overflow: hidden;
+.wb-stats .f { font-weight: 600; flex: none; max-width: 45%; overflow: hidden;
   text-overflow: ellipsis; }
 .wb-stats .e { flex: 0 1000 auto; min-width: 3rem; overflow: hidden; text-overflow: ellipsis;
   font: .8rem/1.6 ui-monospace, monospace; color: #5f6368; }
