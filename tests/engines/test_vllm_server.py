@@ -472,3 +472,29 @@ def test_cancel_all_ends_every_page_in_flight_and_queued() -> None:
         assert server.completions == 2  # the queued three were never sent
     assert {out.error for out, _, _ in got.values()} == {"cancelled by the user"}
     assert max(seconds for _, _, seconds in got.values()) < 3.0
+
+
+def test_a_port_that_accepts_and_closes_is_not_called_unreachable() -> None:
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+    port = listener.getsockname()[1]
+
+    def serve() -> None:
+        for _ in range(4):  # accept, read a little, hang up without a byte of HTTP
+            try:
+                connection, _ = listener.accept()
+            except OSError:
+                return
+            connection.recv(1024)
+            connection.close()
+
+    threading.Thread(target=serve, daemon=True).start()
+    try:
+        status = VllmServerEngine(f"127.0.0.1:{port}").check()
+    finally:
+        listener.close()
+    assert status == (
+        f"http://127.0.0.1:{port}/v1 closed the connection without answering /models — is this "
+        "an OpenAI-compatible server?"
+    )

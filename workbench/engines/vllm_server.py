@@ -161,8 +161,13 @@ class VllmServerEngine:
             raise EngineUnavailable(
                 f"{self.base_url} did not answer /models within {min(self.timeout, 10.0):g} s"
             ) from None
-        except httpx.TransportError:
+        except httpx.ConnectError:
             raise EngineUnavailable(self._unreachable()) from None
+        except httpx.TransportError:  # it connected: something answers there, but not HTTP
+            raise EngineUnavailable(
+                f"{self.base_url} closed the connection without answering /models — is this "
+                "an OpenAI-compatible server?"
+            ) from None
         if response.status_code == 401:
             raise EngineUnavailable(
                 f"{self.base_url} refused the API key (401): set WORKBENCH_API_KEY or the key field"
