@@ -27,7 +27,8 @@ from workbench.ui.jobs import board
 from workbench.ui.results import results
 from workbench.ui.runs_common import get_store
 
-POLL_S = 0.5
+POLL_S = 1.0  # a poll is a script run: often enough to show pages as they finish, rare enough
+#              to leave the session free for clicks
 
 #: (sha256, page, engine key) of the page on screen.
 Focus = tuple[str, int, str]
