@@ -498,3 +498,30 @@ def test_a_port_that_accepts_and_closes_is_not_called_unreachable() -> None:
         f"http://127.0.0.1:{port}/v1 closed the connection without answering /models — is this "
         "an OpenAI-compatible server?"
     )
+
+
+def test_cli_against_a_hung_server_ends_in_seconds_with_a_timeout_line(tmp_path: Any) -> None:
+    import subprocess
+    import sys
+
+    import pypdfium2 as pdfium
+
+    pdf = pdfium.PdfDocument.new()
+    pdf.new_page(300, 400)
+    pdf.save(str(tmp_path / "doc.pdf"))
+    model = "lightonai/LightOnOCR-2-1B"
+    with FakeOpenAIServer(models=[model]) as server:
+        server.hang = True
+        started = time.monotonic()
+        done = subprocess.run(
+            [sys.executable, "-m", "workbench", "ocr", str(tmp_path / "doc.pdf"),
+             "--out", str(tmp_path / "out"), "--engine", "vllm-server",
+             "--base-url", server.base_url, "--quiet"],
+            capture_output=True, text=True, timeout=120,
+            env={**__import__("os").environ, "WORKBENCH_IDLE_TIMEOUT": "1"},
+        )  # fmt: skip
+        seconds = time.monotonic() - started
+    assert done.returncode != 0, done.stderr
+    assert "timed out: no answer within 1 s" in done.stderr
+    assert "cannot reach" not in done.stderr
+    assert seconds < 30
