@@ -12,6 +12,7 @@ from workbench.models.registry import all_specs
 from workbench.ui import state
 from workbench.ui.config import settings
 from workbench.ui.inputs import ASSETS
+from workbench.ui.page_facts import widen_main
 from workbench.ui.sidebar import served_models
 
 _PACKAGES = ("streamlit", "pypdfium2", "pydantic", "nh3", "tesserocr", "rapidocr", "vllm")
@@ -52,6 +53,7 @@ def engine_row(kind: str, label: str, available: bool, hint: str | None) -> dict
 
 
 def about_page() -> None:
+    widen_main()  # the same page width as the Viewer, Compare and Runs
     st.title("OCR Workbench")
     st.caption("About: the engines on this machine, the supported models, versions, samples.")
     st.markdown(

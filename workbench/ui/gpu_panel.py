@@ -24,6 +24,7 @@ from workbench.gpu.telemetry import GpuSnapshot, History, read_snapshot
 from workbench.models.architectures import find_architecture
 from workbench.models.registry import all_specs
 from workbench.ui import state
+from workbench.ui.page_facts import widen_main
 
 
 def _detected(snap: GpuSnapshot) -> Profile:
@@ -251,6 +252,7 @@ def kv_sentence(plan: MemoryPlan) -> str:
 
 
 def render_gpu_page() -> None:
+    widen_main()  # the same page width as the Viewer, Compare and Runs
     st.title("GPU")
     st.caption(
         "What the GPU holds now, the tuning profile and why, and a memory plan with the "
