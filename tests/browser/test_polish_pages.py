@@ -56,6 +56,15 @@ def test_runs_table_columns_badges_and_width(
     scroll = table.locator(".dvn-scroller").evaluate("(e) => [e.scrollWidth, e.clientWidth]")
     if size[0] >= 1400:
         assert scroll[0] <= scroll[1] + 1, scroll  # every column shows, none cut off
+    # The run viewer's controls are whole at both sizes: all five zoom choices inside their
+    # column, the "Compare with…" label uncut.
+    three = page.get_by_role("radio", name="3×")
+    expect(three).to_be_visible()
+    box = three.bounding_box()
+    col = page.get_by_test_id("stColumn").filter(has=three).last.bounding_box()
+    assert box["x"] + box["width"] <= col["x"] + col["width"] + 1, (box, col)
+    label = page.get_by_role("button", name="Compare with…").locator("p")
+    assert label.evaluate("(e) => e.scrollWidth <= e.clientWidth + 1")
     table.scroll_into_view_if_needed()
     page.screenshot(path=str(shots / f"polish-runs-table-{size[0]}.png"))
     assert page.get_by_test_id("stException").count() == 0

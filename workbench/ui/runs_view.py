@@ -135,7 +135,7 @@ def render() -> None:
         _open(run_id)
     run = by_id[run_id]
 
-    c1, c2, _ = st.columns([1, 1, 3])
+    c1, c2, _ = st.columns([3, 2, 5])  # "Compare with…" whole at 1100 px
     if c1.button("Compare with…", key="runs_to_compare", icon=":material/compare:"):
         state.CMP_RUN_A.set(run_id)
         _switch("compare")
@@ -210,7 +210,7 @@ def viewer(reader: RunReader) -> None:
     if page not in numbers:
         page = numbers[0]
         OPEN_PAGE.set(page)
-    c1, c2, c3 = st.columns([2, 3, 2], vertical_alignment="bottom")
+    c1, c2, c3 = st.columns([2, 5, 2], vertical_alignment="bottom")  # five zoom choices
     c1.number_input(
         f"Page (of {len(numbers)})", min_value=numbers[0], max_value=numbers[-1], key=OPEN_PAGE.key
     )
