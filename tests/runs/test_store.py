@@ -128,10 +128,13 @@ def test_killed_writer_leaves_exactly_the_finished_pages(tmp_path: Path) -> None
     assert (folder / "page-0003.png").exists() and not (folder / "page-0003.json").exists()
     manifest = json.loads((run_dir / "manifest.json").read_text())
     assert manifest["status"] == "running"
-    assert [e["page"] for e in manifest["pages"]] == [1, 2]
+    # the manifest's page entries may lag the page files (saved at most every 0.5 s)
+    assert [e["page"] for e in manifest["pages"]] in ([], [1], [1, 2])
 
     resumed = RunWriter.open(run_dir, info())
     assert resumed.done_pages("scan.pdf") == {1, 2}
+    saved = json.loads((run_dir / "manifest.json").read_text())  # rebuilt from the page files
+    assert [e["page"] for e in saved["pages"]] == [1, 2]
     assert not list(folder.glob(".*.tmp"))  # stale tmp files are swept on resume
     assert [p.page for p in RunReader(run_dir).pages("scan.pdf")] == [1, 2]
 

@@ -6,7 +6,9 @@ Contracts
   and ``os.replace`` it into place, so a reader sees the old file or the whole new one.
 * Files end up with the mode a plain ``open(path, "w")`` would give them: ``0o666`` minus the
   process umask (``0644`` by default), not the ``0600`` of ``tempfile.mkstemp``, so other
-  tools and users can read the results.
+  tools and users can read the results. The umask is read per call unless the caller passes
+  ``mode=`` (:meth:`~workbench.runs.folder.RunWriter.write_page` reads it once per page:
+  reading ``/proc/self/status`` for each of a page's files was a measurable cost).
 * :func:`figure_crops` cuts every located figure region out of the page image the engine saw
   (``page_px``), named as :mod:`workbench.markdown.assemble` links them
   (``page-NNNN-rN.png``). PNG encoding is deterministic: the same page gives the same bytes.
@@ -45,10 +47,10 @@ def file_mode() -> int:
     return 0o666 & ~_read_umask()
 
 
-def _replace_into(path: Path, write: object) -> None:
+def _replace_into(path: Path, write: object, mode: int | None) -> None:
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=TMP_SUFFIX, dir=path.parent)
     try:
-        os.fchmod(fd, file_mode())
+        os.fchmod(fd, file_mode() if mode is None else mode)
         with os.fdopen(fd, "wb") as fh:
             write(fh)  # type: ignore[operator]
         os.replace(tmp, path)
@@ -57,15 +59,16 @@ def _replace_into(path: Path, write: object) -> None:
         raise
 
 
-def atomic_write(path: Path, data: bytes | str) -> None:
-    """Write ``path`` so that readers see the old file or the whole new one, never a part."""
+def atomic_write(path: Path, data: bytes | str, *, mode: int | None = None) -> None:
+    """Write ``path`` so that readers see the old file or the whole new one, never a part.
+    ``mode``: the file's mode (default :func:`file_mode`, read now)."""
     payload = data.encode("utf-8") if isinstance(data, str) else data
-    _replace_into(path, lambda fh: fh.write(payload))
+    _replace_into(path, lambda fh: fh.write(payload), mode)
 
 
-def atomic_png(path: Path, image: Image.Image) -> None:
+def atomic_png(path: Path, image: Image.Image, *, mode: int | None = None) -> None:
     # compress_level 1: speed over size, pages are big
-    _replace_into(path, lambda fh: image.save(fh, format="PNG", compress_level=1))
+    _replace_into(path, lambda fh: image.save(fh, format="PNG", compress_level=1), mode)
 
 
 def figure_crops(result: PageResult, image: Image.Image) -> dict[str, bytes]:

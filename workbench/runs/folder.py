@@ -26,25 +26,34 @@ Contracts
 * A page is *finished* iff its ``page-NNNN.json`` exists and parses as a PageResult. Its other
   files are written before it, so a run killed at page 37 keeps pages 1-36 whole, and a
   resumed writer (:meth:`RunWriter.open`) skips exactly those pages.
-* ``manifest.json`` is rewritten (atomically) after every page; if it is lost or corrupt the
-  page files still stand, and :meth:`RunStore.list` shows the run as ``corrupt``.
+* Page files are the truth; ``manifest.json``'s page entries are a summary that may lag
+  them (its documents and folders never do: it is saved as soon as a folder is made). It is
+  rewritten (atomically) at most every :attr:`RunWriter.MANIFEST_EVERY` s while pages arrive
+  (rewriting it after every page cost O(pages) each, O(pages²) per run), and always on
+  :meth:`RunWriter.add_document`, :meth:`~RunWriter.finish_document`, :meth:`~RunWriter.finish`,
+  :meth:`~RunWriter.close` and at interpreter exit. A writer killed in between leaves a
+  manifest missing its last pages (never listing a page that is not on disk): on resume
+  :meth:`RunWriter.open` rebuilds the entries from the page JSONs; a lost or corrupt manifest
+  leaves the page files standing and :meth:`RunStore.list` shows the run as ``corrupt``.
 * Regions in every file are in ``page_px`` of the ``page-NNNN.png`` beside them.
 """
 
 from __future__ import annotations
 
+import atexit
+import bisect
+import contextlib
 import json
 import threading
-from collections.abc import Iterator
-from dataclasses import dataclass
+import time
+import weakref
 from datetime import UTC, datetime
 from pathlib import Path
 
 from PIL import Image
-from pydantic import ValidationError
 
 from workbench.errors import StoreError
-from workbench.runs.files import TMP_SUFFIX, atomic_png, atomic_write, figure_crops
+from workbench.runs.files import TMP_SUFFIX, atomic_png, atomic_write, figure_crops, file_mode
 from workbench.runs.layout import (
     DOCUMENT_JSON,
     DOCUMENT_MD,
@@ -64,6 +73,7 @@ from workbench.runs.layout import (
     stem_folder,
     unique_name,
 )
+from workbench.runs.reader import RunReader, StoredPage
 from workbench.schema import DocumentInfo, PageResult, PageStatus, Region, RunInfo, RunStatus
 
 __all__ = [
@@ -82,139 +92,44 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
-class StoredPage:
-    """A finished page as kept on disk: the model's result and, if any, the hand corrections."""
-
-    result: PageResult
-    corrected: list[Region] | None
-    image_path: Path | None
-    image_file: str  # path relative to the run folder, e.g. "scan/page-0001.png"
-
-    @property
-    def regions(self) -> list[Region]:
-        """The regions to show: the corrected layer when present, else the model's."""
-        return self.corrected if self.corrected is not None else self.result.regions
-
-    def load_image(self) -> Image.Image | None:
-        if self.image_path is None or not self.image_path.exists():
-            return None
-        with Image.open(self.image_path) as im:
-            im.load()
-            return im.copy()
+#: Writers with manifest changes not on disk yet, saved at interpreter exit.
+_UNSAVED: weakref.WeakSet[RunWriter] = weakref.WeakSet()
 
 
-class RunReader:
-    """Read one run folder. Missing or unreadable page files are skipped, never fatal."""
-
-    def __init__(self, run_dir: Path | str) -> None:
-        self.path = Path(run_dir)
-        self.info: RunManifest = read_manifest(self.path)
-        self._folders = dict(self.info.folders) or scan_folders(self.path)
-
-    @property
-    def documents(self) -> list[str]:
-        return list(self._folders)
-
-    @property
-    def folders(self) -> dict[str, str]:
-        """Document name -> folder name inside the run."""
-        return dict(self._folders)
-
-    def folder(self, doc: str) -> Path:
-        try:
-            return self.path / self._folders[doc]
-        except KeyError:
-            raise StoreError(f"{self.info.id}: no document named {doc!r}.") from None
-
-    def page_numbers(self, doc: str) -> list[int]:
-        return page_numbers(self.folder(doc))
-
-    def page(self, doc: str, page: int) -> PageResult:
-        result = read_page(self.folder(doc) / f"{page_stem(page)}.json")
-        if result is None:
-            raise StoreError(f"{self.info.id}: {doc} page {page} is missing or unreadable.")
-        return result
-
-    def pages(self, doc: str) -> list[PageResult]:
-        folder = self.folder(doc)
-        found = (read_page(folder / f"{page_stem(n)}.json") for n in page_numbers(folder))
-        return [p for p in found if p is not None]
-
-    def image_path(self, doc: str, page: int) -> Path:
-        return self.folder(doc) / f"{page_stem(page)}.png"
-
-    def image(self, doc: str, page: int) -> Image.Image:
-        path = self.image_path(doc, page)
-        try:
-            with Image.open(path) as im:
-                im.load()
-                return im.copy()
-        except OSError as exc:
-            raise StoreError(f"{self.info.id}: image of {doc} page {page} unreadable.") from exc
-
-    def raw(self, doc: str, page: int) -> str:
-        path = self.folder(doc) / f"{page_stem(page)}.raw.txt"
-        return path.read_text("utf-8") if path.exists() else ""
-
-    def load_corrections(self, doc: str, page: int) -> list[Region] | None:
-        path = self.folder(doc) / f"{page_stem(page)}.corrected.json"
-        if not path.exists():
-            return None
-        try:
-            return Corrections.model_validate_json(path.read_bytes()).regions
-        except (OSError, ValidationError, ValueError) as exc:
-            raise StoreError(f"{self.info.id}: corrections of {doc} p{page} unreadable.") from exc
-
-    def save_corrections(self, doc: str, page: int, regions: list[Region]) -> Path:
-        """Keep hand-corrected regions beside the model's page; its .json is never touched."""
-        return save_corrections(self.path, self.folder(doc).name, doc, page, regions)
-
-    def stored(self, doc: str, page: int) -> StoredPage:
-        """The model's result and the hand corrections (None when there are none) together."""
-        image = self.image_path(doc, page)
-        return StoredPage(
-            result=self.page(doc, page),
-            corrected=self.load_corrections(doc, page),
-            image_path=image if image.exists() else None,
-            image_file=image.relative_to(self.path).as_posix(),
-        )
-
-    def iter_stored(self, doc: str | None = None) -> Iterator[StoredPage]:
-        for name in [doc] if doc is not None else self.documents:
-            for n in self.page_numbers(name):
-                try:
-                    yield self.stored(name, n)
-                except StoreError:
-                    continue
-
-    def markdown(self, doc: str) -> str:
-        path = self.folder(doc) / DOCUMENT_MD
-        if path.exists():
-            return path.read_text("utf-8")
-        return join_markdown(self.pages(doc))
-
-    def files(self, doc: str | None = None, page: int | None = None) -> list[Path]:
-        """The run's files (all, one document's, or one page's), for ZIP export."""
-        if doc is None:
-            return sorted(
-                p for p in self.path.rglob("*") if p.is_file() and not p.name.endswith(TMP_SUFFIX)
-            )
-        folder = self.folder(doc)
-        if page is None:
-            return sorted(p for p in folder.iterdir() if p.is_file() and not p.name.startswith("."))
-        return sorted(folder.glob(f"{page_stem(page)}[.-]*"))  # with figure crops -rN.png
+@atexit.register
+def _save_unsaved() -> None:
+    for writer in list(_UNSAVED):
+        with contextlib.suppress(OSError):  # the folder is gone: its pages were too
+            writer.close()
 
 
 class RunWriter:
-    """Write one run folder page by page; thread-safe (pages may finish out of order)."""
+    """Write one run folder page by page; thread-safe (pages may finish out of order).
+    :meth:`close` (or ``with``) saves a manifest still lagging the pages."""
+
+    #: Seconds between two manifest saves while pages are written (see the module contract).
+    MANIFEST_EVERY = 0.5
 
     def __init__(self, run_dir: Path, manifest: RunManifest) -> None:
         self.path = run_dir
         self.info = manifest
         self._lock = threading.Lock()
+        self._keys = {(e.document, e.page) for e in manifest.pages}
+        self._saved_at = float("-inf")  # time.monotonic() of the last manifest save
         for stale in run_dir.rglob(f".*{TMP_SUFFIX}"):  # left by a killed writer
             stale.unlink(missing_ok=True)
+
+    def __enter__(self) -> RunWriter:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Save the manifest if pages were written since it was last saved."""
+        with self._lock:
+            if self in _UNSAVED:
+                self._save_manifest()
 
     @classmethod
     def create(cls, run_dir: Path | str, info: RunInfo) -> RunWriter:
@@ -286,6 +201,8 @@ class RunWriter:
         if folder is None:
             taken = set(self.info.folders.values()) | {p.name for p in self.path.iterdir()}
             folder = self.info.folders[doc] = stem_folder(doc, taken)
+            (self.path / folder).mkdir(exist_ok=True)
+            self._save_manifest()  # readers find a document's folder through the manifest
         path = self.path / folder
         path.mkdir(exist_ok=True)
         return path
@@ -324,43 +241,49 @@ class RunWriter:
         png: bytes | None = None,  # ``image`` as the engine was sent it: written as is
     ) -> Path:
         """Write one page's files (image, figure crops, Markdown, raw output), its .json last,
-        then the manifest. Returns the .json path."""
+        then the manifest when it is due (module contract). Returns the .json path."""
         with self._lock:
             base = self._folder(result.document) / page_stem(result.page)
         json_path = base.with_suffix(".json")
         if not overwrite and read_page(json_path) is not None:
             raise StoreError(f"{result.document} page {result.page} is already finished.")
+        mode = file_mode()  # once for the page's files
         if image is not None:
             if png is not None:
-                atomic_write(base.with_suffix(".png"), png)
+                atomic_write(base.with_suffix(".png"), png, mode=mode)
             else:
-                atomic_png(base.with_suffix(".png"), image)
+                atomic_png(base.with_suffix(".png"), image, mode=mode)
             crops = figure_crops(result, image)
             for stale in base.parent.glob(f"{base.name}-r*.png"):
                 if stale.name not in crops:
                     stale.unlink(missing_ok=True)
             for name, data in crops.items():
-                atomic_write(base.parent / name, data)
-        atomic_write(base.with_suffix(".md"), result.markdown)
+                atomic_write(base.parent / name, data, mode=mode)
+        atomic_write(base.with_suffix(".md"), result.markdown, mode=mode)
         raw = base.with_name(f"{base.name}.raw.txt")
         if result.raw:
-            atomic_write(raw, result.raw)
+            atomic_write(raw, result.raw, mode=mode)
         else:
             raw.unlink(missing_ok=True)
-        atomic_write(json_path, json.dumps(result.model_dump(mode="json"), ensure_ascii=False))
+        page_json = json.dumps(result.model_dump(mode="json"), ensure_ascii=False)
+        atomic_write(json_path, page_json, mode=mode)
         with self._lock:
             self._record(result)
-            self._save_manifest()
+            if time.monotonic() - self._saved_at >= self.MANIFEST_EVERY:
+                self._save_manifest()
+            else:
+                _UNSAVED.add(self)
         return json_path
 
     def finish_document(self, doc: str) -> Path:
-        """Write ``document.md`` from the document's finished pages."""
+        """Write ``document.md`` from the document's finished pages, and the manifest."""
         folder = self._folder(doc)
         path = folder / DOCUMENT_MD
         pages = [
             p for n in page_numbers(folder) if (p := read_page(folder / f"{page_stem(n)}.json"))
         ]
         atomic_write(path, join_markdown(pages))
+        self.close()
         return path
 
     def finish(self, status: RunStatus = RunStatus.DONE) -> None:
@@ -385,12 +308,15 @@ class RunWriter:
             error=result.error,
         )
         key = (entry.document, entry.page)
-        kept = [e for e in self.info.pages if (e.document, e.page) != key]
-        self.info.pages = sorted([*kept, entry], key=lambda e: (e.document, e.page))
+        if key in self._keys:  # a failed page done again: rare, so a copy is fine
+            self.info.pages = [e for e in self.info.pages if (e.document, e.page) != key]
+        self._keys.add(key)
+        bisect.insort(self.info.pages, entry, key=lambda e: (e.document, e.page))
 
     def _rebuild_entries(self) -> None:
         """Make the page entries agree with the finished page files (after a crash)."""
         self.info.pages = []
+        self._keys.clear()
         for doc, folder in self.info.folders.items():
             for n in page_numbers(self.path / folder):
                 page = read_page(self.path / folder / f"{page_stem(n)}.json")
@@ -400,3 +326,5 @@ class RunWriter:
     def _save_manifest(self) -> None:
         self.info.updated = datetime.now(UTC)
         atomic_write(self.path / MANIFEST, self.info.model_dump_json(indent=1))
+        self._saved_at = time.monotonic()
+        _UNSAVED.discard(self)
