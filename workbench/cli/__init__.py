@@ -1,8 +1,11 @@
 """``python -m workbench``: the command-line front end on the same core as the app.
 
 Each subcommand lives in its own module exposing ``register(subparsers)``, which adds its
-parser and sets ``func`` to a callable ``(args) -> int`` (the exit status). Errors the
-workbench raises on purpose print one line on stderr, never a traceback.
+parser and sets ``func`` to a callable ``(args) -> int`` (the exit status). Only the module of
+the command named on the command line is imported (``ocr`` never loads the GPU planner or the
+model table's commands; importing every one cost about a second per run); with no known
+command (``--help``, a typo) all are, so the help and the "invalid choice" message list them.
+Errors the workbench raises on purpose print one line on stderr, never a traceback.
 
 stderr holds the workbench's own lines only: libraries' INFO logging (rapid_layout's model
 path and label list, vLLM's configuration) is off unless ``--verbose`` is given, before or
@@ -24,11 +27,20 @@ COMMANDS = ("ocr", "parse", "gpu", "plan", "models")
 VERBOSE_HELP = "show the libraries' INFO log lines too (off by default)"
 
 
-def build_parser() -> argparse.ArgumentParser:
+def named_command(argv: Sequence[str]) -> str | None:
+    """The subcommand ``argv`` asks for: its first word that is not an option (the top-level
+    parser has flags only), when that is a known command."""
+    word = next((a for a in argv if not a.startswith("-")), None)
+    return word if word in COMMANDS else None
+
+
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The parser; given ``argv``, with only the command it names (see the module doc)."""
     parser = argparse.ArgumentParser(prog="python -m workbench", description=__doc__)
     parser.add_argument("-v", "--verbose", action="store_true", help=VERBOSE_HELP)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for name in COMMANDS:
+    named = None if argv is None else named_command(argv)
+    for name in (named,) if named else COMMANDS:
         try:
             module = importlib.import_module(f"workbench.cli.{name}_cmd")
         except ModuleNotFoundError as exc:
@@ -44,7 +56,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(argv)
     args = parser.parse_args(argv)
     quiet_libraries(args.verbose)
     try:
