@@ -65,7 +65,7 @@ def slow_fake_app_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]
     yield from _serve(tmp_path_factory, fake_env(SLOW_FAKE_DELAY))
 
 
-SLOW_FAKE_DELAY = 1.0
+SLOW_FAKE_DELAY = 4.0  # long enough that a click waiting for a page would show
 
 
 def fake_env(delay: float) -> dict[str, str]:
