@@ -92,10 +92,15 @@ def test_two_sessions_take_turns_and_share_results(
     monkeypatch.setattr(jobs, "SLICE_S", 0.5)  # a turn: about two pages of 0.3 s
     eng = Recording(delay=0.3)
     a, b = doc_ask("pdflatex_outline.pdf"), doc_ask("dd0293_p1-2.pdf")
+    # Hold session 1's first page in the engine until session 2 is waiting and the turn's
+    # slice is over, so the order does not depend on how fast this machine prepares pages.
+    eng.gate.clear()
     board.ask("s1", ask(eng, a, focus=1))
-    time.sleep(0.1)
+    assert eng.entered.wait(60)
     board.ask("s2", Ask(eng, CPU_SPEC, f"k{id(eng)}", 72.0, (b,), (b.sha256, 1)))
-    assert board.wait_idle(30)
+    time.sleep(0.8)  # past SLICE_S
+    eng.gate.set()
+    assert board.wait_idle(60)
     docs = [k.split("#")[0] for k in eng.order]
     first_b = docs.index("dd0293_p1-2.pdf")
     assert first_b < 4, docs  # session 2 did not wait for the whole of session 1's document
