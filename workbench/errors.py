@@ -73,6 +73,13 @@ class MalformedAnswer(EngineError):
 class PageCancelled(EngineError):
     """The user cancelled the page (or the whole run) while it was in flight."""
 
+    def __init__(self, message: str = "") -> None:
+        super().__init__(message or CANCELLED)
+
+
+#: The error of a page the user cancelled (what a cancelled page's output says).
+CANCELLED = "cancelled by the user"
+
 
 class PlanError(WorkbenchError):
     """The memory planner cannot fit the model on this GPU; says what would make it fit."""

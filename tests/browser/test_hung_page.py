@@ -5,7 +5,9 @@ landscape page) and never answers it (``--landscape-fault stall``); every other 
 normal answer. The app runs the real
 server engine with a long idle timeout, so page 1 stays in flight for the whole test. The
 user can still go to page 2, read it, and come back, each click answered in seconds, while
-page 1 shows no result yet (the engine reports it in ``in_flight()``).
+page 1 shows no result yet. Then page 1 is listed as waiting with its elapsed time; its
+Cancel button ends it at once (the page fails with "cancelled by the user"), Retry sends it
+again (it hangs again and is listed again), and Stop ends the processing with a Resume button.
 """
 
 from __future__ import annotations
@@ -62,7 +64,38 @@ def test_a_hung_page_never_blocks_switching_to_the_others(
         else:
             expect(page.get_by_text(ANSWER).first).to_be_visible(timeout=60_000)
         timings.append(time.monotonic() - started)
-    page.screenshot(path=str(shots / "hung-page-1-waiting.png"))
     print("switching pages while page 1 hangs took", [f"{t:.1f} s" for t in timings])
     assert max(timings) < 15, timings
+
+    # Page 1 (back on screen) is shown waiting, with the seconds it has waited, and Cancel.
+    page.get_by_role("spinbutton", name=re.compile(r"^Page")).fill("1")
+    page.keyboard.press("Enter")
+    expect(page.get_by_text(re.compile(r"page 1 of 3")).first).to_be_visible(timeout=60_000)
+    waiting = page.get_by_text(re.compile(r"hung\.pdf page 1: waiting for the model for \d+ s"))
+    expect(waiting).to_be_visible(timeout=30_000)
+    first = int(re.search(r"for (\d+) s", waiting.inner_text()).group(1))  # type: ignore[union-attr]
+    page.wait_for_timeout(2500)
+    later = int(re.search(r"for (\d+) s", waiting.inner_text()).group(1))  # type: ignore[union-attr]
+    assert later > first  # the elapsed time counts up while the user looks
+    page.screenshot(path=str(shots / "hung-page-1-waiting.png"))
+    page.get_by_role("button", name="Cancel page 1").click()
+    expect(page.get_by_text("This page failed: cancelled by the user")).to_be_visible(
+        timeout=20_000
+    )
+    expect(waiting).to_have_count(0)
+    page.screenshot(path=str(shots / "hung-page-1-cancelled.png"))
+
+    # Retry sends it again: the server hangs again, so it is listed as waiting again.
+    page.get_by_role("button", name=re.compile("Retry this page")).click()
+    expect(page.get_by_text("This page failed")).to_have_count(0, timeout=20_000)
+    expect(waiting).to_be_visible(timeout=30_000)
+
+    # Stop ends it; what is left is said, with Resume.
+    page.get_by_role("button", name=re.compile(r"\bStop\b")).click()
+    expect(page.get_by_text("Processing stopped: 1 page(s) not processed.")).to_be_visible(
+        timeout=20_000
+    )
+    expect(page.get_by_role("button", name=re.compile("Resume"))).to_be_visible()
+    expect(waiting).to_have_count(0)
+    page.screenshot(path=str(shots / "hung-page-1-stopped.png"))
     assert page.js_errors == []

@@ -25,6 +25,10 @@ A *streaming* engine (``streams = True``: a server, a pool of worker processes) 
 iterable in :meth:`Engine.run` and pulls the next request only when one of its
 ``concurrency`` slots frees; the pipeline then makes one call for a whole document, fed as
 pages are prepared, instead of batch by batch (no slot idles at a batch's tail).
+
+A *watchable* engine (:func:`watchable`: a server) also lists its pages in flight
+(:class:`PageProgress`: since when, tokens so far) and cancels pages by key, so a UI can show
+a page that waits with its elapsed time and a cancel button.
 """
 
 from __future__ import annotations
@@ -127,3 +131,34 @@ class StreamingEngine(Engine, Protocol):
 def streams(engine: Engine) -> TypeGuard[StreamingEngine]:
     """Whether ``engine`` is a :class:`StreamingEngine`."""
     return bool(getattr(engine, "streams", False))
+
+
+@dataclass(frozen=True)
+class PageProgress:
+    """One page in flight in a :class:`WatchableEngine`: waiting (no token yet) or streaming."""
+
+    key: str  # the request's key
+    started_at: float  # wall clock (time.time()) when this attempt started
+    elapsed: float  # seconds since then
+    tokens: int  # tokens received so far in this attempt
+    attempt: int  # 1 for the first call for this page
+
+    @property
+    def waiting(self) -> bool:
+        return self.tokens == 0
+
+
+class WatchableEngine(Engine, Protocol):
+    """An engine that lists its pages in flight and can stop some of them at once (a server:
+    a page can wait on it for minutes). A stopped page yields an output with ``error``."""
+
+    def in_flight(self) -> list[PageProgress]: ...
+
+    def cancel(self, keys: Iterable[str] | None = None) -> None: ...
+
+
+def watchable(engine: Engine) -> TypeGuard[WatchableEngine]:
+    """Whether ``engine`` is a :class:`WatchableEngine`."""
+    return callable(getattr(engine, "in_flight", None)) and callable(
+        getattr(engine, "cancel", None)
+    )

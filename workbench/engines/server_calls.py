@@ -31,7 +31,10 @@ from typing import Any
 import httpcore
 import httpx
 
+from workbench.engines.base import PageProgress
 from workbench.errors import EngineError, EngineTimeout, PageCancelled
+
+__all__ = ["POLL_S", "CallBoard", "PageProgress", "RunCancel", "page_budget", "tracked_transport"]
 
 #: Time allowed for the first token on top of the decode time, in a page's budget.
 FIRST_TOKEN_ALLOWANCE_S = 60.0
@@ -46,21 +49,6 @@ def page_budget(max_tokens: int, cap: float) -> float:
     """Seconds one attempt may take: the first-token allowance plus ``max_tokens`` at a
     conservative rate, never more than ``cap`` (the ``timeout`` setting)."""
     return min(cap, FIRST_TOKEN_ALLOWANCE_S + max_tokens / MIN_TOKENS_PER_S)
-
-
-@dataclass(frozen=True)
-class PageProgress:
-    """One page in flight, for display: waiting (no token yet) or streaming."""
-
-    key: str
-    started_at: float  # wall clock (time.time()) when this attempt started
-    elapsed: float  # seconds since then
-    tokens: int  # tokens received so far in this attempt
-    attempt: int  # 1 for the first call for this page
-
-    @property
-    def waiting(self) -> bool:
-        return self.tokens == 0
 
 
 class RunCancel:
@@ -178,7 +166,7 @@ class CallBoard:
             calls = list(self._calls)
         for call in calls:
             if call.run.cancelled(call.key):
-                call.abort(PageCancelled("cancelled by the user"))
+                call.abort(PageCancelled())
 
     def snapshot(self) -> list[PageProgress]:
         now = time.monotonic()
@@ -201,7 +189,7 @@ class CallBoard:
     def _verdict(self, call: Call, now: float) -> EngineError | None:
         elapsed = now - call.started
         if call.run.cancelled(call.key):
-            return PageCancelled("cancelled by the user")
+            return PageCancelled()
         if elapsed > call.budget:
             return EngineTimeout(
                 f"timed out after {call.budget:g} s, the page's time budget "

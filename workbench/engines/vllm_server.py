@@ -58,6 +58,7 @@ from workbench.engines.server_calls import (
 )
 from workbench.engines.sse import Answer, read_answer
 from workbench.errors import (
+    CANCELLED,
     ConnectionLost,
     EngineError,
     EngineTimeout,
@@ -248,9 +249,9 @@ class VllmServerEngine:
         problem: EngineError | None = None
         for attempt in range(self.retries):
             if attempt and _cancellable_sleep(run, key, self.backoff * 2 ** (attempt - 1)):
-                raise PageCancelled("cancelled by the user")
+                raise PageCancelled()
             if run.cancelled(key):
-                raise PageCancelled("cancelled by the user")
+                raise PageCancelled()
             try:
                 return self._attempt(url, body, key, budget, run, attempt + 1)
             except (ServerUnreachable, ConnectionLost) as exc:
@@ -320,7 +321,7 @@ class VllmServerEngine:
     def _page(self, request: PageRequest, run: RunCancel) -> EngineOutput:
         page = PageAttempts(request, self.max_attempts)
         if run.cancelled(request.key):  # cancelled while queued: never sent
-            page.record_error(request.sampling, "cancelled by the user", 0.0)
+            page.record_error(request.sampling, CANCELLED, 0.0)
             return page.output()
         try:
             url = data_url(request.encoded())  # a prepared page's own PNG, sent as is

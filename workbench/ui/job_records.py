@@ -48,6 +48,18 @@ class Ask:
 
 
 @dataclass(frozen=True)
+class Waiting:
+    """A page of this session in flight on a watchable engine (a server), for display."""
+
+    name: str  # the document's file name
+    sha256: str
+    page: int  # 1-based
+    elapsed: float  # seconds in this attempt
+    tokens: int  # tokens received so far (0: still waiting for the first)
+    attempt: int  # 1 for the first call
+
+
+@dataclass(frozen=True)
 class Progress:
     """A session's pages as the worker sees them now."""
 
@@ -55,10 +67,18 @@ class Progress:
     done: int = 0
     failed: int = 0  # pages of documents that failed as a whole (not retried)
     current: str = ""  # "file page N" in progress for this session, "" when none
+    current_s: float = 0.0  # seconds the worker has been on ``current``
+    waiting: tuple[Waiting, ...] = ()  # pages in flight on the engine, oldest first
+    stopped: bool = False  # the user stopped this session's processing (Resume restarts it)
     last: PageResult | None = None  # the last page finished for this session
     notes: tuple[str, ...] = ()
     runs: dict[tuple[str, str], str] = field(default_factory=dict)
 
     @property
     def pending(self) -> int:
+        return 0 if self.stopped else max(self.asked - self.done - self.failed, 0)
+
+    @property
+    def left(self) -> int:
+        """Pages neither done nor failed (stopped pages included)."""
         return max(self.asked - self.done - self.failed, 0)

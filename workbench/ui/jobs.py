@@ -38,15 +38,15 @@ import os
 import threading
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 
 import streamlit as st
 
-from workbench.errors import WorkbenchError
+from workbench.engines.base import watchable
+from workbench.errors import CANCELLED, WorkbenchError
 from workbench.pipeline.process import Processed, process_document
 from workbench.pipeline.runner import RunJob, run_info
 from workbench.runs.store import RunStore
-from workbench.schema import PageResult
+from workbench.ui.job_parts import Session, Stretch, Task, keys_in_flight, waiting
 from workbench.ui.job_records import Ask, DocAsk, Progress
 from workbench.ui.results import ResultCache, results
 
@@ -55,56 +55,8 @@ from workbench.ui.results import ResultCache, results
 SLICE_S = 2.0
 #: A session silent this long (no ask, no poll: the tab was closed) is forgotten.
 FORGET_AFTER_S = 120.0
-MAX_NOTES = 5
 #: How much lower the worker's CPU priority is (``nice`` steps) than the script runs'.
 WORKER_NICE = 10
-
-
-@dataclass
-class _Session:
-    ask: Ask
-    version: int = 0
-    seen: float = field(default_factory=time.monotonic)
-    failed: set[tuple[str, int]] = field(default_factory=set)
-    notes: list[str] = field(default_factory=list)
-    runs: dict[tuple[str, str], str] = field(default_factory=dict)
-    unsaved: set[tuple[str, str]] = field(default_factory=set)  # store not writable
-    current: str = ""
-    last: PageResult | None = None
-    stretch: _Stretch | None = None  # paused for another session's turn
-
-    def note(self, text: str) -> None:
-        if text not in self.notes:
-            self.notes.append(text)
-            del self.notes[:-MAX_NOTES]
-
-
-@dataclass(frozen=True)
-class _Task:
-    session: str
-    version: int
-    ask: Ask
-    doc: DocAsk
-    pages: tuple[int, ...]
-
-
-@dataclass
-class _Stretch:
-    """Work on one document for one session. Paused between turns with its iterator and run
-    kept, so the next turn resumes it instead of preparing its pages again."""
-
-    task: _Task
-    items: Iterator[Processed]
-    job: RunJob | None
-    done: int = 0
-
-    def close(self) -> None:
-        """End it; pages not done leave the run cancelled (the next stretch reopens it)."""
-        with contextlib.suppress(Exception):
-            getattr(self.items, "close", lambda: None)()
-        if self.job is not None:
-            with contextlib.suppress(OSError, WorkbenchError):
-                self.job.finish(interrupted=self.done < len(self.task.pages))
 
 
 class Board:
@@ -113,7 +65,7 @@ class Board:
     def __init__(self, cache: ResultCache) -> None:
         self._cache = cache
         self._cond = threading.Condition()
-        self._sessions: dict[str, _Session] = {}
+        self._sessions: dict[str, Session] = {}
         self._order: list[str] = []  # round robin
         self._busy: str | None = None
         self._thread: threading.Thread | None = None
@@ -126,11 +78,12 @@ class Board:
         with self._cond:
             old = self._sessions.get(session)
             if old is None:
-                old = self._sessions[session] = _Session(ask)
+                old = self._sessions[session] = Session(ask)
                 self._order.append(session)
             elif old.ask.plan_key() != ask.plan_key():
                 if (old.ask.ekey, old.ask.docs) != (ask.ekey, ask.docs):
                     old.failed.clear()  # something else is asked: failed documents may retry
+                    old.stopped = False
                 old.ask = ask
                 old.version += 1
             else:
@@ -155,6 +108,54 @@ class Board:
         with self._cond:
             if self._sessions.pop(session, None) is not None:
                 self._order.remove(session)
+                self._cond.notify_all()
+
+    def stop(self, session: str) -> None:
+        """Stop ``session``'s processing: pages in flight on a watchable engine end at once
+        (cancelled), others after the page in progress; nothing more is taken up until
+        :meth:`resume` (or a new ask with other files or another engine)."""
+        with self._cond:
+            sess = self._sessions.get(session)
+            if sess is None:
+                return
+            sess.stopped = True
+            sess.version += 1  # the stretch in progress ends after its page
+            keys, engine = keys_in_flight(sess), sess.ask.engine
+            paused, sess.stretch = sess.stretch, None
+            self._cond.notify_all()
+        if watchable(engine):
+            engine.cancel(keys)
+        if paused is not None:
+            paused.close()
+
+    def resume(self, session: str) -> None:
+        with self._cond:
+            sess = self._sessions.get(session)
+            if sess is not None and sess.stopped:
+                sess.stopped = False
+                sess.version += 1
+                self._start()
+                self._cond.notify_all()
+
+    def cancel_page(self, session: str, sha256: str, page: int) -> None:
+        """End one page's call in flight at once (a watchable engine): it is recorded as
+        failed with "cancelled by the user", and the other pages go on."""
+        with self._cond:
+            sess = self._sessions.get(session)
+            if sess is None:
+                return
+            keys, engine = keys_in_flight(sess, {(sha256, page)}), sess.ask.engine
+        if watchable(engine):
+            engine.cancel(keys)
+
+    def retry_page(self, session: str, sha256: str, page: int, ekey: str) -> None:
+        """Process a failed page again (its cached result is dropped, its run page replaced)."""
+        with self._cond:
+            self._cache.drop(sha256, page, ekey)
+            sess = self._sessions.get(session)
+            if sess is not None:
+                sess.failed.discard((sha256, page))
+                self._start()
                 self._cond.notify_all()
 
     def idle(self) -> bool:
@@ -187,8 +188,10 @@ class Board:
             stretch.close()
 
     # ------------------------------------------------------------------ bookkeeping
-    def _missing(self, sess: _Session) -> list[tuple[DocAsk, int]]:
+    def _missing(self, sess: Session) -> list[tuple[DocAsk, int]]:
         """The session's pages not in the cache and not failed: the page on screen first."""
+        if sess.stopped:
+            return []
         ask = sess.ask
         out = [
             (d, p)
@@ -217,12 +220,15 @@ class Board:
             done=done,
             failed=failed,
             current=sess.current if self._busy == session else "",
+            current_s=time.monotonic() - sess.current_since if self._busy == session else 0.0,
+            waiting=waiting(sess),
+            stopped=sess.stopped,
             last=sess.last,
             notes=tuple(sess.notes),
             runs=dict(sess.runs),
         )
 
-    def _expire(self) -> list[_Stretch]:
+    def _expire(self) -> list[Stretch]:
         """Forget silent sessions; returns their paused work, to be closed without the lock."""
         now = time.monotonic()
         paused = []
@@ -233,7 +239,7 @@ class Board:
                 paused += [stretch] if stretch is not None else []
         return paused
 
-    def _next(self, peek: bool = False) -> _Task | None:
+    def _next(self, peek: bool = False) -> Task | None:
         """The next stretch of work: one document of the next session in turn that has
         pages missing, the page on screen first. Called with the lock held."""
         for i, session in enumerate(self._order):
@@ -246,7 +252,7 @@ class Board:
                     continue
                 doc = missing[0][0]
                 pages = tuple(p for d, p in missing if d.sha256 == doc.sha256)
-                task = _Task(session, sess.version, sess.ask, doc, pages)
+                task = Task(session, sess.version, sess.ask, doc, pages)
             if not peek:  # round robin: this session goes to the back of the line
                 self._order.append(self._order.pop(i))
             return task
@@ -289,7 +295,7 @@ class Board:
                         why = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
                         sess.note(f"{task.doc.name}: processing failed ({why})")
 
-    def _begin(self, sess: _Session, task: _Task) -> _Stretch:
+    def _begin(self, sess: Session, task: Task) -> Stretch:
         """A new stretch; it ends after the page in progress once the session asks for
         something else (another page on screen, other files, another engine)."""
         ask, d = task.ask, task.doc
@@ -315,9 +321,9 @@ class Board:
             items = process_document(
                 ask.engine, ask.spec, d.doc, list(task.pages), ask.dpi, cancelled=cancelled
             )
-        return _Stretch(task, items, job)
+        return Stretch(task, items, job)
 
-    def _run(self, task: _Task) -> None:
+    def _run(self, task: Task) -> None:
         """One turn: resume or begin the task's stretch; pause it after :data:`SLICE_S` (and
         at least one page) when another session waits, else run it to its end."""
         ask, d = task.ask, task.doc
@@ -333,26 +339,33 @@ class Board:
         started = time.monotonic()
         try:
             with self._cond:
-                sess.current = f"{d.name} page {task.pages[stretch.done]}"
+                sess.running = task
+                sess.working_on(f"{d.name} page {stretch.next_page()}")
             for item in stretch.items:
                 r = item.result
+                stretch.finished.add(r.page)
+                if r.error == CANCELLED and sess.stopped:
+                    continue  # stopped, not failed: Resume takes the page up again
                 self._cache.put(d.sha256, r.page, ask.ekey, r)
                 stretch.done += 1
                 with self._cond:
                     sess.last = r
-                    left = task.pages[stretch.done :]
-                    sess.current = f"{d.name} page {left[0]}" if left else ""
+                    left = stretch.next_page()
+                    sess.working_on(f"{d.name} page {left}" if left else "")
                     self._cond.notify_all()
                     if time.monotonic() - started > SLICE_S and self._others_waiting(task.session):
                         sess.stretch = stretch  # resumed on this session's next turn
                         return
         except WorkbenchError as exc:
             with self._cond:
-                sess.failed.update((d.sha256, p) for p in task.pages[stretch.done :])
+                sess.failed.update((d.sha256, p) for p in task.pages if p not in stretch.finished)
                 sess.note(f"{d.name}: {exc}")
         except BaseException:
             stretch.close()
             raise
+        finally:
+            with self._cond:
+                sess.running = None
         stretch.close()
 
     def _note(self, session: str, text: str) -> None:
@@ -361,7 +374,7 @@ class Board:
             if sess is not None:
                 sess.note(text)
 
-    def _job(self, sess: _Session, task: _Task) -> RunJob | None:
+    def _job(self, sess: Session, task: Task) -> RunJob | None:
         """The run this document's pages go to (created on first use), or None."""
         ask, d = task.ask, task.doc
         key = (d.sha256, ask.ekey)

@@ -58,12 +58,15 @@ def confidence_badge(result: PageResult) -> tuple[str, str] | None:
     return f"confidence {value:.0%}", "ok"
 
 
-def stats_html(name: str, page: int, pages: int, result: PageResult | None) -> str:
-    """The line as HTML (escaped; its ``data-testid`` is ``wb-stats``)."""
+def stats_html(
+    name: str, page: int, pages: int, result: PageResult | None, pending: str = "not processed"
+) -> str:
+    """The line as HTML (escaped; its ``data-testid`` is ``wb-stats``); ``pending`` is the
+    badge of a page with no result ("queued", "not processed")."""
     spans = [f'<span class="f" title="{escape(name)}">{escape(name)}</span>']
     spans.append(f"<span>page {page} of {pages}</span>")
     if result is None:
-        spans.append('<span class="b none">not processed</span>')
+        spans.append(f'<span class="b none">{escape(pending)}</span>')
     else:
         status = result.status
         spans.append(f'<span class="b {_BADGE.get(status, "none")}">{escape(status.value)}</span>')
@@ -87,10 +90,12 @@ def stats_html(name: str, page: int, pages: int, result: PageResult | None) -> s
     return f'{_CSS}<div class="wb-stats" data-testid="wb-stats">{"".join(spans)}</div>'
 
 
-def show_stats(name: str, page: int, pages: int, result: PageResult | None) -> None:
+def show_stats(
+    name: str, page: int, pages: int, result: PageResult | None, pending: str = "not processed"
+) -> None:
     """The one-line facts, then the page's error and notes (a note that another repeats with
     more words is shown once)."""
-    st.html(stats_html(name, page, pages, result))
+    st.html(stats_html(name, page, pages, result, pending))
     if result is None:
         return
     if result.error:

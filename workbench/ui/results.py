@@ -42,6 +42,10 @@ class ResultCache:
             while len(self._items) > self.size:
                 self._items.popitem(last=False)
 
+    def drop(self, sha: str, page: int, ekey: str) -> None:
+        with self._lock:
+            self._items.pop((sha, page, ekey), None)
+
     def __len__(self) -> int:
         return len(self._items)
 

@@ -124,6 +124,10 @@ VIEWER_PAGE_INPUT: Slot[int] = Slot("wb_page_in", lambda: 1)
 VIEWER_FILE_INPUT: Slot[str | None] = Slot("wb_file_in", _none)
 VIEWER_PREV = Slot[Any]("wb_prev", _none)  # button keys
 VIEWER_NEXT = Slot[Any]("wb_next", _none)
+VIEWER_STOP = Slot[Any]("wb_stop", _none)  # background processing: stop, resume, retry, cancel
+VIEWER_RESUME = Slot[Any]("wb_resume", _none)
+VIEWER_RETRY = Slot[Any]("wb_retry", _none)
+VIEWER_CANCEL: Family[Any] = Family("wb_cancel_{}", _none)
 #: The labels the user switched off (carried from page to page).
 VIEWER_HIDDEN: Slot[set[str]] = Slot("wb_hidden", set)
 #: The label pills of the page at position n.

@@ -180,7 +180,13 @@ def _turned(jpeg: bytes, degrees: int) -> bytes:
 
 
 def _page_view(
-    sel: Selected, page: int, result: PageResult | None, spec: ModelSpec, pos: int
+    sel: Selected,
+    page: int,
+    result: PageResult | None,
+    spec: ModelSpec,
+    pos: int,
+    ekey: str,
+    pending: str = "not processed",  # the badge of a page with no result yet
 ) -> None:
     f, doc = sel.file, sel.file.doc
     assert doc is not None
@@ -190,7 +196,9 @@ def _page_view(
     jpeg = ui_files.display_image(f.sha256, f.name, page, dpi, spec.sizing, width, doc)
     if result is not None and result.rotation:
         jpeg = _turned(jpeg, result.rotation)  # the boxes are on the page as the model re-read it
-    show_stats(f.name, page, doc.page_count, result)
+    show_stats(f.name, page, doc.page_count, result, pending)
+    if result is not None and result.error and ekey:
+        viewer_live.retry_button(f.sha256, page, ekey)
     ov_key, prefix = state.VIEWER_OVERLAY(pos).key, f"wbblk-{pos}-"
     if result is None:
         st.image(jpeg, caption=f"{f.name} page {page}", width="stretch")
@@ -296,7 +304,8 @@ def viewer_page() -> None:
     pos = _pager(items)
     sel, page = items[pos]
     result = results().get(sel.file.sha256, page, ekey) if engine else None
-    _page_view(sel, page, result, spec, pos)
+    queued = progress is not None and progress.pending > 0
+    _page_view(sel, page, result, spec, pos, ekey, "queued" if queued else "not processed")
     st.divider()
     downloads(sel, result, ekey, furniture=state.VIEWER_FURNITURE.get())
     viewer_runs.saved_caption(sel.file.sha256, ekey)

@@ -2,7 +2,11 @@
 
 Each script run *asks* the process's worker for this session's pages (:func:`ask`: the
 selected files and pages, the engine, the page on screen) and returns at once; the page shows
-what the result cache holds. While pages are pending, :func:`show` draws a progress bar in a
+what the result cache holds. Pages that wait on a server for :data:`SHOW_WAIT_S` or more are
+listed with their elapsed time and a Cancel button (a cancelled page fails with "cancelled by
+the user" and can be retried); Stop ends this session's processing and Resume restarts it.
+
+While pages are pending, :func:`show` draws a progress bar in a
 fragment that polls every :data:`POLL_S` seconds and reruns the whole page when the page on
 screen has just been finished or the last page is done (so downloads and counts include
 every page). A click is therefore answered in the time of a rerun, never after the page the
@@ -22,13 +26,17 @@ from workbench.engines.base import Engine
 from workbench.models.registry import ModelSpec
 from workbench.ui import engines, state
 from workbench.ui.inputs import Selected
-from workbench.ui.job_records import Ask, DocAsk, Progress
+from workbench.ui.job_records import Ask, DocAsk, Progress, Waiting
 from workbench.ui.jobs import board
 from workbench.ui.results import results
 from workbench.ui.runs_common import get_store
 
 POLL_S = 1.0  # a poll is a script run: often enough to show pages as they finish, rare enough
 #              to leave the session free for clicks
+#: A page in flight this long is shown as waiting, with its elapsed time and a Cancel button
+#: (a normal page on a busy server takes a few seconds; shorter would flicker on every page).
+SHOW_WAIT_S = 5.0
+MAX_WAITING_SHOWN = 3
 
 #: (sha256, page, engine key) of the page on screen.
 Focus = tuple[str, int, str]
@@ -68,11 +76,44 @@ def ask(
 
 def show(progress: Progress, focus: Focus, pos: int) -> None:
     """The worker's notes for this session and, while pages are pending, the polling
-    progress bar (``pos``: the position on screen, whose page is ``focus``)."""
+    progress bar (``pos``: the position on screen, whose page is ``focus``); when the user
+    stopped processing, what is left and a Resume button."""
     for note in progress.notes:
         st.warning(note, icon=":material/warning:")
     if progress.pending:
         _poll(session_id(), focus, results().has(*focus), pos)
+    elif progress.stopped and progress.left:
+        with st.container(horizontal=True, vertical_alignment="center"):
+            st.info(
+                f"Processing stopped: {progress.left} page(s) not processed.",
+                icon=":material/pause_circle:",
+            )
+            st.button(
+                "Resume",
+                key=state.VIEWER_RESUME.key,
+                icon=":material/play_arrow:",
+                on_click=board().resume,
+                args=(session_id(),),
+            )
+
+
+def retry_button(sha256: str, page: int, ekey: str) -> None:
+    """Process a failed (or cancelled) page again."""
+    st.button(
+        "Retry this page",
+        key=state.VIEWER_RETRY.key,
+        icon=":material/refresh:",
+        on_click=board().retry_page,
+        args=(session_id(), sha256, page, ekey),
+    )
+
+
+def waiting_text(w: Waiting) -> str:
+    """One line for a page in flight: waiting for its first token, or receiving."""
+    again = f" (attempt {w.attempt})" if w.attempt > 1 else ""
+    if w.tokens == 0:
+        return f"{w.name} page {w.page}: waiting for the model for {w.elapsed:.0f} s{again}"
+    return f"{w.name} page {w.page}: receiving, {w.tokens} tokens in {w.elapsed:.0f} s{again}"
 
 
 @st.fragment(run_every=POLL_S)
@@ -82,10 +123,35 @@ def _poll(session: str, focus: Focus, focus_ready: bool, pos: int) -> None:
     here = state.VIEWER_POS.get() == pos
     if here and (p.pending == 0 or (not focus_ready and results().has(*focus))):
         st.rerun()  # the page on screen, or the document, is complete: draw it
-    now = f" · now {p.current}" if p.current else ""
+    slow = p.current_s >= SHOW_WAIT_S and not p.waiting  # engines that cannot list calls
+    now = f" · now {p.current}" + (f" ({p.current_s:.0f} s)" if slow else "") if p.current else ""
     last = p.last
     took = f" · {last.document} page {last.page} took {last.seconds:.2f} s" if last else ""
-    st.progress(
-        min(p.done / max(p.asked, 1), 1.0),
-        text=f"Processing in the background: {p.done}/{p.asked} pages{now}{took}",
-    )
+    with st.container(horizontal=True, vertical_alignment="bottom"):
+        st.progress(
+            min(p.done / max(p.asked, 1), 1.0),
+            text=f"Processing in the background: {p.done}/{p.asked} pages{now}{took}",
+        )
+        if st.button("Stop", key=state.VIEWER_STOP.key, icon=":material/stop_circle:"):
+            board().stop(session)
+            st.rerun()  # the whole page: the bar gives way to "stopped" and Resume
+    _waiting(session, p, focus)
+
+
+def _waiting(session: str, p: Progress, focus: Focus) -> None:
+    """Pages that have waited on the engine for :data:`SHOW_WAIT_S` or more: the page on
+    screen first, then the oldest, each with its elapsed time and a Cancel button."""
+    slow = [w for w in p.waiting if w.elapsed >= SHOW_WAIT_S]
+    slow.sort(key=lambda w: ((w.sha256, w.page) != focus[:2], -w.elapsed))
+    for w in slow[:MAX_WAITING_SHOWN]:
+        with st.container(horizontal=True, vertical_alignment="center", key=f"wb-wait-{w.page}"):
+            st.caption(f":material/hourglass_top: {waiting_text(w)}", width="content")
+            st.button(
+                f"Cancel page {w.page}",
+                key=state.VIEWER_CANCEL(f"{w.sha256[:12]}-{w.page}").key,
+                on_click=board().cancel_page,
+                args=(session, w.sha256, w.page),
+                type="tertiary",
+            )
+    if len(slow) > MAX_WAITING_SHOWN:
+        st.caption(f"and {len(slow) - MAX_WAITING_SHOWN} more page(s) waiting")

@@ -1,0 +1,117 @@
+"""The background worker's own bookkeeping (:mod:`workbench.ui.jobs`): a session's state, a
+stretch of work on one document, and which of a session's pages an engine has in flight.
+
+Nothing here calls Streamlit; the Board holds its lock around every use of a :class:`Session`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from workbench.engines.base import watchable
+from workbench.errors import WorkbenchError
+from workbench.pipeline.process import Processed
+from workbench.pipeline.runner import RunJob
+from workbench.schema import PageResult
+from workbench.ui.job_records import Ask, DocAsk, Waiting
+
+MAX_NOTES = 5
+
+
+@dataclass
+class Session:
+    ask: Ask
+    version: int = 0
+    seen: float = field(default_factory=time.monotonic)
+    failed: set[tuple[str, int]] = field(default_factory=set)
+    notes: list[str] = field(default_factory=list)
+    runs: dict[tuple[str, str], str] = field(default_factory=dict)
+    unsaved: set[tuple[str, str]] = field(default_factory=set)  # store not writable
+    current: str = ""
+    current_since: float = 0.0  # time.monotonic() when the worker took up ``current``
+    last: PageResult | None = None
+    stretch: Stretch | None = None  # paused for another session's turn
+    running: Task | None = None  # the task the worker is on for this session
+    stopped: bool = False  # the user pressed Stop: nothing is processed until Resume
+
+    def note(self, text: str) -> None:
+        if text not in self.notes:
+            self.notes.append(text)
+            del self.notes[:-MAX_NOTES]
+
+    def working_on(self, text: str) -> None:
+        if text != self.current:
+            self.current, self.current_since = text, time.monotonic()
+
+    def live_docs(self) -> list[DocAsk]:
+        """The documents whose pages may be in flight for this session now."""
+        tasks = [self.running, self.stretch.task if self.stretch is not None else None]
+        return [t.doc for t in tasks if t is not None]
+
+
+@dataclass(frozen=True)
+class Task:
+    session: str
+    version: int
+    ask: Ask
+    doc: DocAsk
+    pages: tuple[int, ...]
+
+
+@dataclass
+class Stretch:
+    """Work on one document for one session. Paused between turns with its iterator and run
+    kept, so the next turn resumes it instead of preparing its pages again."""
+
+    task: Task
+    items: Iterator[Processed]
+    job: RunJob | None
+    done: int = 0
+    finished: set[int] = field(default_factory=set)  # pages yielded (any order: a server's)
+
+    def next_page(self) -> int | None:
+        """The first page of the task not finished yet: the one the user waits for."""
+        return next((p for p in self.task.pages if p not in self.finished), None)
+
+    def close(self) -> None:
+        """End it; pages not done leave the run cancelled (the next stretch reopens it)."""
+        with contextlib.suppress(Exception):
+            getattr(self.items, "close", lambda: None)()
+        if self.job is not None:
+            with contextlib.suppress(OSError, WorkbenchError):
+                self.job.finish(interrupted=self.done < len(self.task.pages))
+
+
+def request_key(doc: DocAsk, page: int) -> str:
+    """The engine request key of a page (:func:`workbench.pipeline.process.page_key`: the
+    document's name in its run, which for a Viewer run of one document is its own name)."""
+    return f"{doc.doc.name}#{page}"
+
+
+def waiting(sess: Session) -> tuple[Waiting, ...]:
+    """The session's pages in flight on its engine, oldest first (none for an engine that
+    cannot list them). Only documents the worker is on for this session are matched, so
+    another session's pages of a same-named file are not shown here."""
+    engine = sess.ask.engine
+    docs = sess.live_docs()
+    if not docs or not watchable(engine):
+        return ()
+    keys = {request_key(d, p): (d, p) for d in docs for p in d.pages}
+    out = []
+    for call in engine.in_flight():
+        hit = keys.get(call.key)
+        if hit is not None:
+            d, p = hit
+            out.append(Waiting(d.name, d.sha256, p, call.elapsed, call.tokens, call.attempt))
+    return tuple(out)
+
+
+def keys_in_flight(sess: Session, pages: set[tuple[str, int]] | None = None) -> list[str]:
+    """Engine keys of the session's pages in flight (all, or those of ``pages``)."""
+    docs = sess.live_docs()
+    return [
+        request_key(d, p) for d in docs for p in d.pages if pages is None or (d.sha256, p) in pages
+    ]
