@@ -5,10 +5,15 @@ Contract:
 1. Every OCR line lands in exactly one region, so no text is lost: it goes to the layout box
    that holds the largest share of it (at least half; the smaller box wins ties, so a caption
    inside a figure goes to the caption). Lines no box holds are grouped into new text regions
-   (``native_label="ocr_lines"``) by vertical proximity and horizontal overlap.
-2. A figure box that holds much text (≥ 12 lines, or ≥ 6 covering ≥ 12 % of it) is a form or
-   a diagram the layout model misread: it is dissolved and its lines regrouped as text, since the
-   assembler would print the figure's text unstructured anyway.
+   (``native_label="ocr_lines"``) by vertical proximity and horizontal overlap. Each region's
+   box then grows to the union of its lines, so a heading box the layout model drew short
+   (``1 Foo`` without its number) covers all its words.
+2. Figures (:mod:`figures`): a figure box that swallowed a paragraph at its bottom or top edge
+   (exercises under a diagram) is cut above it and the paragraph gets its own box; tick labels
+   and short labels around a figure join it, and tick labels are not printed. A figure box
+   that still holds much text (≥ 12 lines, or ≥ 6 covering ≥ 12 % of it; tick labels not
+   counted) is a form or a diagram the layout model misread: it is dissolved and its lines
+   regrouped as text, since the assembler would print the figure's text unstructured anyway.
 3. Layout boxes nearly duplicated by a higher-scoring box of the same label are dropped; text,
    title, caption, header and footer boxes that received no line are dropped; figures,
    tables, formulas and signatures are kept even when empty.
@@ -34,7 +39,10 @@ from __future__ import annotations
 import re
 from itertools import pairwise
 
-from workbench.engines.cpu import headings, tables, text
+import numpy as np
+from PIL import Image
+
+from workbench.engines.cpu import figures, headings, tables, text
 from workbench.engines.cpu.boxes import Box, LayoutBox, Line, area, cover, inter, median, union_all
 from workbench.engines.cpu.layout import canonical
 from workbench.engines.cpu.reading_order import reading_order
@@ -51,27 +59,33 @@ def compose(
     lines: list[Line],
     signatures: list[Box] | None = None,
     tables: bool = True,
+    image: Image.Image | None = None,
 ) -> list[Region]:
     boxes = _dedupe(layout)
     if tables:
         boxes = _table_headers(_aligned_tables(boxes, lines), lines)
-    boxes += [LayoutBox("signature", s, 1.0) for s in signatures or []]
     line_h = median([ln.height for ln in lines], 20.0)
+    if image is not None and any(canonical(b.native) is Label.FIGURE for b in boxes):
+        gray = np.asarray(image.convert("L"))
+        boxes = figures.release_text(boxes, lines, gray, line_h)
+    boxes += [LayoutBox("signature", s, 1.0) for s in signatures or []]
 
     members = _assign(boxes, lines)
     dissolved = set()
     for k, b in enumerate(boxes):
-        if b.native == "figure" and _texty(b, members.get(k, [])):
+        if b.native == "figure" and _texty(b, members.get(k, []), line_h):
             members.setdefault(-1, []).extend(members.pop(k))
             dissolved.add(k)
+    members = figures.attach_ticks(boxes, members, dissolved, line_h)
     orphans = members.pop(-1, [])
 
     blocks: list[tuple[str, Box, list[Line], float]] = []
     for k, b in enumerate(boxes):
         if k in dissolved:
             continue
-        if k in members or canonical(b.native) in _KEEP_EMPTY or b.native == "signature":
-            blocks.append((b.native, b.box, members.get(k, []), b.score))
+        if members.get(k) or canonical(b.native) in _KEEP_EMPTY or b.native == "signature":
+            group = members.get(k, [])  # the box grows over its lines' words that stick out
+            blocks.append((b.native, union_all([b.box] + [ln.box for ln in group]), group, b.score))
     for group in _cluster(orphans, line_h):
         blocks.append(("ocr_lines", union_all([ln.box for ln in group]), group, 0.0))
 
@@ -95,7 +109,8 @@ def compose(
         level = int(native.split(":")[1]) if native.startswith("heading:") else 0
         if level:
             label = Label.TITLE if level == 1 else Label.SECTION_HEADER
-        body = _body(label, group, line_h)
+        shown = figures.without_ticks(group, box, line_h) if label is Label.FIGURE else group
+        body = _body(label, shown, line_h)
         if level:
             body = "#" * level + " " + body
         if native == "ocr_lines" and len(group) <= 2:
@@ -248,7 +263,8 @@ def _assign(boxes: list[LayoutBox], lines: list[Line]) -> dict[int, list[Line]]:
     return members
 
 
-def _texty(box: LayoutBox, group: list[Line]) -> bool:
+def _texty(box: LayoutBox, group: list[Line], line_h: float) -> bool:
+    group = figures.without_ticks(group, box.box, line_h)  # a chart's tick labels are not text
     covered = sum(area(ln.box) for ln in group)
     return len(group) >= 12 or (len(group) >= 6 and covered >= 0.12 * max(area(box.box), 1.0))
 
