@@ -219,7 +219,7 @@ class CpuEngine:
         if not reread:
             lines = self._second_reading(image, lines, quads, trace)
         lines = merge.dedupe(lines)
-        regions = compose(w, h, layout, lines, sigs, tables=self.detect_tables)
+        regions = compose(w, h, layout, lines, sigs, tables=self.detect_tables, image=image)
         trace["median_word_conf"] = round(conf, 1)
         trace["layout"] = [[b.native, _r(b.box), round(b.score, 3)] for b in layout]
         trace["lines"] = [[ln.text, _r(ln.box), round(ln.conf, 1), ln.source[0]] for ln in lines]
@@ -273,7 +273,7 @@ class CpuEngine:
                 if not merge.is_data_table(frags):
                     continue  # a form the layout model called a table: read as text
             kept.append(b)
-        regions = compose(w, h, kept, lines, [], tables=self.detect_tables)
+        regions = compose(w, h, kept, lines, [], tables=self.detect_tables, image=image)
         trace["layout"] = [[b.native, _r(b.box), round(b.score, 3)] for b in kept]
         trace["lines"] = [[ln.text, _r(ln.box), round(ln.conf, 1), ln.source[0]] for ln in lines]
         return regions, trace
