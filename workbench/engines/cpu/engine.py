@@ -215,9 +215,11 @@ class CpuEngine:
             layout, lines = self._tables(image, layout, lines, quads, trace)
         # signatures judge ink against these lines: RapidOCR's confident second readings of
         # weak or missed lines would "explain" a pen signature away as text
-        sigs = signatures.detect(image, lines)
+        first = copy.deepcopy(lines)  # the second reading joins new words into these lines
         if not reread:
             lines = self._second_reading(image, lines, quads, trace)
+        # ...but a closing ("Very truly yours,") that only the second reading found is a cue
+        sigs = signatures.detect(image, first, layout, handwritten=bool(reread), later=lines)
         lines = merge.dedupe(lines)
         regions = compose(w, h, layout, lines, sigs, tables=self.detect_tables, image=image)
         trace["median_word_conf"] = round(conf, 1)

@@ -1,0 +1,71 @@
+"""Signatures on real letters: the CPU engine (real Tesseract, CDLA, RapidOCR) on photographed
+19th-century letters (tests/data/signatures/, public domain, see SOURCES.md).
+
+Positives: three handwritten letters whose closing signature is the last thing written
+(Tourgée 1894 after "Sincerely", Fitzhugh Lee after "Very truly yours,", Butterfield's beside
+"Yrs" on the last line) and a typed letter (Beaver) signed in pen under "Very cordially yours,".
+The expected boxes are the signatures' ink boxes measured by hand on the ink mask at 200 DPI.
+Negatives: a handwritten first page with no signature on it, and a diary spread of handwritten
+entries amid print.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pypdfium2 as pdfium
+import pytest
+from PIL import Image
+
+from workbench.engines.base import PageRequest
+from workbench.engines.cpu import get_cpu_engine
+from workbench.engines.cpu.boxes import Box, area, inter
+from workbench.schema import Label
+
+pytestmark = pytest.mark.slow
+SIGS = Path(__file__).resolve().parents[2] / "data" / "signatures"
+
+# (page, hand-measured ink box of its signature in page_px at 200 DPI)
+SIGNED: list[tuple[str, Box]] = [
+    ("letter_tourgee_1894.pdf", (322, 1060, 921, 1232)),
+    ("letter_fitzhugh_lee_p2.pdf", (448, 870, 1000, 1148)),
+    ("letter_butterfield.pdf", (560, 1447, 1065, 1585)),
+    ("letter_beaver_typed.pdf", (718, 1083, 1322, 1238)),
+]
+UNSIGNED = ["letter_fitzhugh_lee_p1.pdf", "diary_barton_1849.pdf"]
+
+
+def _render(name: str) -> Image.Image:
+    return pdfium.PdfDocument(SIGS / name)[0].render(scale=200 / 72).to_pil().convert("RGB")
+
+
+def _iou(a: Box, b: Box) -> float:
+    i = inter(a, b)
+    return i / (area(a) + area(b) - i)
+
+
+def _signatures(engine, image: Image.Image) -> list[Box]:
+    out = next(iter(engine.run([PageRequest(key="p", image=image)])))
+    assert out.error is None and out.regions is not None
+    return [
+        (r.bbox.x0, r.bbox.y0, r.bbox.x1, r.bbox.y1)
+        for r in out.regions
+        if r.label is Label.SIGNATURE and r.bbox is not None
+    ]
+
+
+@pytest.fixture(scope="module")
+def engine():
+    return get_cpu_engine()
+
+
+@pytest.mark.parametrize(("page", "truth"), SIGNED, ids=[p for p, _ in SIGNED])
+def test_letter_signature_found(engine, page, truth):
+    found = _signatures(engine, _render(page))
+    assert len(found) == 1, found  # the closing signature, no line of the letter with it
+    assert _iou(found[0], truth) >= 0.5, (found, truth)
+
+
+@pytest.mark.parametrize("page", UNSIGNED)
+def test_no_signature_in_unsigned_handwriting(engine, page):
+    assert _signatures(engine, _render(page)) == []

@@ -1,0 +1,127 @@
+"""Page-level rules of the signature detector (:mod:`signatures` judges single blobs).
+
+* :func:`ink_mask`: ink against the paper's own brightness (the page divided by a blurred
+  closing of itself), so that a phone photo's shading and tinted paper are not ink.
+* :func:`closing_signature`: on a handwritten page every line is ink that OCR does not
+  explain, so the blob test has no contrast. There a signature is found where a letter puts
+  it: among the last two ink lines, indented well past the body's median line start (a
+  closing is set to the right), shorter than a body line, with only margin below it. A line
+  that also holds words at the left ("best advisers — Yrs [name]") gives its widest piece
+  right of the indent.
+* :func:`is_grid`: a keypad, keyboard or grid of buttons is many separate pieces of alike
+  size on a regular pitch; a pen name is a few joined strokes of uneven width.
+* :func:`is_note`: a handwritten line amid print that starts at the body's left edge and runs
+  as long as a printed line is a note, not a signature.
+
+All boxes ``page_px``; ``line_h`` is the text-line height in pixels.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from workbench.engines.cpu.boxes import Box, median
+
+INDENT = 0.15  # a closing starts this share of the text width right of the body's median start
+SHORT = 0.8  # ...and is at most this share of the text width long
+
+
+def ink_mask(grey: np.ndarray) -> np.ndarray:
+    """255 where the page is ink: darker than 0.75 of the local paper brightness (or than
+    Otsu's cut of the normalised page, whichever is darker)."""
+    import cv2
+
+    h, w = grey.shape
+    small = cv2.resize(grey, (max(w // 4, 1), max(h // 4, 1)), interpolation=cv2.INTER_AREA)
+    k = max(int(min(w, h) / 4 / 60), 3) | 1  # wider than a pen stroke, narrower than a margin
+    paper = cv2.morphologyEx(small, cv2.MORPH_CLOSE, np.ones((k, k), np.uint8))
+    paper = cv2.GaussianBlur(paper, (k, k), 0)
+    paper = cv2.resize(paper, (w, h), interpolation=cv2.INTER_LINEAR)
+    norm = np.clip(grey.astype(np.float32) * 255.0 / np.maximum(paper, 1), 0, 255).astype(np.uint8)
+    otsu, _ = cv2.threshold(norm, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    cut = min(float(otsu), 0.75 * 255)
+    return np.where(norm < cut, 255, 0).astype(np.uint8)
+
+
+def ink_lines(boxes: list[Box]) -> list[list[Box]]:
+    """Blobs grouped into text lines: a blob joins the line whose median band (median top to
+    median bottom of its blobs) holds its centre, so a tall flourish does not chain lines."""
+    lines: list[list[Box]] = []
+    for b in sorted(boxes, key=lambda b: (b[1] + b[3]) / 2):
+        mid = (b[1] + b[3]) / 2
+        for ln in lines:
+            if median([x[1] for x in ln]) <= mid <= median([x[3] for x in ln]):
+                ln.append(b)
+                break
+        else:
+            lines.append([b])
+    return sorted(lines, key=lambda ln: median([x[3] for x in ln]))
+
+
+def _span(ln: list[Box]) -> Box:
+    xs0, ys0, xs1, ys1 = zip(*ln, strict=True)
+    return (min(xs0), min(ys0), max(xs1), max(ys1))
+
+
+def closing_signature(boxes: list[Box], line_h: float) -> Box | None:
+    """The closing signature of a handwritten page, from its ink blobs (or None)."""
+    lines = [ln for ln in ink_lines(boxes) if _span(ln)[2] - _span(ln)[0] >= 2 * line_h]
+    if len(lines) < 3:  # not a page of writing
+        return None
+    spans = [_span(ln) for ln in lines]
+    start = median([s[0] for s in spans])
+    right = float(np.percentile([s[2] for s in spans], 90))
+    width = right - start
+    if width < 8 * line_h:
+        return None
+    for ln in reversed(lines[-2:]):
+        pieces = _segments(ln, line_h)
+        best = max(pieces, key=lambda s: s[2] - s[0])
+        if best[0] < start + INDENT * width:
+            continue  # starts with the body: text, not a closing
+        if best[2] - best[0] > SHORT * width or best[2] - best[0] < 3 * line_h:
+            continue
+        return best
+    return None
+
+
+def _segments(ln: list[Box], line_h: float) -> list[Box]:
+    """A line cut where it has a gap wider than one line height, and between blobs that
+    overlap across (they lie at different heights: the end of the line above dipping into a
+    signature's first stroke)."""
+    out: list[Box] = []
+    for b in sorted(ln):
+        if out and 0 <= b[0] - out[-1][2] <= line_h:  # overlapping: different heights
+            last = out[-1]
+            out[-1] = (last[0], min(last[1], b[1]), max(last[2], b[2]), max(last[3], b[3]))
+        else:
+            out.append(b)
+    return out
+
+
+def is_grid(stats: np.ndarray, line_h: float) -> bool:
+    """Connected pieces (cv2 stats rows: x, y, w, h, area) of alike size on a regular pitch:
+    at least six pieces, heights and widths within 35 % of their median, and the gaps between
+    neighbours in reading order within 40 % of their median."""
+    pieces = [s for s in stats if s[4] >= 0.05 * line_h * line_h]
+    if len(pieces) < 6:
+        return False
+    ws = np.array([p[2] for p in pieces], float)
+    hs = np.array([p[3] for p in pieces], float)
+    if np.any(np.abs(ws - np.median(ws)) > 0.35 * np.median(ws)):
+        return False
+    if np.any(np.abs(hs - np.median(hs)) > 0.35 * np.median(hs)):
+        return False
+    steps = np.diff(sorted(float(p[0] + p[2] / 2) for p in pieces))
+    steps = steps[steps > 0.5 * np.median(ws)]
+    pitch = np.median(steps) if len(steps) else 0.0
+    return len(steps) >= 2 and bool(np.all(np.abs(steps - pitch) <= 0.4 * pitch))
+
+
+def is_note(box: Box, body_start: float, body_width: float, line_h: float) -> bool:
+    """A handwritten line that starts at the printed body's left edge and is as long as most
+    of a printed line."""
+    if body_width <= 0:
+        return False
+    starts_with_body = abs(box[0] - body_start) <= 1.5 * line_h
+    return starts_with_body and box[2] - box[0] >= 0.6 * body_width
