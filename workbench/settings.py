@@ -19,6 +19,8 @@ variable                        meaning
                                 60 s + max_tokens at 8 tokens/s, capped by this
 ``WORKBENCH_IDLE_TIMEOUT``      seconds a server may stay silent (no token) before a page
                                 fails as timed out (60); see engines/server_calls.py
+``WORKBENCH_CPU_IN_PROCESS``    ``1``: the app runs the CPU engine in its own process instead
+                                of a worker process (for measurements; default ``0``)
 =============================  ====================================================
 """
 
@@ -46,6 +48,7 @@ class Settings(BaseModel):
     concurrency: int = Field(32, ge=1, le=1024)
     timeout: float = Field(600.0, gt=0)
     idle_timeout: float = Field(60.0, gt=0)
+    cpu_in_process: bool = False
 
     @classmethod
     def from_env(cls, **overrides: Any) -> Settings:

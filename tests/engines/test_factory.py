@@ -98,3 +98,26 @@ def test_a_broken_probe_does_not_raise(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(factory, "_has", boom)
     statuses = {s.kind: s for s in engine_kinds()}
     assert not statuses["cpu"].available and "probe exploded" in (statuses["cpu"].hint or "")
+
+
+@pytest.mark.slow
+def test_the_app_runs_the_cpu_engine_in_a_worker_process() -> None:
+    """``own_process``: a one-worker CPU engine is a one-process pool whose worker reads a
+    real born-digital page (the app's OCR never runs in the app's own process)."""
+    from pathlib import Path
+
+    from workbench.documents import open_document
+    from workbench.engines.base import PageRequest
+    from workbench.engines.pool import ProcessPoolEngine
+
+    engine = build_engine(CpuOptions(), own_process=True)
+    try:
+        assert isinstance(engine, ProcessPoolEngine) and engine.concurrency == 1
+        pdf = Path(__file__).resolve().parents[1] / "data" / "census_12s0324.pdf"
+        page = open_document(pdf.name, pdf.read_bytes(), Settings()).page(1, 100)
+        [out] = list(engine.run([PageRequest("p", page.image, text_layer=page.text_layer)]))
+        assert out.error is None and out.regions
+        assert "Table" in " ".join(r.text for r in out.regions)
+    finally:
+        engine.close()
+    assert not isinstance(build_engine(CpuOptions()), ProcessPoolEngine)  # the CLI's default

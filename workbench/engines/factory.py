@@ -197,8 +197,15 @@ ENGINE_KINDS: dict[str, EngineKind] = {
 }
 
 
-def build_engine(options: EngineOptions) -> Engine:
-    """Build the engine ``options.kind`` names; raises :class:`EngineUnavailable`."""
+def build_engine(options: EngineOptions, *, own_process: bool = False) -> Engine:
+    """Build the engine ``options.kind`` names; raises :class:`EngineUnavailable`.
+
+    ``own_process``: a one-worker CPU engine runs in a worker process all the same (the app:
+    its OCR then never competes with the script runs that answer clicks for the GIL)."""
+    if own_process and isinstance(options, CpuOptions) and options.workers == 1:
+        from workbench.engines.pool import ProcessPoolEngine
+
+        return ProcessPoolEngine(functools.partial(_build_cpu, options), 1)
     entry = ENGINE_KINDS.get(options.kind)
     if entry is None:
         known = ", ".join(ENGINE_KINDS)

@@ -34,6 +34,7 @@ from workbench.engines.factory import CpuOptions
 from workbench.errors import EngineUnavailable, WorkbenchError
 from workbench.models.registry import CPU_SPEC, ModelSpec, get_spec, match_served_model
 from workbench.pipeline.process import render_dpi
+from workbench.settings import Settings
 from workbench.ui import state
 from workbench.ui.config import settings
 
@@ -78,9 +79,10 @@ def _build(choice: EngineChoice) -> Engine:
         from workbench.engines import factory
     except ImportError as exc:
         raise EngineUnavailable(f"the engine factory is not available ({exc})") from None
-    if choice.options is None:
-        return factory.build_engine(factory.CpuOptions())
-    return factory.build_engine(choice.options)
+    # The CPU engine's OCR runs in a worker process: in the app's process it would hold the
+    # GIL in stretches and slow every script run that answers a click (benchmarks/viewer_clicks.py).
+    own = not Settings.from_env().cpu_in_process
+    return factory.build_engine(choice.options or factory.CpuOptions(), own_process=own)
 
 
 def _close(engine: Engine) -> None:
