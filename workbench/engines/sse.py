@@ -9,6 +9,7 @@ Contract
   a finish reason).
 * Each content delta counts as a token for progress (``Call.token``), so the watchdog sees a
   streaming page alive; the server's ``usage.completion_tokens`` wins when it sends one.
+* After ``[DONE]`` the stream's end is read, so the connection is kept for the next page.
 * Bounded whatever the server sends: a stream that goes on past ``max_tokens`` (a server
   ignoring it) is cut there with ``finish_reason="length"``; a line or a JSON body larger than
   :data:`MAX_ANSWER_BYTES` is refused. A server that ignores ``stream`` and answers JSON works.
@@ -46,9 +47,11 @@ def read_answer(response: httpx.Response, call: Call, max_tokens: int) -> Answer
     deltas = 0
     usage_tokens = 0
     ended = False
-    for data in _events(response):
+    events = _events(response)
+    for data in events:
         if data == "[DONE]":
             ended = True
+            _drain(events)
             break
         chunk = _json(data, "stream event")
         if not isinstance(chunk, dict):
@@ -80,6 +83,15 @@ def read_answer(response: httpx.Response, call: Call, max_tokens: int) -> Answer
             "have crashed or restarted; see its log"
         )
     return Answer("".join(parts), finish, usage_tokens or deltas)
+
+
+def _drain(events: Iterator[str], most: int = 4) -> None:
+    """Read the stream's end after ``[DONE]`` (the chunked terminator follows at once), so the
+    connection goes back to the pool: a response closed unread is a connection closed, and
+    every page would pay a new connect (and TLS handshake). A server that goes on sending
+    after ``[DONE]`` is not waited for: past ``most`` events the connection is dropped."""
+    for _ in zip(range(most), events, strict=False):
+        pass
 
 
 def _read_json(response: httpx.Response, call: Call) -> Answer:

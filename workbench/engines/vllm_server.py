@@ -46,7 +46,7 @@ import httpx
 
 from workbench.engines.base import EngineOutput, PageRequest
 from workbench.engines.messages import chat_body
-from workbench.engines.png import data_url
+from workbench.engines.png import IMAGE_SLOT, json_with_image
 from workbench.engines.repetition import MAX_ATTEMPTS, PageAttempts
 from workbench.engines.server_calls import (
     POLL_S,
@@ -70,6 +70,7 @@ from workbench.errors import (
 from workbench.schema import Sampling
 from workbench.settings import Settings
 
+_JSON = {"Content-Type": "application/json"}
 RETRYABLE_STATUS = frozenset({408, 429, 500, 502, 503, 504})
 
 
@@ -239,7 +240,7 @@ class VllmServerEngine:
         self._board.cancel(keys)
 
     # ------------------------------------------------------------------ one call
-    def _complete(self, body: dict[str, Any], key: str, run: RunCancel) -> Answer:
+    def _complete(self, body: dict[str, Any], png: bytes, key: str, run: RunCancel) -> Answer:
         """One completion with transport retries; raises an :class:`EngineError` subclass.
 
         Retried: cannot connect, connection lost, 408/429/5xx. Not retried: a timeout (a hung
@@ -253,7 +254,7 @@ class VllmServerEngine:
             if run.cancelled(key):
                 raise PageCancelled()
             try:
-                return self._attempt(url, body, key, budget, run, attempt + 1)
+                return self._attempt(url, body, png, key, budget, run, attempt + 1)
             except (ServerUnreachable, ConnectionLost) as exc:
                 problem = exc
             except ServerHTTPError as exc:
@@ -266,13 +267,23 @@ class VllmServerEngine:
         raise type(problem)(f"{problem} (tried {self.retries} times)")
 
     def _attempt(
-        self, url: str, body: dict[str, Any], key: str, budget: float, run: RunCancel, attempt: int
+        self,
+        url: str,
+        body: dict[str, Any],
+        png: bytes,
+        key: str,
+        budget: float,
+        run: RunCancel,
+        attempt: int,
     ) -> Answer:
         timeout = httpx.Timeout(budget + 5.0, connect=min(budget, 10.0))
+        content = json_with_image(body, png)  # the page's URL spliced in (see png.py)
         with self._board.call(key, budget, run, attempt) as call:
             answered = False
             try:
-                with self._http().stream("POST", url, json=body, timeout=timeout) as response:
+                with self._http().stream(
+                    "POST", url, content=content, headers=_JSON, timeout=timeout
+                ) as response:
                     answered = True
                     try:
                         if response.status_code != 200:
@@ -324,18 +335,18 @@ class VllmServerEngine:
             page.record_error(request.sampling, CANCELLED, 0.0)
             return page.output()
         try:
-            url = data_url(request.encoded())  # a prepared page's own PNG, sent as is
+            png = request.encoded()  # a prepared page's own PNG, sent as is
         except Exception as exc:  # a broken image is this page's problem only
             page.record_error(request.sampling, f"cannot encode the page image: {exc}", 0.0)
             return page.output()
         sampling: Sampling | None
         while (sampling := page.next_sampling) is not None:
             started = time.monotonic()
-            body = chat_body(self.model, request, sampling, url)
+            body = chat_body(self.model, request, sampling, IMAGE_SLOT)
             body["stream"] = True  # tokens as they come: a silent server is seen in seconds
             body["stream_options"] = {"include_usage": True}
             try:
-                answer = self._complete(body, request.key, run)
+                answer = self._complete(body, png, request.key, run)
             except EngineError as exc:
                 page.record_error(sampling, str(exc), time.monotonic() - started)
                 break
