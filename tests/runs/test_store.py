@@ -262,3 +262,21 @@ def test_page_files_include_figure_crops(tmp_path: Path) -> None:
         "page-0001.png",
         "page-0001.raw.txt",
     ]
+
+
+def test_stale_figure_crops_go_when_a_page_is_written_again(tmp_path: Path) -> None:
+    """A rewritten page (or one a crash cut short after its image) loses crops it no longer
+    has; a new page's neighbours' crops are never touched."""
+    writer = RunStore(tmp_path).create(info())
+    folder = writer.path / "scan"
+    writer.write_page(make_page("scan.pdf", 1), image())
+    (folder / "page-0001-r7.png").write_bytes(b"old crop")  # from an earlier answer
+    (folder / "page-0002.png").write_bytes(b"image")  # a crash after page 2's image...
+    (folder / "page-0002-r2.png").write_bytes(b"old crop")  # ...and its crop, before its .json
+    (folder / "page-0003-r1.png").write_bytes(b"crop")  # another page's crop
+    writer.write_page(make_page("scan.pdf", 1), image(), overwrite=True)
+    writer.write_page(make_page("scan.pdf", 2), image())
+    writer.write_page(make_page("scan.pdf", 4), image())
+    assert not (folder / "page-0001-r7.png").exists()
+    assert not (folder / "page-0002-r2.png").exists()
+    assert (folder / "page-0003-r1.png").exists()

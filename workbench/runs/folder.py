@@ -249,12 +249,16 @@ class RunWriter:
             raise StoreError(f"{result.document} page {result.page} is already finished.")
         mode = file_mode()  # once for the page's files
         if image is not None:
+            # Only a page written before (or cut short by a crash: its image is written first)
+            # can have stale crops; listing the folder for every new page would cost O(pages)
+            # each, O(pages²) for a long document.
+            before = overwrite or base.with_suffix(".png").exists()
             if png is not None:
                 atomic_write(base.with_suffix(".png"), png, mode=mode)
             else:
                 atomic_png(base.with_suffix(".png"), image, mode=mode)
             crops = figure_crops(result, image)
-            for stale in base.parent.glob(f"{base.name}-r*.png"):
+            for stale in base.parent.glob(f"{base.name}-r*.png") if before else ():
                 if stale.name not in crops:
                     stale.unlink(missing_ok=True)
             for name, data in crops.items():
