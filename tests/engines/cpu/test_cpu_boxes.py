@@ -276,7 +276,16 @@ def test_tick_numbers_and_labels_units():
 
 
 def test_huckfinn_illustration_keeps_its_caption(engine):
-    """A real scan: the illustration's caption is a short label row, not released text."""
-    regions, _ = _run(engine, DATA / "scan_huckfinn_c03-29.pdf", mode="never")
+    """A real scan: the illustration's caption is a short label row, not released text; the
+    text lines beside it reach into the picture (a decorative initial), their region's box
+    grows over them, but the reading order stays the layout boxes' (the sentence "She never
+    told me / why, …" is not cut by the figure)."""
+    regions, trace = _run(engine, DATA / "scan_huckfinn_c03-29.pdf", mode="never")
     figs = [r for r in regions if r.label is Label.FIGURE]
     assert len(figs) == 1 and "WATSON" in figs[0].text
+    ely = next(r for r in regions if r.text.startswith("ELI"))
+    first = next(b for t, b, *_ in trace["lines"] if t.startswith("ELI"))
+    assert _inside(first, _box(ely)) and _box(ely)[0] < 400  # grown over the initial
+    md = assemble_page(regions)
+    start, end = md.index("never told me"), md.index("why, and I couldn")
+    assert start < end and "![Figure" not in md[start:end]

@@ -5,9 +5,9 @@ Contract:
 1. Every OCR line lands in exactly one region, so no text is lost: it goes to the layout box
    that holds the largest share of it (at least half; the smaller box wins ties, so a caption
    inside a figure goes to the caption). Lines no box holds are grouped into new text regions
-   (``native_label="ocr_lines"``) by vertical proximity and horizontal overlap. Each region's
-   box then grows to the union of its lines, so a heading box the layout model drew short
-   (``1 Foo`` without its number) covers all its words.
+   (``native_label="ocr_lines"``) by vertical proximity and horizontal overlap. Once ordered,
+   each region's box grows to the union of its lines, so a heading box the layout model drew
+   short (``1 Foo`` without its number) covers all its words.
 2. Figures (:mod:`figures`): a figure box that swallowed a paragraph at its bottom or top edge
    (exercises under a diagram) is cut above it and the paragraph gets its own box; tick labels
    and short labels around a figure join it, and tick labels are not printed. A figure box
@@ -84,8 +84,7 @@ def compose(
         if k in dissolved:
             continue
         if members.get(k) or canonical(b.native) in _KEEP_EMPTY or b.native == "signature":
-            group = members.get(k, [])  # the box grows over its lines' words that stick out
-            blocks.append((b.native, union_all([b.box] + [ln.box for ln in group]), group, b.score))
+            blocks.append((b.native, b.box, members.get(k, []), b.score))
     for group in _cluster(orphans, line_h):
         blocks.append(("ocr_lines", union_all([ln.box for ln in group]), group, 0.0))
 
@@ -96,7 +95,7 @@ def compose(
     regions: list[Region] = []
     for pos, k in enumerate(order):
         native, box, group, score = blocks[k]
-        group = _sorted_lines(group)
+        group = owned = _sorted_lines(group)
         label = Label.SIGNATURE if native == "signature" else canonical(native, box, height)
         if native == "title" and not title_seen and _big(group, line_h):
             label, title_seen = Label.TITLE, True
@@ -129,6 +128,9 @@ def compose(
             and text.is_list([ln.text for ln in group])
         ):
             label = Label.LIST
+        # the drawn box grows over its lines' words that stick out (reading order was decided
+        # on the layout model's boxes: a line reaching into a picture must not reorder them)
+        box = union_all([box] + [ln.box for ln in owned])
         bbox = BBox.from_scaled(box, width, height, width, height)
         regions.append(
             Region(
