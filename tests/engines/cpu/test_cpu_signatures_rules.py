@@ -180,3 +180,8 @@ def test_handwritten_page_closing_read_as_a_page_number_is_a_footer():
     folio = Line("Page 2 of 3", (700.0, float(y), 1000.0, float(y + 80)), 80.0, "rapidocr")
     blobs = signatures.measure(_written_page(True), [folio], handwritten=True)
     assert [b for b in blobs if b.ok] == []
+
+
+def test_no_closing_for_a_mark_shorter_than_a_name():
+    mark = (900.0, 600.0, 1040.0, 650.0)  # 3.5 lines wide: a blot or a page-curl shadow
+    assert rules.closing_signature([*_body(), mark], LINE) is None

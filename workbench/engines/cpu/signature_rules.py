@@ -79,7 +79,7 @@ def closing_signature(boxes: list[Box], line_h: float) -> Box | None:
         best = max(pieces, key=lambda s: s[2] - s[0])
         if best[0] < start + INDENT * width:
             continue  # starts with the body: text, not a closing
-        if best[2] - best[0] > SHORT * width or best[2] - best[0] < 3 * line_h:
+        if best[2] - best[0] > SHORT * width or best[2] - best[0] < 4 * line_h:
             continue
         return best
     return None

@@ -51,8 +51,9 @@ LaTeX pages, 2 book scans, an 1871 Senate print whose signers are set in type, a
 letter page without a signature and a diary spread of handwriting amid print. Before this
 change (same engine, same pages) the handwritten letters gave no hit and 2-14 lines of writing
 each flagged as signatures, the unsigned letter page 5 (Tesseract reads nothing there, so no
-ink was explained), and the typed letter's signature was rejected, its closing line merged in. No permissively licensed product
-photo with a keypad was found offline; the grid and figure rules are tested on built ink only.
+ink was explained), and the typed letter's signature was rejected, its closing line merged in.
+No permissively licensed product photo with a keypad was found offline; the grid and figure
+rules are tested on built ink only.
 """
 
 from __future__ import annotations
