@@ -116,6 +116,12 @@ def final_status(
     return RunStatus.DONE
 
 
+#: Engine facts that do not change what a page reads (or are recorded elsewhere).
+NOT_SHAPING = frozenset(
+    {"name", "engine", "model", "workers", "concurrency", "timeout_s", "idle_timeout_s"}
+)
+
+
 def run_info(
     engine: Engine,
     spec: ModelSpec,
@@ -127,14 +133,18 @@ def run_info(
     run_id: str = "",
     profile: str | None = None,
 ) -> RunInfo:
-    """The manifest head every caller writes: same fields, same settings keys."""
+    """The manifest head every caller writes: same fields, same settings keys. The engine's
+    own settings that shape its output (:meth:`Engine.describe`: the CPU engine's text layer
+    mode, table detection...) are recorded too, so two runs that differ in them say how."""
+    described = engine.describe()
+    shaping = {k: v for k, v in described.items() if k not in NOT_SHAPING}
     return RunInfo(
         id=run_id,
         name=name,
         engine=engine.name,
         model=engine.model,
         profile=profile,
-        settings={"spec": spec.id, "dpi": float(dpi), "source": source},
+        settings={**shaping, "spec": spec.id, "dpi": float(dpi), "source": source},
         versions={"workbench": __version__},
         documents=list(documents),
     )
