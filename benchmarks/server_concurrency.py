@@ -13,12 +13,8 @@ there are none.
 from __future__ import annotations
 
 import argparse
-import socket
-import subprocess
 import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 from PIL import Image, ImageDraw
@@ -28,6 +24,7 @@ sys.path.insert(0, str(ROOT))
 
 import httpx  # noqa: E402
 
+from benchmarks.throughput_procs import fake_server  # noqa: E402
 from workbench.engines.base import PageRequest  # noqa: E402
 from workbench.engines.messages import image_data_url  # noqa: E402
 from workbench.engines.vllm_server import VllmServerEngine  # noqa: E402
@@ -59,30 +56,6 @@ def _generated(n: int) -> list[Image.Image]:
         ImageDraw.Draw(image).text((80, 80), f"Page {i + 1}\n\nSome text.", fill="black")
         images.append(image)
     return images
-
-
-@contextmanager
-def fake_server(delay: float) -> Iterator[str]:
-    """A fake OpenAI server in a subprocess; yields its base URL."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    command = [sys.executable, "-m", "tests.fakes.openai_server", "--port", str(port)]
-    process = subprocess.Popen(
-        [*command, "--delay", str(delay)], cwd=ROOT, stdout=subprocess.DEVNULL
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(100):
-            try:
-                httpx.get(f"{base}/v1/models", timeout=1).raise_for_status()
-                break
-            except httpx.HTTPError:
-                time.sleep(0.1)
-        yield f"{base}/v1"
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
 
 
 def main() -> None:
