@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import os
+import time
 from collections.abc import Iterator, Sequence
 
 from PIL import Image
@@ -73,3 +74,31 @@ def test_a_dead_worker_fails_its_pages_and_the_rest_go_on() -> None:
         assert [o.error for o in after] == [None, None]
     finally:
         engine.close()
+
+
+class SlowEngine(PidEngine):
+    def run(self, requests: Sequence[PageRequest]) -> Iterator[EngineOutput]:
+        for request in requests:
+            time.sleep(0.4)
+            yield EngineOutput(key=request.key, raw="")
+
+
+def test_with_nothing_queued_a_page_is_sent_only_when_the_worker_is_free() -> None:
+    """``queued=0`` (the app's one-worker CPU engine): while a page is out, the next one is not
+    taken, so a page the user turns to waits for the page in progress only."""
+    gaps = {}
+    for queued in (0, 1):
+        engine = ProcessPoolEngine(functools.partial(SlowEngine), workers=1, queued=queued)
+        try:
+            taken: list[float] = []
+
+            def pages(times: list[float] = taken) -> Iterator[PageRequest]:
+                for i in range(3):
+                    times.append(time.monotonic())
+                    yield PageRequest(key=f"p{i}", image=Image.new("RGB", (8, 8), "white"))
+
+            assert len(list(engine.run(pages()))) == 3
+            gaps[queued] = taken[1] - taken[0]
+        finally:
+            engine.close()
+    assert gaps[0] >= 0.4 > gaps[1], gaps  # nothing queued: page 2 waits for page 1

@@ -205,7 +205,8 @@ def build_engine(options: EngineOptions, *, own_process: bool = False) -> Engine
     if own_process and isinstance(options, CpuOptions) and options.workers == 1:
         from workbench.engines.pool import ProcessPoolEngine
 
-        return ProcessPoolEngine(functools.partial(_build_cpu, options), 1)
+        # Nothing queued behind the page in progress: the Viewer's next page waits for one page.
+        return ProcessPoolEngine(functools.partial(_build_cpu, options), 1, queued=0)
     entry = ENGINE_KINDS.get(options.kind)
     if entry is None:
         known = ", ".join(ENGINE_KINDS)

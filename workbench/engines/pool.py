@@ -9,7 +9,8 @@ Contract
   load once per worker, never per page. All workers are started and loaded by the
   constructor (its cost is the slowest worker's load).
 * It streams (``streams = True``): :meth:`run` takes any iterable and keeps one page per
-  worker in flight plus one queued, pulling the next request only when a page finishes;
+  worker in flight plus ``queued`` (default 1; the app uses 0, so a page the user turns to
+  waits for the page in progress only), pulling the next request only when a page finishes;
   outputs are yielded as they finish, in any order.
 * Requests travel as their PNG (see :class:`~workbench.engines.base.PageRequest`), text layer
   included; outputs come back whole (regions, attempts).
@@ -62,8 +63,9 @@ def _context() -> Any:
 class ProcessPoolEngine:
     streams = True
 
-    def __init__(self, build: Callable[[], Engine], workers: int) -> None:
+    def __init__(self, build: Callable[[], Engine], workers: int, *, queued: int = 1) -> None:
         self.workers = max(1, int(workers))
+        self.queued = max(0, int(queued))
         self.concurrency = self.workers
         self.batch_size = 2 * self.workers
         self._build = build
@@ -83,7 +85,7 @@ class ProcessPoolEngine:
 
     def run(self, requests: Iterable[PageRequest]) -> Iterator[EngineOutput]:
         source = iter(requests)
-        window = self.workers + 1  # one queued: a worker never waits for the next page
+        window = self.workers + self.queued  # queued: a worker never waits for the next page
         pending: dict[Future[EngineOutput], PageRequest] = {}
         try:
             for request in itertools.islice(source, window):
