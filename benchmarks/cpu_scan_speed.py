@@ -5,7 +5,9 @@ Pages: the two image-only scans in tests/data and rasterized copies of the born-
 (rendered at ``--dpi``, their text layer withheld, so the engine OCRs them as it would a scan).
 Each page runs ``--repeat`` times after one warm-up page; per run the wall clock and the CPU
 time of this process (all threads: ONNX Runtime uses up to 4, Tesseract 1) are recorded. The
-machine is shared: CPU seconds are the steadier number, wall seconds what a user waits.
+machine is shared: CPU seconds are the steadier number, wall seconds what a user waits. The
+CPU time spent assembling regions (``compose``: boxes, figures, headings, tables, order) is
+reported on its own, since that is where layout rules add work.
 
 ``--root DIR`` imports ``workbench`` from another checkout (e.g. ``git archive`` of an earlier
 commit unpacked in /tmp) so two versions can be timed alternately in one session:
@@ -48,9 +50,20 @@ def main() -> None:
     import pypdfium2 as pdfium
 
     from workbench.engines.base import PageRequest
-    from workbench.engines.cpu.engine import get_cpu_engine
+    from workbench.engines.cpu import engine as cpu_engine
 
-    engine = get_cpu_engine().configured(text_layer="never")
+    composing: list[float] = []  # CPU s in compose (regions from lines), per call
+    compose = cpu_engine.compose
+
+    def timed_compose(*a, **k):  # type: ignore[no-untyped-def]
+        cpu = time.process_time()
+        try:
+            return compose(*a, **k)
+        finally:
+            composing.append(time.process_time() - cpu)
+
+    cpu_engine.compose = timed_compose  # type: ignore[assignment]
+    engine = cpu_engine.get_cpu_engine().configured(text_layer="never")
     images = {
         f"{name}#{index + 1}": pdfium.PdfDocument(DATA / name)[index]
         .render(scale=args.dpi / 72)
@@ -67,6 +80,7 @@ def main() -> None:
         return time.perf_counter() - start, time.process_time() - cpu
 
     once(next(iter(images.values())))  # warm-up: first ONNX runs allocate
+    composing.clear()
     walls: list[float] = []
     cpus: list[float] = []
     print(f"root {args.root.resolve()}; {len(images)} pages at {args.dpi} DPI, OCR path")
@@ -79,7 +93,8 @@ def main() -> None:
         print(f"{key:32s} wall {w:5.2f} s  cpu {c:5.2f} s")
     print(
         f"median per page: wall {statistics.median(walls):.2f} s, "
-        f"cpu {statistics.median(cpus):.2f} s  (total wall {sum(walls):.1f} s)"
+        f"cpu {statistics.median(cpus):.2f} s  (total wall {sum(walls):.1f} s); "
+        f"compose (region assembly) cpu {1000 * statistics.median(composing):.1f} ms"
     )
 
 

@@ -251,6 +251,20 @@ def test_text_over_a_picture_is_not_cut_out(engine, made):
     assert len(cut) == 2 and cut[0].box[3] < y0 and cut[1].native == "ocr_lines"
 
 
+def test_text_at_a_figure_boxs_top_edge_is_released(engine, made):
+    """A figure box drawn from the intro paragraph down over the diagram (the layout model's
+    mistake at the top edge this time): the paragraph is cut off, the diagram's labels stay."""
+    image = _image(made["textbook"])
+    lines, _ = engine.tess.read(image)
+    intro = next(ln for ln in lines if ln.text.startswith("The area of a triangle"))
+    fig = LayoutBox("figure", (170.0, intro.box[1] - 6, 1532.0, 870.0), 0.6)
+    line_h = float(np.median([ln.height for ln in lines]))
+    out = figures.release_text([fig], lines, np.asarray(image.convert("L")), line_h)
+    assert len(out) == 2 and out[1].native == "ocr_lines"
+    assert intro.box[3] < out[0].box[1] < 362  # under the paragraph, over the apex label C
+    assert out[1].box == intro.box
+
+
 def test_tick_numbers_and_labels_units():
     def ln(t: str, box=(0.0, 0.0, 10.0, 10.0)) -> Line:  # type: ignore[no-untyped-def]
         return Line(t, box, 95.0, "tesseract")
