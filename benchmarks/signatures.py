@@ -49,6 +49,8 @@ NEGATIVES = [
     "signatures/congress_1871_printed_signers.pdf",
     "signatures/letter_fitzhugh_lee_p1.pdf",  # handwritten page, no signature on it
     "signatures/diary_barton_1849.pdf",  # handwritten diary entries amid print
+    "signatures/letter_wilson_p1.pdf",  # handwritten first page, no signature
+    "signatures/letter_anthony_p1.pdf",  # handwritten first page: its last line is indented
 ]
 # real signed letters (photographed, see SOURCES.md): the signature's ink box measured by hand
 LETTERS = [
@@ -56,6 +58,11 @@ LETTERS = [
     ("signatures/letter_fitzhugh_lee_p2.pdf", (448, 870, 1000, 1148)),  # handwritten
     ("signatures/letter_butterfield.pdf", (560, 1447, 1065, 1585)),  # handwritten, beside "Yrs"
     ("signatures/letter_beaver_typed.pdf", (718, 1083, 1322, 1238)),  # typed, pen signature
+    ("signatures/letter_ferris_1938.pdf", (475, 1742, 1272, 1830)),  # handwriting, letterhead
+    ("signatures/letter_ross_1893.pdf", (455, 840, 872, 935)),  # handwritten, "Yours"
+    ("signatures/letter_lockwood_1893.pdf", (135, 1535, 1035, 1622)),  # name from the margin
+    ("signatures/letter_tracy_1892.pdf", (495, 1478, 890, 1660)),  # large hand, lines touch
+    ("signatures/letter_bidwell_p2.pdf", (425, 722, 1005, 835)),  # an address below the name
 ]
 HIT = 0.5  # IoU with the hand-measured ink box that counts as found
 # (page file, page index, top-left of the paste for signature n, scale)

@@ -5,8 +5,10 @@ Positives: three handwritten letters whose closing signature is the last thing w
 (Tourgée 1894 after "Sincerely", Fitzhugh Lee after "Very truly yours,", Butterfield's beside
 "Yrs" on the last line) and a typed letter (Beaver) signed in pen under "Very cordially yours,".
 The expected boxes are the signatures' ink boxes measured by hand on the ink mask at 200 DPI.
-Negatives: a handwritten first page with no signature on it, and a diary spread of handwritten
-entries amid print.
+Also Ferris 1938 (handwriting under a printed letterhead: OCR trusts the letterhead's words,
+yet most ink is unexplained) and Ross 1893. Negatives: two handwritten first pages with no
+signature on them, and a diary spread of handwritten entries amid print. Known failures are
+kept as strict xfails (three signatures missed, one unsigned page flagged).
 """
 
 from __future__ import annotations
@@ -31,8 +33,17 @@ SIGNED: list[tuple[str, Box]] = [
     ("letter_fitzhugh_lee_p2.pdf", (448, 870, 1000, 1148)),
     ("letter_butterfield.pdf", (560, 1447, 1065, 1585)),
     ("letter_beaver_typed.pdf", (718, 1083, 1322, 1238)),
+    ("letter_ferris_1938.pdf", (475, 1742, 1272, 1830)),
+    ("letter_ross_1893.pdf", (455, 840, 872, 935)),
 ]
-UNSIGNED = ["letter_fitzhugh_lee_p1.pdf", "diary_barton_1849.pdf"]
+UNSIGNED = ["letter_fitzhugh_lee_p1.pdf", "letter_wilson_p1.pdf", "diary_barton_1849.pdf"]
+# known failures, kept in view (strict: a fix makes them fail until they move up)
+MISSED: list[tuple[str, Box, str]] = [
+    ("letter_lockwood_1893.pdf", (135, 1535, 1035, 1622), "the name starts at the margin"),
+    ("letter_tracy_1892.pdf", (495, 1478, 890, 1660), "large hand: its lines merge in one blob"),
+    ("letter_bidwell_p2.pdf", (425, 722, 1005, 835), "an address follows the name"),
+]
+FALSE = [("letter_anthony_p1.pdf", "an unsigned first page ending in an indented line")]
 
 
 def _render(name: str) -> Image.Image:
@@ -69,3 +80,22 @@ def test_letter_signature_found(engine, page, truth):
 @pytest.mark.parametrize("page", UNSIGNED)
 def test_no_signature_in_unsigned_handwriting(engine, page):
     assert _signatures(engine, _render(page)) == []
+
+
+@pytest.mark.parametrize(
+    ("page", "truth", "why"),
+    [pytest.param(p, t, w, marks=pytest.mark.xfail(strict=True, reason=w)) for p, t, w in MISSED],
+    ids=[p for p, _, _ in MISSED],
+)
+def test_letter_signature_known_miss(engine, page, truth, why):
+    found = _signatures(engine, _render(page))
+    assert any(_iou(f, truth) >= 0.5 for f in found), (found, truth, why)
+
+
+@pytest.mark.parametrize(
+    ("page", "why"),
+    [pytest.param(p, w, marks=pytest.mark.xfail(strict=True, reason=w)) for p, w in FALSE],
+    ids=[p for p, _ in FALSE],
+)
+def test_unsigned_handwriting_known_false_positive(engine, page, why):
+    assert _signatures(engine, _render(page)) == [], why

@@ -185,3 +185,12 @@ def test_handwritten_page_closing_read_as_a_page_number_is_a_footer():
 def test_no_closing_for_a_mark_shorter_than_a_name():
     mark = (900.0, 600.0, 1040.0, 650.0)  # 3.5 lines wide: a blot or a page-curl shadow
     assert rules.closing_signature([*_body(), mark], LINE) is None
+
+
+def test_handwriting_under_a_printed_letterhead_is_a_handwritten_page():
+    """OCR trusts fifteen letterhead words, but most ink is the writing below: the page is
+    judged as handwriting (its closing only), not line by line."""
+    words = [Word("HEAD", (100.0 + 60 * j, 20.0, 150.0 + 60 * j, 45.0), 95.0) for j in range(15)]
+    head = Line("HEAD " * 15, (100.0, 20.0, 1000.0, 45.0), 95.0, "tesseract", words)
+    found = [b for b in signatures.measure(_written_page(True), [head]) if b.ok]
+    assert len(found) == 1 and found[0].box[0] >= 690, found

@@ -24,6 +24,7 @@ from workbench.engines.cpu.boxes import Box, median
 
 INDENT = 0.15  # a closing starts this share of the text width right of the body's median start
 SHORT = 0.8  # ...and is at most this share of the text width long
+LAST = 2  # the closing is among this many last lines (three let in more than it found)
 
 
 def ink_mask(grey: np.ndarray) -> np.ndarray:
@@ -74,7 +75,7 @@ def closing_signature(boxes: list[Box], line_h: float) -> Box | None:
     width = right - start
     if width < 8 * line_h:
         return None
-    for ln in reversed(lines[-2:]):
+    for ln in reversed(lines[-LAST:]):
         pieces = _segments(ln, line_h)
         best = max(pieces, key=lambda s: s[2] - s[0])
         if best[0] < start + INDENT * width:
