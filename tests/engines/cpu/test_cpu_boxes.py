@@ -282,6 +282,9 @@ def test_tick_numbers_and_labels_units():
     members = {-1: [tick, short, above], 1: [ln("Body text here.", (100.0, 510.0, 400.0, 525.0))]}
     out = figures.attach_ticks([fig, para], members, set(), 15.0)
     assert out[0] == [tick] and out[-1] == [short, above] and len(out[1]) == 1
+    folio = ln("7", (290.0, 420.0, 305.0, 435.0))  # under the figure, in the bottom margin
+    out = figures.attach_ticks([fig], {-1: [folio]}, set(), 15.0, height=440.0)
+    assert out[-1] == [folio] and 0 not in out
     # tick labels along the border are not the figure's text; numbers in its middle (a table
     # the layout model called a figure) are
     grown = (70.0, 100.0, 500.0, 400.0)

@@ -76,7 +76,7 @@ def compose(
         if b.native == "figure" and _texty(b, members.get(k, []), line_h):
             members.setdefault(-1, []).extend(members.pop(k))
             dissolved.add(k)
-    members = figures.attach_ticks(boxes, members, dissolved, line_h)
+    members = figures.attach_ticks(boxes, members, dissolved, line_h, height)
     orphans = members.pop(-1, [])
 
     blocks: list[tuple[str, Box, list[Line], float]] = []

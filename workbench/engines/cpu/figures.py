@@ -227,14 +227,18 @@ def attach_ticks(
     members: dict[int, list[Line]],
     skip: set[int],
     line_h: float,
+    height: float = 0.0,
 ) -> dict[int, list[Line]]:
     """``members`` (box index → lines, -1: no box) with tick labels and short labels near a
-    figure moved to that figure (see the module docstring)."""
+    figure moved to that figure (see the module docstring). Lines in the page's top 5 % or
+    bottom 7 % (``height``: the page's) stay: a page number under a figure is furniture."""
     figs = [k for k, b in enumerate(boxes) if k not in skip and _figure(b)]
     if not figs:
         return members
 
     def home(ln: Line) -> int | None:
+        if height and (ln.box[3] < 0.05 * height or ln.box[1] > 0.93 * height):
+            return None
         m = MARGIN * line_h
         best, dist = None, float("inf")
         for k in figs:
