@@ -21,6 +21,7 @@ from PIL import Image
 from workbench.documents import Document, open_document
 from workbench.errors import DocumentError
 from workbench.models.registry import PageSizing
+from workbench.pipeline.prepare import fit_size
 from workbench.pipeline.process import model_input
 from workbench.schema import PageImage
 from workbench.ui import state
@@ -80,7 +81,18 @@ def display_image(
     max_width: int,
     _doc: Document,
 ) -> bytes:
-    """JPEG bytes of the page as the engine saw it (spec sizing), at most ``max_width`` wide."""
+    """JPEG bytes of the page as the engine saw it (spec sizing), at most ``max_width`` wide.
+
+    A PDF page is drawn by PDFium straight at the display size (the model's size scaled to
+    ``max_width``): no full-size render and downscale, which took most of a click onto a page
+    not shown before. An image file is sized and downscaled as before."""
+    if _doc.kind == "pdf":
+
+        def fit(width: int, height: int) -> tuple[int, int]:
+            w, h = fit_size(width, height, sizing)  # the model's size, as the pipeline's
+            return (max_width, max(1, round(h * max_width / w))) if w > max_width else (w, h)
+
+        return display_jpeg(_doc.page(index, dpi, fit=fit, text=False).image, max_width)
     return display_jpeg(
         model_input(page_image(sha256, name, index, dpi, _doc).image, sizing), max_width
     )

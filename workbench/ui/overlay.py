@@ -24,6 +24,7 @@ legend gains one entry per distinct outline.
 from __future__ import annotations
 
 import base64
+import functools
 import io
 import re
 from collections.abc import Callable, Collection, Mapping, Sequence
@@ -147,12 +148,18 @@ def _on_nav(key: str, on_arrow: Callable[[int], None] | None) -> None:
 
 def _data_url(image: Image.Image | bytes) -> tuple[str, tuple[int, int]]:
     if isinstance(image, bytes):
-        with Image.open(io.BytesIO(image)) as probe:
-            size, fmt = probe.size, (probe.format or "PNG").lower()
-        return f"data:image/{fmt};base64,{base64.b64encode(image).decode()}", size
+        return _bytes_url(image)
     buf = io.BytesIO()
     image.convert("RGB").save(buf, "JPEG", quality=88)
     return f"data:image/jpeg;base64,{base64.b64encode(buf.getvalue()).decode()}", image.size
+
+
+@functools.lru_cache(maxsize=8)
+def _bytes_url(image: bytes) -> tuple[str, tuple[int, int]]:
+    """An encoded page image as a data URL (kept: every rerun draws the same page again)."""
+    with Image.open(io.BytesIO(image)) as probe:
+        size, fmt = probe.size, (probe.format or "PNG").lower()
+    return f"data:image/{fmt};base64,{base64.b64encode(image).decode()}", size
 
 
 def confidence(region: Region) -> float | None:

@@ -264,10 +264,19 @@ def _page_view(
         with tabs[1]:
             st.code(mv.page_markdown(result, furniture) or "(empty)", language="markdown")
         with tabs[2]:
-            st.dataframe(pd.DataFrame(mv.regions_table(result)), hide_index=True)
-            st.code(mv.regions_json(result), language="json")
+            table, dumped = _regions_tab((f.sha256, page, ekey, id(result)), result)
+            st.dataframe(table, hide_index=True)
+            st.code(dumped, language="json")
         with tabs[3]:
             st.code(result.raw or "(no raw output)", language="text", wrap_lines=True)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def _regions_tab(key: tuple[object, ...], _result: PageResult) -> tuple[pd.DataFrame, str]:
+    """The Regions JSON tab's table and JSON of one result (``key`` names it: document, page,
+    engine key and the result object, which a retried page replaces), built once, not on
+    every rerun (a hidden tab is drawn all the same)."""
+    return pd.DataFrame(mv.regions_table(_result)), mv.regions_json(_result)
 
 
 def viewer_page() -> None:

@@ -9,10 +9,12 @@ written), the Markdown with those links left out. Never a link to a file that is
 
 from __future__ import annotations
 
+import functools
 import io
 import json
 import re
 import zipfile
+from collections.abc import Callable
 
 import pandas as pd
 import streamlit as st
@@ -33,18 +35,39 @@ def with_figures(
     """(data, file name, mime) of a Markdown download: the ``.md`` alone when it links no
     figure, a ZIP with the linked crops when the run has every one, else the ``.md``
     without the figure links."""
+    build, name, mime = figure_download(stem, markdown, sha256, ekey, pages)
+    return build(), name, mime
+
+
+def figure_download(
+    stem: str, markdown: str, sha256: str, ekey: str, pages: list[int]
+) -> tuple[Callable[[], bytes | str], str, str]:
+    """As :func:`with_figures`, with the data as a callable: the ZIP is compressed only when
+    the user clicks (a rerun never pays for it)."""
     linked = list(dict.fromkeys(_FIGURE_LINK.findall(markdown)))
     if not linked:
-        return markdown, f"{stem}.md", "text/markdown"
+        return lambda: markdown, f"{stem}.md", "text/markdown"
     crops = viewer_runs.figure_files(sha256, ekey, pages)
     if not all(name in crops for name in linked):
-        return _FIGURE_LINK.sub("", markdown), f"{stem}.md", "text/markdown"
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
-        zf.writestr(f"{stem}.md", markdown)
-        for name in linked:
-            zf.write(crops[name], name)
-    return buf.getvalue(), f"{stem}.zip", "application/zip"
+        plain = _FIGURE_LINK.sub("", markdown)
+        return lambda: plain, f"{stem}.md", "text/markdown"
+
+    def build() -> bytes:
+        buf = io.BytesIO()
+        with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+            zf.writestr(f"{stem}.md", markdown)
+            for name in linked:
+                zf.write(crops[name], name)
+        return buf.getvalue()
+
+    return build, f"{stem}.zip", "application/zip"
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _timing_table(rows: tuple[tuple[int, str, float, int, int, int], ...]) -> pd.DataFrame:
+    """The per-page timing table (cached: a long document's table is not rebuilt per click)."""
+    columns = ["page", "status", "seconds", "tokens", "retries", "regions"]
+    return pd.DataFrame(list(rows), columns=columns)
 
 
 def downloads(sel: Selected, result: PageResult | None, ekey: str, *, furniture: bool) -> None:
@@ -56,10 +79,10 @@ def downloads(sel: Selected, result: PageResult | None, ekey: str, *, furniture:
     if result is not None:
         name = f"{stem}-page-{result.page:04d}"
         md = mv.page_markdown(result, furniture)
-        data, fname, mime = with_figures(name, md, f.sha256, ekey, [result.page])
+        build, fname, mime = figure_download(name, md, f.sha256, ekey, [result.page])
         c[0].download_button(
             "Page Markdown" + (" + figures" if fname.endswith(".zip") else ""),
-            data,
+            build,
             fname,
             mime=mime,
             on_click="ignore",
@@ -67,20 +90,21 @@ def downloads(sel: Selected, result: PageResult | None, ekey: str, *, furniture:
         )
         c[1].download_button(
             "Page JSON",
-            json.dumps(result.model_dump(mode="json"), indent=2),
+            functools.partial(_json, [result], single=True),
             f"{name}.json",
             mime="application/json",
             on_click="ignore",
             icon=":material/download:",
         )
     if done:
+        # Everything is built when the user clicks, not on every rerun: a long document's
+        # JSON and ZIP cost seconds (the figure check reads one folder listing).
         doc_md = assemble_document((r.page, mv.page_markdown(r, furniture)) for r in done)
-        doc_json = json.dumps([r.model_dump(mode="json") for r in done], indent=2)
-        data, fname, mime = with_figures(stem, doc_md, f.sha256, ekey, [r.page for r in done])
+        build, fname, mime = figure_download(stem, doc_md, f.sha256, ekey, [r.page for r in done])
         c[2].download_button(
             f"Document Markdown ({len(done)} p.)"
             + (" + figures" if fname.endswith(".zip") else ""),
-            data,
+            build,
             fname,
             mime=mime,
             on_click="ignore",
@@ -88,26 +112,20 @@ def downloads(sel: Selected, result: PageResult | None, ekey: str, *, furniture:
         )
         c[3].download_button(
             f"Document JSON ({len(done)} p.)",
-            doc_json,
+            functools.partial(_json, done),
             f"{stem}.json",
             mime="application/json",
             on_click="ignore",
             icon=":material/download:",
         )
         with st.expander(f"Timing per page · {f.name}"):
-            st.dataframe(
-                pd.DataFrame(
-                    [
-                        {
-                            "page": r.page,
-                            "status": r.status.value,
-                            "seconds": r.seconds,
-                            "tokens": r.tokens,
-                            "retries": r.retries,
-                            "regions": len(r.regions),
-                        }
-                        for r in done
-                    ]
-                ),
-                hide_index=True,
+            rows = tuple(
+                (r.page, r.status.value, r.seconds, r.tokens, r.retries, len(r.regions))
+                for r in done
             )
+            st.dataframe(_timing_table(rows), hide_index=True)
+
+
+def _json(results: list[PageResult], single: bool = False) -> str:
+    dumped = [r.model_dump(mode="json") for r in results]
+    return json.dumps(dumped[0] if single else dumped, indent=2)

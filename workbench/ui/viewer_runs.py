@@ -33,17 +33,19 @@ def run_folder(sha256: str, ekey: str) -> tuple[RunReader, str] | None:
 
 
 def figure_files(sha256: str, ekey: str, pages: Iterable[int]) -> dict[str, Path]:
-    """Figure crops of ``pages`` in this document's run: {file name: path}."""
+    """Figure crops of ``pages`` in this document's run: {file name: path}. One listing of the
+    document's folder, whatever the number of pages (not one per page)."""
     found = run_folder(sha256, ekey)
     if found is None:
         return {}
     reader, name = found
-    return {
-        p.name: p
-        for page in pages
-        for p in reader.files(name, page)
-        if p.suffix == ".png" and p.stem.startswith(f"page-{page:04d}-")
-    }
+    wanted = set(pages)
+    out = {}
+    for path in reader.folder(name).glob("page-*-r*.png"):
+        number = path.name[5:].split("-", 1)[0]
+        if number.isdigit() and int(number) in wanted:
+            out[path.name] = path
+    return out
 
 
 def saved_caption(sha256: str, ekey: str) -> None:
