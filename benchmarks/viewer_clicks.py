@@ -6,8 +6,9 @@ the real embedded CPU engine: once with its OCR in the app's own process
 (the default). In each, headless Chromium drops a PDF of scanned pages (real scans from
 tests/data, a few seconds of OCR each), waits for page 1, then clicks Next while the other
 pages are being processed and measures, in the browser, the time from the click (made once
-the app is at rest: no script running) to the next page's facts line on screen; then the same clicks once every page is done (idle). The floor
-of a click is the idle figure: a script run that draws the page.
+the app is at rest: no script running) to the next page's facts line on screen; then the
+same clicks once every page is done (idle). The floor of a click is the idle figure: a script
+run that draws the page.
 
     python benchmarks/viewer_clicks.py [--pages 8] [--clicks 4]
 
@@ -142,7 +143,7 @@ def main() -> None:
     args = ap.parse_args()
     from playwright.sync_api import sync_playwright
 
-    modes = {"in a worker process (default)": "0"}
+    modes = {"in the app's process": "1", "in a worker process (default)": "0"}
     with tempfile.TemporaryDirectory() as tmp, sync_playwright() as p:
         pdf = scanned_pdf(Path(tmp) / "scans.pdf", args.pages)
         browser = p.chromium.launch(
