@@ -25,9 +25,10 @@ def test_spliced_body_equals_the_json_of_the_body_with_its_url(prompt_first: boo
     sent = json_with_image(chat_body("m", request, sampling, IMAGE_SLOT), png)
     expected = chat_body("m", request, sampling, data_url(png))
     assert json.loads(sent) == expected
-    assert sent == json.dumps(
-        expected, ensure_ascii=False, separators=(",", ":"), allow_nan=False
-    ).encode()
+    assert (
+        sent
+        == json.dumps(expected, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
+    )
     assert IMAGE_SLOT.encode() not in sent
 
 
