@@ -50,7 +50,7 @@ NEGATIVES = [
     "signatures/letter_fitzhugh_lee_p1.pdf",  # handwritten page, no signature on it
     "signatures/diary_barton_1849.pdf",  # handwritten diary entries amid print
     "signatures/letter_wilson_p1.pdf",  # handwritten first page, no signature
-    "signatures/letter_anthony_p1.pdf",  # handwritten first page: its last line is indented
+    "signatures/letter_anthony_p1.pdf",  # handwritten first page, its last line indented
 ]
 # real signed letters (photographed, see SOURCES.md): the signature's ink box measured by hand
 LETTERS = [

@@ -27,7 +27,7 @@ def _body(n: int = 6) -> list[Box]:
 
 
 def test_closing_found_indented_last_line():
-    closing = (560.0, 600.0, 900.0, 650.0)
+    closing = (560.0, 600.0, 900.0, 670.0)
     assert rules.closing_signature([*_body(), closing], LINE) == closing
 
 
@@ -42,12 +42,12 @@ def test_closing_not_found_on_a_paragraph_first_line():
 
 
 def test_closing_takes_the_name_beside_words_on_the_last_line():
-    yrs, name = (330.0, 610.0, 400.0, 650.0), (520.0, 600.0, 950.0, 660.0)
+    yrs, name = (330.0, 610.0, 400.0, 650.0), (520.0, 600.0, 950.0, 670.0)
     assert rules.closing_signature([*_body(), yrs, name], LINE) == name
 
 
 def test_closing_takes_the_second_last_line_above_an_address():
-    name, address = (560.0, 600.0, 900.0, 650.0), (100.0, 690.0, 400.0, 730.0)
+    name, address = (560.0, 600.0, 900.0, 670.0), (100.0, 690.0, 400.0, 730.0)
     assert rules.closing_signature([*_body(), name, address], LINE) == name
 
 
@@ -97,20 +97,21 @@ def test_ink_mask_ignores_a_photos_shading():
 
 
 def _written_page(indent_last: bool) -> Image.Image:
-    """A page of 'writing': real pen signatures as words, three to a line, six lines from the
-    left margin, then one more line either indented (a closing) or from the margin (text)."""
+    """A page of 'writing': real pen signatures as words (2x), three to a line, six lines from
+    the left margin, then one more, written larger (3x, as a name is signed), either indented
+    (a closing) or from the margin (text)."""
     page = Image.new("RGB", (1400, 1300), "white")
-    sig = Image.open(SIGS / "mocksign_2.png").convert("RGB")
-    sig = sig.resize((sig.width * 2, sig.height * 2), Image.Resampling.BICUBIC)
+    pen = Image.open(SIGS / "mocksign_2.png").convert("RGB")
 
-    def put(x: int, y: int) -> None:
+    def put(x: int, y: int, scale: int) -> None:
+        sig = pen.resize((pen.width * scale, pen.height * scale), Image.Resampling.BICUBIC)
         under = page.crop((x, y, x + sig.width, y + sig.height))
         page.paste(ImageChops.darker(under, sig), (x, y))
 
     for i in range(6):
         for j in range(3):
-            put(120 + j * 370, 120 + 110 * i)
-    put(700 if indent_last else 120, 120 + 110 * 6 + 40)
+            put(120 + j * 370, 120 + 110 * i, 2)
+    put(700 if indent_last else 120, 120 + 110 * 6 + 40, 3)
     return page
 
 
@@ -194,3 +195,8 @@ def test_handwriting_under_a_printed_letterhead_is_a_handwritten_page():
     head = Line("HEAD " * 15, (100.0, 20.0, 1000.0, 45.0), 95.0, "tesseract", words)
     found = [b for b in signatures.measure(_written_page(True), [head]) if b.ok]
     assert len(found) == 1 and found[0].box[0] >= 690, found
+
+
+def test_no_closing_as_low_as_a_text_line():
+    """An indented last line of text height ends a paragraph; a name is written larger."""
+    assert rules.closing_signature([*_body(), (560.0, 600.0, 900.0, 640.0)], LINE) is None

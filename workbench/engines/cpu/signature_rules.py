@@ -5,7 +5,8 @@
 * :func:`closing_signature`: on a handwritten page every line is ink that OCR does not
   explain, so the blob test has no contrast. There a signature is found where a letter puts
   it: among the last two ink lines, indented well past the body's median line start (a
-  closing is set to the right), shorter than a body line, with only margin below it. A line
+  closing is set to the right), shorter than a body line, taller than one (a name is written
+  larger, with flourishes), with only margin below it. A line
   that also holds words at the left ("best advisers — Yrs [name]") gives its widest piece
   right of the indent.
 * :func:`is_grid`: a keypad, keyboard or grid of buttons is many separate pieces of alike
@@ -25,6 +26,7 @@ from workbench.engines.cpu.boxes import Box, median
 INDENT = 0.15  # a closing starts this share of the text width right of the body's median start
 SHORT = 0.8  # ...and is at most this share of the text width long
 LAST = 2  # the closing is among this many last lines (three let in more than it found)
+TALLER = 1.5  # a signature is written larger than the text: at least this many line heights
 
 
 def ink_mask(grey: np.ndarray) -> np.ndarray:
@@ -82,6 +84,8 @@ def closing_signature(boxes: list[Box], line_h: float) -> Box | None:
             continue  # starts with the body: text, not a closing
         if best[2] - best[0] > SHORT * width or best[2] - best[0] < 4 * line_h:
             continue
+        if best[3] - best[1] < TALLER * line_h:
+            continue  # as low as a line of the text: the end of a paragraph set in
         return best
     return None
 

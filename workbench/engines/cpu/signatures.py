@@ -41,7 +41,7 @@ within three line heights below or beside it (twelve across) is "near".
 
 Measured (``python benchmarks/signatures.py``, 200 DPI, Tesseract 5 + CDLA + RapidOCR):
 21 hits, 3 misses of 24 signatures (IoU ≥ 0.5 with the hand-measured ink box), median IoU
-0.96; 1 false positive on 16 unsigned pages and none on the signed ones. Positives: five real
+0.96; no false positive on 16 unsigned pages nor on the signed ones. Positives: five real
 pen signatures written into real forms, three placements each (15/15), and nine real signed
 letters (photographs, tests/data/signatures/), 6/9: handwritten Tourgée 1894 (IoU 0.69:
 "Sincerely" touches the name and joins its box), Fitzhugh Lee (0.55, likewise "Very truly
@@ -49,10 +49,11 @@ yours,"), Butterfield (0.97, the name beside "Yrs" on the last line), Ross (0.77
 under a printed letterhead (0.81) and a typed letter signed under "Very cordially yours,"
 (0.99). Missed: Lockwood (the name starts at the margin, like the body), Tracy (a large hand
 whose touching lines close into one blob) and Bidwell (an address below the name, so it is
-not among the last two lines). The false positive: Anthony's unsigned first page, whose last
-line is indented. Other negatives: born-digital forms with empty signature fields, Census
-tables, 4 LaTeX pages, 2 book scans, an 1871 Senate print whose signers are set in type, two
-more unsigned handwritten pages and a diary spread of handwriting amid print. Before this
+not among the last two lines). Negatives: born-digital forms with empty signature fields,
+Census tables, 4 LaTeX pages, 2 book scans, an 1871 Senate print whose signers are set in
+type, three unsigned handwritten pages (Anthony's ends in an indented line of text height: a
+false positive until a closing had to be taller than the text) and a diary spread of
+handwriting amid print. Before this
 change (same engine, same first five letters) the handwritten letters gave no hit and 2-14
 lines of writing each flagged as signatures, an unsigned letter page 5 (Tesseract reads nothing
 there, so no ink was explained), and the typed letter's signature was rejected, its closing
