@@ -55,6 +55,41 @@ def test_no_closing_without_a_page_of_writing():
     assert rules.closing_signature([(560.0, 600.0, 900.0, 650.0)], LINE) is None
 
 
+def _zigzag(draw: ImageDraw.ImageDraw, x0: int, x1: int, top: int, bottom: int) -> None:
+    """Pen-like ink: a zigzag between two rows, as joined letters run along a line."""
+    pts = [(x, top if (x - x0) // 15 % 2 else bottom) for x in range(x0, x1, 15)]
+    draw.line(pts, fill=255, width=3)
+
+
+def _ink(*strokes: tuple[int, int, int, int]) -> np.ndarray:
+    img = Image.new("L", (800, 400), 0)
+    draw = ImageDraw.Draw(img)
+    for x0, x1, top, bottom in strokes:
+        _zigzag(draw, x0, x1, top, bottom)
+    return np.asarray(img)
+
+
+def test_name_part_drops_the_closing_line_that_touches_the_name():
+    ink = _ink((100, 400, 50, 85), (100, 700, 150, 240))
+    ink = ink.copy()
+    ink[85:150, 298:302] = 255  # a descender of the closing reaches down into the name
+    top = rules.name_part(ink, (100.0, 50.0, 700.0, 242.0), LINE)[1]
+    assert 140 <= top <= 155, top
+
+
+def test_name_part_keeps_a_name_with_its_underline():
+    ink = _ink((100, 700, 100, 190)).copy()
+    ink[208:212, 100:700] = 255  # an underline stroke below the name: too low to be a name
+    box = (100.0, 98.0, 700.0, 212.0)
+    assert rules.name_part(ink, box, LINE) == box
+
+
+def test_name_part_keeps_a_tall_name_without_a_valley():
+    ink = _ink((100, 700, 60, 230))
+    box = (100.0, 58.0, 700.0, 232.0)
+    assert rules.name_part(ink, box, LINE) == box
+
+
 def _stats(boxes: list[tuple[int, int, int, int]]) -> np.ndarray:
     return np.array([(x, y, w, h, w * h // 3) for x, y, w, h in boxes])
 

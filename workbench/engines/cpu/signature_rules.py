@@ -9,6 +9,10 @@
   larger, with flourishes), with only margin below it. A line
   that also holds words at the left ("best advisers — Yrs [name]") gives its widest piece
   right of the indent.
+* :func:`name_part`: a closing phrase ("Sincerely", "Very truly yours,") whose strokes touch
+  the name below it joins the name's blob; where the blob's row profile has a clear valley
+  (at most ``VALLEY`` of the lower of the two peaks around it) with a name at least
+  ``TALLER`` lines tall below it, only the part below the valley is kept.
 * :func:`is_grid`: a keypad, keyboard or grid of buttons is many separate pieces of alike
   size on a regular pitch; a pen name is a few joined strokes of uneven width.
 * :func:`is_note`: a handwritten line amid print that starts at the body's left edge and runs
@@ -27,6 +31,7 @@ INDENT = 0.15  # a closing starts this share of the text width right of the body
 SHORT = 0.8  # ...and is at most this share of the text width long
 LAST = 2  # the closing is among this many last lines (three let in more than it found)
 TALLER = 1.5  # a signature is written larger than the text: at least this many line heights
+VALLEY = 0.25  # a closing box is split where its rows hold at most this share of the peaks
 
 
 def ink_mask(grey: np.ndarray) -> np.ndarray:
@@ -88,6 +93,25 @@ def closing_signature(boxes: list[Box], line_h: float) -> Box | None:
             continue  # as low as a line of the text: the end of a paragraph set in
         return best
     return None
+
+
+def name_part(ink: np.ndarray, box: Box, line_h: float) -> Box:
+    """The closing ``box`` less a text line above the name (see the module docstring); the box
+    itself where its rows show no clear valley."""
+    x0, y0, x1, y1 = (int(v) for v in box)
+    crop = ink[y0:y1, x0:x1] > 0
+    k = max(int(line_h / 4), 1)  # a pen stroke's slant leaves a few rows thin: smooth them
+    rows = np.convolve(crop.sum(axis=1).astype(float), np.ones(k) / k, mode="same")
+    best, cut = VALLEY, 0
+    for y in range(int(0.5 * line_h), len(rows) - int(TALLER * line_h)):
+        above, below = rows[:y].max(), rows[y:].max()
+        share = rows[y] / max(min(above, below), 1.0)
+        if share <= best:
+            best, cut = share, y
+    if not cut:
+        return box
+    ys, xs = np.nonzero(crop[cut:])
+    return (float(x0 + xs.min()), float(y0 + cut + ys.min()), float(x0 + xs.max() + 1), box[3])
 
 
 def _segments(ln: list[Box], line_h: float) -> list[Box]:
