@@ -51,6 +51,18 @@ def test_closing_takes_the_second_last_line_above_an_address():
     assert rules.closing_signature([*_body(), name, address], LINE) == name
 
 
+def test_closing_takes_the_name_above_a_two_line_address():
+    name = (560.0, 600.0, 900.0, 670.0)
+    address = [(100.0, 690.0, 400.0, 730.0), (180.0, 750.0, 450.0, 790.0)]  # "Mr C.W. Mills"
+    assert rules.closing_signature([*_body(), name, *address], LINE) == name
+
+
+def test_no_closing_three_lines_up_when_the_letter_goes_on_below():
+    tall = (560.0, 600.0, 900.0, 670.0)  # indented and tall, but the body goes on under it
+    more = [(100.0, 690.0, 1000.0, 730.0), (100.0, 750.0, 700.0, 790.0)]
+    assert rules.closing_signature([*_body(), tall, *more], LINE) is None
+
+
 def test_no_closing_without_a_page_of_writing():
     assert rules.closing_signature([(560.0, 600.0, 900.0, 650.0)], LINE) is None
 

@@ -6,9 +6,10 @@
   explain, so the blob test has no contrast. There a signature is found where a letter puts
   it: among the last two ink lines, indented well past the body's median line start (a
   closing is set to the right), shorter than a body line, taller than one (a name is written
-  larger, with flourishes), with only margin below it. A line
-  that also holds words at the left ("best advisers — Yrs [name]") gives its widest piece
-  right of the indent.
+  larger, with flourishes), with only margin below it, or above an addressee's or a title's
+  lines (the third line from the end, when the two below it each start an indent left of it
+  and are shorter). A line that also holds words at the left ("best advisers — Yrs [name]")
+  gives its widest piece right of the indent.
 * :func:`name_part`: a closing phrase ("Sincerely", "Very truly yours,") whose strokes touch
   the name below it joins the name's blob; where the blob's row profile has a clear valley
   (at most ``VALLEY`` of the lower of the two peaks around it) with a name at least
@@ -82,7 +83,10 @@ def closing_signature(boxes: list[Box], line_h: float) -> Box | None:
     width = right - start
     if width < 8 * line_h:
         return None
-    for ln in reversed(lines[-LAST:]):
+    tail = lines[-LAST:]
+    if len(lines) > LAST and _address(spans[-LAST:], spans[-LAST - 1], width):
+        tail = lines[-LAST - 1 :]
+    for ln in reversed(tail):
         pieces = _segments(ln, line_h)
         best = max(pieces, key=lambda s: s[2] - s[0])
         if best[0] < start + INDENT * width:
@@ -112,6 +116,12 @@ def name_part(ink: np.ndarray, box: Box, line_h: float) -> Box:
         return box
     ys, xs = np.nonzero(crop[cut:])
     return (float(x0 + xs.min()), float(y0 + cut + ys.min()), float(x0 + xs.max() + 1), box[3])
+
+
+def _address(below: list[Box], name: Box, width: float) -> bool:
+    """Lines under a name that are an address or a title, not more of the letter: each starts
+    an indent left of the name and is shorter than it."""
+    return all(b[0] <= name[0] - INDENT * width and b[2] - b[0] < name[2] - name[0] for b in below)
 
 
 def _segments(ln: list[Box], line_h: float) -> list[Box]:
