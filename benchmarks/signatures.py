@@ -3,14 +3,14 @@ measurements each candidate blob was judged on.
 
 Positives: (1) the five real pen signatures in tests/data/signatures/ (MIT, see SOURCES.md)
 written into real forms (darkest-pixel blend): DD Form 293 box 25b under "25b. SIGNATURE" at
-2.5× and 2×, and the blank foot of SF-424 page 2 (no cue) at 2.5×; (2) four real signed
-letters photographed (public domain, SOURCES.md): three handwritten ones whose signature closes
-the page, one typed and signed in pen. A hit is a detection with IoU ≥ ``HIT`` (0.5) against
-the signature's ink box (measured by hand for the letters). Negatives: every page in
-tests/data (born-digital forms with empty signature fields, Census tables, LaTeX pages, book
-scans), the 1871 Senate print whose signers are set in type, a handwritten letter page without
-a signature and a diary spread of handwriting amid print. Any PDFs in ``--extra DIR`` are
-added as negatives (first page).
+2.5× and 2×, and the blank foot of SF-424 page 2 (no cue) at 2.5×; (2) nine real signed letters
+photographed (public domain, SOURCES.md): eight handwritten ones whose signature closes the
+page (Bidwell's above an addressee), one typed and signed in pen. A hit is a detection with IoU
+≥ ``HIT`` (0.5) against the signature's ink box (measured by hand for the letters). Negatives:
+every page in tests/data (born-digital forms with empty signature fields, Census tables, LaTeX
+pages, book scans), the 1871 Senate print whose signers are set in type, a handwritten letter
+page without a signature and a diary spread of handwriting amid print. Any PDFs in ``--extra
+DIR`` are added as negatives (first page).
 
     python benchmarks/signatures.py [--extra DIR] [--verbose]
 
