@@ -10,7 +10,7 @@ import pytest
 from workbench.markdown.assemble import assemble_page
 from workbench.markdown.display import MAX_CHARS, MAX_REGIONS, bound_page, bound_text
 from workbench.parsers import ParseContext, get_parser
-from workbench.schema import PageResult
+from workbench.schema import Label, PageResult, Region
 
 HUGE = {
     "one giant table": "| cell | cell |\n" * 330_000,  # about 5 MB, one table region
@@ -68,3 +68,19 @@ def test_bound_text_cuts_at_a_line_end_near_the_limit() -> None:
     assert bound_text(text, 100) == "x" * 90
     assert bound_text("z" * 300, 100) == "z" * 100  # no line end near: cut at the limit
     assert bound_text("short", 100) == "short"
+
+
+def test_a_dense_real_page_is_shown_whole() -> None:
+    """Real answers for one dense page (tens of thousands of characters, up to two hundred
+    regions) are not cut: only runaway output is."""
+    text = "| a | b |\n" * 2_500  # 25,000 characters, as a dense table page
+    regions = [
+        Region(id=f"r{i}", order=i, label=Label.TEXT, native_label="text", text=f"line {i} " * 8)
+        for i in range(180)
+    ]
+    result = PageResult(
+        document="d.pdf", page=1, width=1000, height=1400, engine="e", model="m",
+        raw=text, markdown=text, regions=regions,
+    )  # fmt: skip
+    shown = bound_page(result)
+    assert shown.note is None and shown.result is result

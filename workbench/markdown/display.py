@@ -21,8 +21,13 @@ from dataclasses import dataclass
 
 from workbench.schema import PageResult, Region
 
-MAX_CHARS = 20_000
-MAX_REGIONS = 150
+#: A dense real page is tens of thousands of characters (an olmOCR answer for one table page in
+#: ../shared/vlm-samples is 21,764; a CPU engine's JSON trace of a Census table page 26,038) and
+#: up to a couple of hundred regions: those are shown whole; a looping answer is cut. Higher
+#: bounds cost the 5 MB page's neighbours (tests/browser/test_huge_answer.py, this machine: the
+#: next page 2.7 s at 20 000/150, 4.1 s at 30 000/200, 10.5 s at 100 000/600).
+MAX_CHARS = 30_000
+MAX_REGIONS = 200
 _LINE_SLACK = 0.8  # cut at the last line end in the final 20 % of the allowance, if any
 
 
@@ -73,7 +78,7 @@ def bound_page(result: PageResult) -> DisplayPage:
     if cut_regions:
         parts.append(f"{len(regions):,} of {len(result.regions):,} regions")
     note = (
-        f"The model's answer is too long to show whole: showing {' and '.join(parts)}. "
+        f"This page's output is too long to show whole: showing {' and '.join(parts)}. "
         "The downloads have the full text."
     )
     page = result.model_copy(update={"markdown": markdown, "raw": raw, "regions": regions})
