@@ -232,3 +232,15 @@ def test_text_in_an_image_object_is_ocrd_beside_the_layer(engine, tmp_path):
     ocr = [r for r in out.regions if r.source == "tesseract"]
     assert len(ocr) == 1 and "Amounts are rounded to the nearest million" in ocr[0].text
     assert sum(r.source == "text_layer" for r in out.regions) >= 10
+
+
+def test_a_caption_line_a_table_box_swallowed_goes_back_to_the_caption(engine):
+    """Census Table 324: the layout model's table box starts a line too high; the caption's
+    last line ("could represent multiple arrests ... source]") stays in the caption instead
+    of becoming the table's header row."""
+    out = _run(engine, "census_12s0324.pdf")
+    caption = next(r for r in out.regions if r.label is Label.CAPTION)
+    table = next(r for r in out.regions if r.label is Label.TABLE)
+    assert caption.text.rstrip().endswith("See text, this section and source]")
+    assert "could represent multiple arrests" not in table.text
+    assert caption.order < table.order

@@ -71,6 +71,7 @@ def compose(
     boxes += [LayoutBox("signature", s, 1.0) for s in signatures or []]
 
     members = _assign(boxes, lines)
+    _caption_tails(boxes, members, line_h)
     dissolved = set()
     for k, b in enumerate(boxes):
         if b.native == "figure" and _texty(b, members.get(k, []), line_h):
@@ -263,6 +264,42 @@ def _assign(boxes: list[LayoutBox], lines: list[Line]) -> dict[int, list[Line]]:
                 best, best_key = k, key
         members.setdefault(best, []).append(ln)
     return members
+
+
+_PROSE = ("text", "figure_caption", "table_caption", "caption")
+_SENTENCE_END = (".", "!", "?", ":", ";")
+
+
+def _caption_tails(boxes: list[LayoutBox], members: dict[int, list[Line]], line_h: float) -> None:
+    """A table box drawn a line too high swallows the last line of the caption or paragraph
+    above it (a Census table's "[In thousands ... in some cases," went on as the table's
+    header row "could represent multiple arrests ... source]"). A table's top line that is
+    alone in its row, prose (six words or more, over half the table wide) and directly under
+    a caption or text box whose last line does not end a sentence goes back to that box."""
+    for k, b in enumerate(boxes):
+        group = members.get(k)
+        if canonical(b.native) is not Label.TABLE or not group or len(group) < 3:
+            continue
+        top = min(group, key=lambda ln: ln.box[1])
+        same_row = [
+            ln
+            for ln in group
+            if ln is not top and ln.box[1] < top.box[3] and ln.box[3] > top.box[1]
+        ]
+        wide = top.box[2] - top.box[0] > 0.5 * (b.box[2] - b.box[0])
+        if same_row or not wide or len(top.text.split()) < 6:
+            continue
+        for j, above in enumerate(boxes):
+            lines = members.get(j)
+            if j == k or above.native not in _PROSE or not lines:
+                continue
+            last = max(lines, key=lambda ln: ln.box[3])
+            close = -0.5 * line_h <= top.box[1] - last.box[3] < 1.5 * line_h
+            overlaps = min(last.box[2], top.box[2]) > max(last.box[0], top.box[0])
+            if close and overlaps and not last.text.rstrip().endswith(_SENTENCE_END):
+                group.remove(top)
+                lines.append(top)
+                break
 
 
 def _texty(box: LayoutBox, group: list[Line], line_h: float) -> bool:
