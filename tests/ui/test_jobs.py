@@ -167,3 +167,31 @@ def test_taking_turns_never_starves_both_sessions(
     assert board.progress("s1").done == 4 and board.progress("s2").done == 2
     docs = [k.split("#")[0] for k in eng.order]
     assert len(docs) == 6 and docs.index("dd0293_p1-2.pdf") <= 2  # turns, not one by one
+
+
+def test_turning_pages_while_processing_keeps_one_run_open(
+    board: Board, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A click on another page cuts the stretch in progress; the document's run stays open
+    for the next stretch (finishing and reopening it re-read every page file per click), and
+    is finished once, complete, when the document is done."""
+    from workbench.pipeline.runner import RunJob
+
+    reopened: list[Path] = []
+    real_reopen = RunJob.reopen
+
+    def counting(run_dir, *args, **kwargs):  # type: ignore[no-untyped-def]
+        reopened.append(run_dir)
+        return real_reopen(run_dir, *args, **kwargs)
+
+    monkeypatch.setattr(RunJob, "reopen", staticmethod(counting))
+    eng, d = Recording(delay=0.3), doc_ask()
+    board.ask("s1", ask(eng, d, focus=1, store=tmp_path))
+    for focus in (3, 2, 4):
+        time.sleep(0.35)
+        board.ask("s1", ask(eng, d, focus=focus, store=tmp_path))
+    assert board.wait_idle(30)
+    assert reopened == []
+    [summary] = RunStore(tmp_path).list()
+    assert (summary.pages, summary.status) == (4, "done")
+    assert sorted(eng.order) == sorted(set(eng.order))  # no page processed twice

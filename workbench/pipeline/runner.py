@@ -192,6 +192,15 @@ class RunJob:
         """Add pages to an existing run (the Viewer's next visit to a document)."""
         return cls(RunWriter.open(run_dir), engine, spec, dpi)
 
+    def replan(self, engine: Engine | None = None) -> None:
+        """Forget pages planned but not processed (a caller that cut a :meth:`document` short
+        and asks for its pages again, as the Viewer does when the user turns to another page),
+        so :meth:`finish` counts only what the latest plan left undone; ``engine``: the
+        engine instance to use from now on (the same engine key, perhaps rebuilt)."""
+        self.outcome.total = self.outcome.processed
+        if engine is not None:
+            self.engine = engine
+
     @property
     def run_id(self) -> str:
         return self.writer.info.id

@@ -35,6 +35,9 @@ class Session:
     last: PageResult | None = None
     stretch: Stretch | None = None  # paused for another session's turn
     running: Task | None = None  # the task the worker is on for this session
+    # Runs kept open between stretches of one document (a click on another page cuts a
+    # stretch; finishing and reopening the run each time would re-read every page file).
+    jobs: dict[tuple[str, str], RunJob] = field(default_factory=dict)
     stopped: bool = False  # the user pressed Stop: nothing is processed until Resume
 
     def note(self, text: str) -> None:
@@ -76,13 +79,42 @@ class Stretch:
         """The first page of the task not finished yet: the one the user waits for."""
         return next((p for p in self.task.pages if p not in self.finished), None)
 
-    def close(self) -> None:
-        """End it; pages not done leave the run cancelled (the next stretch reopens it)."""
+    def close(self, finish: bool = True) -> None:
+        """End it. ``finish``: also finish its run (pages not done leave it cancelled);
+        without, the run stays open for the next stretch of the same document."""
         with contextlib.suppress(Exception):
             getattr(self.items, "close", lambda: None)()
-        if self.job is not None:
-            with contextlib.suppress(OSError, WorkbenchError):
-                self.job.finish(interrupted=self.done < len(self.task.pages))
+        if finish and self.job is not None:
+            finish_job(self.job, interrupted=self.done < len(self.task.pages))
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return job_key(self.task)
+
+
+def job_key(task: Task) -> tuple[str, str]:
+    return (task.doc.sha256, task.ask.ekey)
+
+
+def finish_job(job: RunJob, interrupted: bool = True) -> None:
+    with contextlib.suppress(OSError, WorkbenchError):
+        job.finish(interrupted=interrupted)
+
+
+def idle_jobs(sess: Session, only_unasked: bool = False) -> list[RunJob]:
+    """Remove and return the session's open runs that no stretch holds (``only_unasked``: only
+    those of documents or engines the session no longer asks for). Call with the lock held;
+    finish them without it."""
+    held = {t.doc.sha256 for t in (sess.running,) if t is not None}
+    if sess.stretch is not None:
+        held.add(sess.stretch.task.doc.sha256)
+    asked = {(d.sha256, sess.ask.ekey) for d in sess.ask.docs}
+    out = []
+    for key in list(sess.jobs):
+        if key[0] in held or (only_unasked and key in asked and not sess.stopped):
+            continue
+        out.append(sess.jobs.pop(key))
+    return out
 
 
 def request_key(doc: DocAsk, page: int) -> str:

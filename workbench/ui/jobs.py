@@ -34,19 +34,28 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import functools
 import os
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import streamlit as st
 
-from workbench.engines.base import watchable
 from workbench.errors import CANCELLED, WorkbenchError
 from workbench.pipeline.process import Processed, process_document
 from workbench.pipeline.runner import RunJob, run_info
 from workbench.runs.store import RunStore
-from workbench.ui.job_parts import Session, Stretch, Task, keys_in_flight, waiting
+from workbench.ui.job_controls import SessionControls
+from workbench.ui.job_parts import (
+    Session,
+    Stretch,
+    Task,
+    finish_job,
+    idle_jobs,
+    job_key,
+    waiting,
+)
 from workbench.ui.job_records import Ask, DocAsk, Progress
 from workbench.ui.results import ResultCache, results
 
@@ -59,7 +68,7 @@ FORGET_AFTER_S = 120.0
 WORKER_NICE = 10
 
 
-class Board:
+class Board(SessionControls):
     """The asks of every session and the worker thread that serves them."""
 
     def __init__(self, cache: ResultCache) -> None:
@@ -110,54 +119,6 @@ class Board:
                 self._order.remove(session)
                 self._cond.notify_all()
 
-    def stop(self, session: str) -> None:
-        """Stop ``session``'s processing: pages in flight on a watchable engine end at once
-        (cancelled), others after the page in progress; nothing more is taken up until
-        :meth:`resume` (or a new ask with other files or another engine)."""
-        with self._cond:
-            sess = self._sessions.get(session)
-            if sess is None:
-                return
-            sess.stopped = True
-            sess.version += 1  # the stretch in progress ends after its page
-            keys, engine = keys_in_flight(sess), sess.ask.engine
-            paused, sess.stretch = sess.stretch, None
-            self._cond.notify_all()
-        if watchable(engine):
-            engine.cancel(keys)
-        if paused is not None:
-            paused.close()
-
-    def resume(self, session: str) -> None:
-        with self._cond:
-            sess = self._sessions.get(session)
-            if sess is not None and sess.stopped:
-                sess.stopped = False
-                sess.version += 1
-                self._start()
-                self._cond.notify_all()
-
-    def cancel_page(self, session: str, sha256: str, page: int) -> None:
-        """End one page's call in flight at once (a watchable engine): it is recorded as
-        failed with "cancelled by the user", and the other pages go on."""
-        with self._cond:
-            sess = self._sessions.get(session)
-            if sess is None:
-                return
-            keys, engine = keys_in_flight(sess, {(sha256, page)}), sess.ask.engine
-        if watchable(engine):
-            engine.cancel(keys)
-
-    def retry_page(self, session: str, sha256: str, page: int, ekey: str) -> None:
-        """Process a failed page again (its cached result is dropped, its run page replaced)."""
-        with self._cond:
-            self._cache.drop(sha256, page, ekey)
-            sess = self._sessions.get(session)
-            if sess is not None:
-                sess.failed.discard((sha256, page))
-                self._start()
-                self._cond.notify_all()
-
     def idle(self) -> bool:
         """Nothing to do and nothing in progress."""
         with self._cond:
@@ -184,8 +145,11 @@ class Board:
             thread.join(timeout=10)
         with self._cond:
             paused = [v.stretch for v in self._sessions.values() if v.stretch is not None]
+            idle = [job for v in self._sessions.values() for job in idle_jobs(v)]
         for stretch in paused:
             stretch.close()
+        for job in idle:
+            finish_job(job)
 
     # ------------------------------------------------------------------ bookkeeping
     def _missing(self, sess: Session) -> list[tuple[DocAsk, int]]:
@@ -228,16 +192,18 @@ class Board:
             runs=dict(sess.runs),
         )
 
-    def _expire(self) -> list[Stretch]:
-        """Forget silent sessions; returns their paused work, to be closed without the lock."""
+    def _expire(self) -> list[Callable[[], None]]:
+        """Forget silent sessions; returns the closing of their paused work and open runs,
+        to be done without the lock."""
         now = time.monotonic()
-        paused = []
+        closers: list[Callable[[], None]] = []
         for session in [s for s, v in self._sessions.items() if now - v.seen > FORGET_AFTER_S]:
             if session != self._busy:
-                stretch = self._sessions.pop(session).stretch
+                sess = self._sessions.pop(session)
                 self._order.remove(session)
-                paused += [stretch] if stretch is not None else []
-        return paused
+                closers += [sess.stretch.close] if sess.stretch is not None else []
+                closers += [functools.partial(finish_job, job) for job in idle_jobs(sess)]
+        return closers
 
     def _next(self, peek: bool = False) -> Task | None:
         """The next stretch of work: one document of the next session in turn that has
@@ -276,13 +242,18 @@ class Board:
                 task, stale = None, []
                 while not self._stopping:
                     stale += self._expire()
+                    for other in self._sessions.values():  # runs of documents no longer asked
+                        stale += [
+                            functools.partial(finish_job, job)
+                            for job in idle_jobs(other, only_unasked=True)
+                        ]
                     task = self._next()
                     if task is not None:
                         break
                     self._cond.wait(timeout=5.0)
                 self._busy = task.session if task is not None else None
-            for stretch in stale:
-                stretch.close()
+            for closing in stale:
+                closing()
             if task is None:
                 return
             try:
@@ -333,7 +304,11 @@ class Board:
                 return
             stretch, sess.stretch = sess.stretch, None
         if stretch is not None and stretch.task is not task:
-            stretch.close()  # asked for something else while paused
+            same = stretch.key == job_key(task)  # the same document: its run stays open
+            if not same:
+                with self._cond:
+                    sess.jobs.pop(stretch.key, None)
+            stretch.close(finish=not same)  # asked for something else while paused
             stretch = None
         stretch = stretch or self._begin(sess, task)
         started = time.monotonic()
@@ -361,12 +336,30 @@ class Board:
                 sess.failed.update((d.sha256, p) for p in task.pages if p not in stretch.finished)
                 sess.note(f"{d.name}: {exc}")
         except BaseException:
+            with self._cond:
+                sess.jobs.pop(stretch.key, None)
             stretch.close()
             raise
         finally:
             with self._cond:
                 sess.running = None
-        stretch.close()
+        with self._cond:  # cut short by a click on another page: the run stays open
+            keep = stretch.done < len(task.pages) and self._still_asked(sess, task)
+            if not keep:
+                sess.jobs.pop(stretch.key, None)
+        stretch.close(finish=not keep)
+
+    def _still_asked(self, sess: Session, task: Task) -> bool:
+        """The session still wants this document from this engine (lock held)."""
+        ask = sess.ask
+        return (
+            self._sessions.get(task.session) is sess
+            and not sess.stopped
+            and not self._stopping
+            and ask.ekey == task.ask.ekey
+            and ask.store_root == task.ask.store_root
+            and any(doc.sha256 == task.doc.sha256 for doc in ask.docs)
+        )
 
     def _note(self, session: str, text: str) -> None:
         with self._cond:
@@ -380,11 +373,19 @@ class Board:
         key = (d.sha256, ask.ekey)
         if ask.store_root is None or key in sess.unsaved:
             return None
+        with self._cond:
+            kept = sess.jobs.get(key)
+        if kept is not None:
+            kept.replan(ask.engine)  # the stretch before was cut short: its pages are re-asked
+            return kept
         store = RunStore(ask.store_root)
         try:
             run_id = sess.runs.get(key)
             if run_id is not None and store.path(run_id).exists():
-                return RunJob.reopen(store.path(run_id), ask.engine, ask.spec, ask.dpi)
+                job = RunJob.reopen(store.path(run_id), ask.engine, ask.spec, ask.dpi)
+                with self._cond:
+                    sess.jobs[key] = job
+                return job
             info = run_info(
                 ask.engine,
                 ask.spec,
@@ -401,6 +402,7 @@ class Board:
             return None
         with self._cond:
             sess.runs[key] = job.run_id
+            sess.jobs[key] = job
         return job
 
 
