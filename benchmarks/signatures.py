@@ -23,6 +23,7 @@ import argparse
 import statistics
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -33,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from workbench.engines.cpu import engine as engine_module
 from workbench.engines.cpu import signatures
-from workbench.engines.cpu.boxes import Box, LayoutBox, Line, area, inter
+from workbench.engines.cpu.boxes import Box, LayoutBox, Line, inter, iou
 from workbench.engines.cpu.engine import CpuEngine
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data"
@@ -91,9 +92,27 @@ def sign(page: Image.Image, n: int, at: tuple[int, int], scale: float) -> tuple[
     return out, (x + xs.min(), y + ys.min(), x + xs.max() + 1, y + ys.max() + 1)
 
 
-def iou(a: Box, b: Box) -> float:
-    i = inter(a, b)
-    return i / (area(a) + area(b) - i)
+@dataclass
+class Score:
+    hits: int = 0
+    misses: int = 0
+    fps: int = 0
+    ious: list[float] = field(default_factory=list)
+
+    def add(self, seen: list[signatures.Blob], truth: Box, label: str, verbose: bool) -> None:
+        """Score one signed page: a hit is a found blob with IoU >= HIT; other finds are false
+        positives."""
+        found = [b for b in seen if b.ok]
+        best = max((iou(b.box, truth) for b in found), default=0.0)
+        good = sum(iou(b.box, truth) >= HIT for b in found)
+        self.hits += good > 0
+        self.misses += good == 0
+        self.fps += len(found) - good
+        self.ious.append(best)
+        print(f"  {label}: found {len(found)}, best IoU {best:.2f}")
+        for b in seen if verbose else []:
+            if inter(b.box, truth) > 0 or b.ok:
+                print(show(b))
 
 
 def blobs(engine: CpuEngine, image: Image.Image) -> list[signatures.Blob]:
@@ -135,51 +154,31 @@ def main() -> None:
     ap.add_argument("--verbose", action="store_true", help="print every candidate blob")
     args = ap.parse_args()
     engine = CpuEngine()
-    hits, misses, fps, ious = 0, 0, 0, []
+    score = Score()
     print(f"positives (real pen signatures written into real forms), hit: IoU >= {HIT}")
     for name, index, at, scale in PLACES:
         page = render(DATA / name, index)
         for n in range(1, 6):
             image, truth = sign(page, n, at(n), scale)
-            seen = blobs(engine, image)
-            found = [b for b in seen if b.ok]
-            best = max((iou(b.box, truth) for b in found), default=0.0)
-            good = sum(iou(b.box, truth) >= HIT for b in found)
-            hits += good > 0
-            misses += good == 0
-            fps += len(found) - good
-            ious.append(best)
-            print(f"  {name}[{index}] sig {n} ×{scale}: found {len(found)}, best IoU {best:.2f}")
-            for b in seen if args.verbose else []:
-                if inter(b.box, truth) > 0 or b.ok:
-                    print(show(b))
+            score.add(
+                blobs(engine, image), truth, f"{name}[{index}] sig {n} ×{scale}", args.verbose
+            )
     print("positives (real signed letters)")
     for name, truth in LETTERS:
-        seen = blobs(engine, render(DATA / name, 0))
-        found = [b for b in seen if b.ok]
-        best = max((iou(b.box, truth) for b in found), default=0.0)
-        good = sum(iou(b.box, truth) >= HIT for b in found)
-        hits += good > 0
-        misses += good == 0
-        fps += len(found) - good
-        ious.append(best)
-        print(f"  {name}: found {len(found)}, best IoU {best:.2f}")
-        for b in seen if args.verbose else []:
-            if inter(b.box, truth) > 0 or b.ok:
-                print(show(b))
+        score.add(blobs(engine, render(DATA / name, 0)), truth, name, args.verbose)
     print("negatives (no signature on the page)")
     negatives = [(DATA / n, i) for n in NEGATIVES for i in range(len(pdfium.PdfDocument(DATA / n)))]
     negatives += [(p, 0) for p in sorted(args.extra.glob("*.pdf"))] if args.extra else []
     for path, index in negatives:
         seen = blobs(engine, render(path, index))
         found = [b for b in seen if b.ok]
-        fps += len(found)
+        score.fps += len(found)
         print(f"  {path.name}[{index}]: {len(found)} false positive(s), {len(seen)} blobs judged")
         for b in found + ([b for b in seen if not b.ok] if args.verbose else []):
             print(show(b))
     print(
-        f"\n{hits} hits, {misses} misses of {hits + misses} signatures; median best IoU "
-        f"{statistics.median(ious):.2f}; {fps} false positives "
+        f"\n{score.hits} hits, {score.misses} misses of {score.hits + score.misses} signatures; "
+        f"median best IoU {statistics.median(score.ious):.2f}; {score.fps} false positives "
         f"({len(negatives)} unsigned pages + the signed ones)"
     )
 

@@ -20,10 +20,9 @@ import pypdfium2 as pdfium
 import pytest
 from PIL import Image
 
-from workbench.engines.base import PageRequest
+from tests.engines.cpu.signature_pages import signatures_found
 from workbench.engines.cpu import get_cpu_engine
-from workbench.engines.cpu.boxes import Box, area, inter
-from workbench.schema import Label
+from workbench.engines.cpu.boxes import Box, iou
 
 pytestmark = pytest.mark.slow
 SIGS = Path(__file__).resolve().parents[2] / "data" / "signatures"
@@ -55,21 +54,6 @@ def _render(name: str) -> Image.Image:
     return pdfium.PdfDocument(SIGS / name)[0].render(scale=200 / 72).to_pil().convert("RGB")
 
 
-def _iou(a: Box, b: Box) -> float:
-    i = inter(a, b)
-    return i / (area(a) + area(b) - i)
-
-
-def _signatures(engine, image: Image.Image) -> list[Box]:
-    out = next(iter(engine.run([PageRequest(key="p", image=image)])))
-    assert out.error is None and out.regions is not None
-    return [
-        (r.bbox.x0, r.bbox.y0, r.bbox.x1, r.bbox.y1)
-        for r in out.regions
-        if r.label is Label.SIGNATURE and r.bbox is not None
-    ]
-
-
 @pytest.fixture(scope="module")
 def engine():
     return get_cpu_engine()
@@ -77,9 +61,9 @@ def engine():
 
 @pytest.mark.parametrize(("page", "truth"), SIGNED, ids=[p for p, _ in SIGNED])
 def test_letter_signature_found(engine, page, truth):
-    found = _signatures(engine, _render(page))
+    found = signatures_found(engine, _render(page))
     assert len(found) == 1, found  # the closing signature, no line of the letter with it
-    assert _iou(found[0], truth) >= 0.5, (found, truth)
+    assert iou(found[0], truth) >= 0.5, (found, truth)
 
 
 @pytest.mark.parametrize("page", ["letter_tourgee_1894.pdf", "letter_fitzhugh_lee_p2.pdf"])
@@ -87,13 +71,13 @@ def test_closing_phrase_touching_the_name_is_left_out(engine, page):
     """ "Sincerely" / "Very truly yours," touch the name: the box is cut at the row valley
     between them (IoU 0.69 / 0.55 when the phrase was boxed with the name)."""
     truth = dict(SIGNED)[page]
-    found = _signatures(engine, _render(page))
-    assert len(found) == 1 and _iou(found[0], truth) >= 0.85, (found, truth)
+    found = signatures_found(engine, _render(page))
+    assert len(found) == 1 and iou(found[0], truth) >= 0.85, (found, truth)
 
 
 @pytest.mark.parametrize("page", UNSIGNED)
 def test_no_signature_in_unsigned_handwriting(engine, page):
-    assert _signatures(engine, _render(page)) == []
+    assert signatures_found(engine, _render(page)) == []
 
 
 @pytest.mark.parametrize(
@@ -102,5 +86,5 @@ def test_no_signature_in_unsigned_handwriting(engine, page):
     ids=[p for p, _, _ in MISSED],
 )
 def test_letter_signature_known_miss(engine, page, truth, why):
-    found = _signatures(engine, _render(page))
-    assert any(_iou(f, truth) >= 0.5 for f in found), (found, truth, why)
+    found = signatures_found(engine, _render(page))
+    assert any(iou(f, truth) >= 0.5 for f in found), (found, truth, why)

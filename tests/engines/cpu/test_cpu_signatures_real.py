@@ -17,10 +17,9 @@ import pypdfium2 as pdfium
 import pytest
 from PIL import Image, ImageChops
 
-from workbench.engines.base import PageRequest
+from tests.engines.cpu.signature_pages import signatures_found
 from workbench.engines.cpu import get_cpu_engine
-from workbench.engines.cpu.boxes import Box, area, inter
-from workbench.schema import Label
+from workbench.engines.cpu.boxes import iou
 
 pytestmark = pytest.mark.slow
 DATA = Path(__file__).resolve().parents[2] / "data"
@@ -60,22 +59,6 @@ def _sign(page: Image.Image, n: int, at: tuple[int, int]) -> Image.Image:
     return out
 
 
-def _iou(a: Box, b: Box) -> float:
-    i = inter(a, b)
-    return i / (area(a) + area(b) - i)
-
-
-def _signatures(engine, image: Image.Image) -> list[Box]:
-    out = next(iter(engine.run([PageRequest(key="p", image=image)])))
-    assert out.error is None and out.regions is not None
-    found = []
-    for r in out.regions:
-        if r.label is Label.SIGNATURE:
-            assert r.bbox is not None
-            found.append((r.bbox.x0, r.bbox.y0, r.bbox.x1, r.bbox.y1))
-    return found
-
-
 @pytest.fixture(scope="module")
 def engine():
     return get_cpu_engine()
@@ -83,12 +66,12 @@ def engine():
 
 @pytest.mark.parametrize(("page", "n", "at", "truth"), SIGNED, ids=lambda v: str(v))
 def test_real_pen_signature_found_in_place(engine, page, n, at, truth):
-    found = _signatures(engine, _sign(_render(page), n, at))
+    found = signatures_found(engine, _sign(_render(page), n, at))
     assert len(found) == 1, found  # one signature, nothing else on the page
-    assert _iou(found[0], tuple(map(float, truth))) >= 0.3, (found, truth)
+    assert iou(found[0], tuple(map(float, truth))) >= 0.3, (found, truth)
 
 
 @pytest.mark.parametrize("page", list(PAGES))
 def test_no_signature_on_unsigned_pages(engine, page):
     """Empty signature fields, form rules, and names printed where signatures go."""
-    assert _signatures(engine, _render(page)) == []
+    assert signatures_found(engine, _render(page)) == []

@@ -55,6 +55,13 @@ def inter(a: Box, b: Box) -> float:
     return max(w, 0.0) * max(h, 0.0)
 
 
+def iou(a: Box, b: Box) -> float:
+    """Intersection over union (0 for two empty boxes)."""
+    i = inter(a, b)
+    total = area(a) + area(b) - i
+    return i / total if total > 0 else 0.0
+
+
 def union(a: Box, b: Box) -> Box:
     return (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]))
 
