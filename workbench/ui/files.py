@@ -89,8 +89,7 @@ def display_image(
     if _doc.kind == "pdf":
 
         def fit(width: int, height: int) -> tuple[int, int]:
-            w, h = fit_size(width, height, sizing)  # the model's size, as the pipeline's
-            return (max_width, max(1, round(h * max_width / w))) if w > max_width else (w, h)
+            return display_size(*fit_size(width, height, sizing), max_width)  # model's size, shrunk
 
         return display_jpeg(_doc.page(index, dpi, fit=fit, text=False).image, max_width)
     return display_jpeg(
@@ -98,12 +97,19 @@ def display_image(
     )
 
 
+def display_size(width: int, height: int, max_width: int) -> tuple[int, int]:
+    """A page's display size: at most ``max_width`` wide, the same shape."""
+    if width <= max_width:
+        return width, height
+    return max_width, max(1, round(height * max_width / width))
+
+
 def display_jpeg(image: Image.Image, max_width: int) -> bytes:
     """The display copy of a page image: at most ``max_width`` wide (LANCZOS), JPEG quality 88.
     The one thumbnailer of the Viewer's pages and the stored pages of Runs and Compare."""
-    if image.width > max_width:
-        h = max(1, round(image.height * max_width / image.width))
-        image = image.resize((max_width, h), Image.Resampling.LANCZOS)
+    size = display_size(image.width, image.height, max_width)
+    if size != image.size:
+        image = image.resize(size, Image.Resampling.LANCZOS)
     buf = io.BytesIO()
     image.convert("RGB").save(buf, "JPEG", quality=88)
     return buf.getvalue()
