@@ -21,6 +21,7 @@ space instead of a blank line. Document Markdown joins pages with ``<!-- page N 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 
 from workbench.schema import FURNITURE, Label, Region
@@ -31,6 +32,15 @@ SIGNATURE_MARK = "*[signature]*"
 
 def figure_filename(page: int, region_id: str) -> str:
     return f"page-{page:04d}-{region_id}.png"
+
+
+_FIGURE_FILE = re.compile(r"^page-(\d{4,})-[^/\\]+\.png$")
+
+
+def figure_page(name: str) -> int | None:
+    """The page number of a :func:`figure_filename`, or None for any other name."""
+    found = _FIGURE_FILE.match(name)
+    return int(found.group(1)) if found else None
 
 
 def _block(region: Region, page: int) -> str:

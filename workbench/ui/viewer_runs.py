@@ -14,6 +14,7 @@ from pathlib import Path
 import streamlit as st
 
 from workbench.errors import WorkbenchError
+from workbench.markdown.assemble import figure_page
 from workbench.runs.folder import RunReader
 from workbench.ui import state
 from workbench.ui.runs_common import get_store
@@ -41,9 +42,8 @@ def figure_files(sha256: str, ekey: str, pages: Iterable[int]) -> dict[str, Path
     reader, name = found
     wanted = set(pages)
     out = {}
-    for path in reader.folder(name).glob("page-*-r*.png"):
-        number = path.name[5:].split("-", 1)[0]
-        if number.isdigit() and int(number) in wanted:
+    for path in reader.folder(name).glob("page-*-*.png"):
+        if figure_page(path.name) in wanted:
             out[path.name] = path
     return out
 
