@@ -7,7 +7,7 @@ from __future__ import annotations
 import threading
 
 from workbench.engines.base import watchable
-from workbench.ui.job_parts import Session, finish_job, idle_jobs, keys_in_flight
+from workbench.ui.job_parts import Session, finish_job, idle_jobs, request_keys
 from workbench.ui.results import ResultCache
 
 
@@ -29,7 +29,7 @@ class SessionControls:
                 return
             sess.stopped = True
             sess.version += 1  # the stretch in progress ends after its page
-            keys, engine = keys_in_flight(sess), sess.ask.engine
+            keys, engine = request_keys(sess), sess.ask.engine
             paused, sess.stretch = sess.stretch, None
             if paused is not None:
                 sess.jobs.pop(paused.key, None)
@@ -58,7 +58,7 @@ class SessionControls:
             sess = self._sessions.get(session)
             if sess is None:
                 return
-            keys, engine = keys_in_flight(sess, {(sha256, page)}), sess.ask.engine
+            keys, engine = request_keys(sess, {(sha256, page)}), sess.ask.engine
         if watchable(engine):
             engine.cancel(keys)
 

@@ -141,8 +141,9 @@ def waiting(sess: Session) -> tuple[Waiting, ...]:
     return tuple(out)
 
 
-def keys_in_flight(sess: Session, pages: set[tuple[str, int]] | None = None) -> list[str]:
-    """Engine keys of the session's pages in flight (all, or those of ``pages``)."""
+def request_keys(sess: Session, pages: set[tuple[str, int]] | None = None) -> list[str]:
+    """Engine request keys of the session's pages of the documents being worked on (all, or
+    those of ``pages``): what to cancel; pages not in flight are simply not found."""
     docs = sess.live_docs()
     return [
         request_key(d, p) for d in docs for p in d.pages if pages is None or (d.sha256, p) in pages
