@@ -244,3 +244,5 @@ def test_a_caption_line_a_table_box_swallowed_goes_back_to_the_caption(engine):
     assert caption.text.rstrip().endswith("See text, this section and source]")
     assert "could represent multiple arrests" not in table.text
     assert caption.order < table.order
+    assert caption.bbox is not None and table.bbox is not None
+    assert table.bbox.y0 >= caption.bbox.y1 - 2  # the boxes no longer overlap by that line

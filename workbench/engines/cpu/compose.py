@@ -275,7 +275,8 @@ def _caption_tails(boxes: list[LayoutBox], members: dict[int, list[Line]], line_
     above it (a Census table's "[In thousands ... in some cases," went on as the table's
     header row "could represent multiple arrests ... source]"). A table's top line that is
     alone in its row, prose (six words or more, over half the table wide) and directly under
-    a caption or text box whose last line does not end a sentence goes back to that box."""
+    a caption or text box whose last line does not end a sentence goes back to that box, and
+    the table's box starts below it."""
     for k, b in enumerate(boxes):
         group = members.get(k)
         if canonical(b.native) is not Label.TABLE or not group or len(group) < 3:
@@ -299,6 +300,8 @@ def _caption_tails(boxes: list[LayoutBox], members: dict[int, list[Line]], line_
             if close and overlaps and not last.text.rstrip().endswith(_SENTENCE_END):
                 group.remove(top)
                 lines.append(top)
+                x0, _, x1, y1 = b.box  # the table is drawn from under the line it gave back
+                boxes[k] = LayoutBox(b.native, (x0, max(top.box[3], b.box[1]), x1, y1), b.score)
                 break
 
 
