@@ -36,8 +36,10 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 from typing import Any
 
+import numpy as np
 from PIL import Image, ImageOps
 
+from workbench import pdfdraw
 from workbench.errors import DocumentError, PageRangeError
 from workbench.schema import DocumentInfo, PageImage
 from workbench.settings import Settings
@@ -214,31 +216,54 @@ class Document:
         for index in range(1, self.page_count + 1) if indices is None else indices:
             yield self.page(index, dpi)
 
-    def _render_pdf(self, index: int, dpi: float, fit: Fit | None, text: bool) -> PageImage:
+    @property
+    def draws_with_pdfium(self) -> bool:
+        """Whether PDF pages are drawn by PDFium (:meth:`draw`): the default backend, and the
+        fallback when poppler is asked for and missing."""
+        return self.kind == "pdf" and not (
+            self.settings.pdf_backend == "poppler" and poppler_available()
+        )
+
+    def draw(
+        self,
+        index: int,
+        dpi: float,
+        *,
+        fit: Fit | None = None,
+        text: bool = True,
+        canvas: Callable[[int, int], np.ndarray] = pdfdraw.canvas_for,
+    ) -> pdfdraw.Drawn:
+        """PDF page ``index`` drawn by PDFium into ``canvas(width, height)`` (an H×W×3 array
+        whose rows may lie apart: :mod:`workbench.pdfdraw`), sized as :meth:`page` sizes it."""
+        if not 1 <= index <= self.page_count:
+            raise PageRangeError(f"{self.name}: page {index} is outside 1-{self.page_count}")
         with _PDFIUM_LOCK:
             page = self._pdf[index - 1]
-            w_pt, h_pt = page.get_size()
-            scale = dpi / 72
-            note = None
-            if w_pt * h_pt * scale * scale > self.settings.max_pixels:
-                capped = math.sqrt(self.settings.max_pixels / (w_pt * h_pt))
-                note = (
-                    f"page is {w_pt / 72:.0f}×{h_pt / 72:.0f} in; rendered at "
-                    f"{capped * 72:.0f} DPI instead of {dpi:.0f} (pixel cap)"
-                )
-                scale = capped
-            size = (math.ceil(w_pt * scale), math.ceil(h_pt * scale))  # as page.render(scale)
-            want = fit(*size) if fit is not None else size
-            if self.settings.pdf_backend == "poppler" and poppler_available():
-                image = self._render_poppler(index, scale * 72)
-                if image.size != want:
-                    image = image.resize(want, Image.Resampling.LANCZOS)
-            else:
+            try:
+                scale, size, note = pdfdraw.scale_for(page, dpi, self.settings.max_pixels)
+                want = fit(*size) if fit is not None else size
                 if self.settings.pdf_backend == "poppler":
                     note = "poppler (pdftoppm) is not installed; rendered with PDFium"
-                image = _render_at(page, *want)
-            layer = extract_text_layer(page) if text else None  # None for scans; never raises
+                pixels = pdfdraw.draw(page, *want, canvas(*want))
+                layer = extract_text_layer(page) if text else None  # None for scans
+            finally:
+                page.close()
+        return pdfdraw.Drawn(pixels, round(scale * 72 * want[0] / size[0], 1), note, layer)
+
+    def _render_pdf(self, index: int, dpi: float, fit: Fit | None, text: bool) -> PageImage:
+        if self.draws_with_pdfium:
+            drawn = self.draw(index, dpi, fit=fit, text=text)
+            image = Image.fromarray(drawn.pixels)
+            return PageImage(self.name, index, image, drawn.dpi, drawn.note, text_layer=drawn.layer)
+        with _PDFIUM_LOCK:
+            page = self._pdf[index - 1]
+            scale, size, note = pdfdraw.scale_for(page, dpi, self.settings.max_pixels)
+            layer = extract_text_layer(page) if text else None
             page.close()
+        want = fit(*size) if fit is not None else size
+        image = self._render_poppler(index, scale * 72)
+        if image.size != want:
+            image = image.resize(want, Image.Resampling.LANCZOS)
         dpi_out = round(scale * 72 * want[0] / size[0], 1)
         return PageImage(self.name, index, to_rgb(image), dpi_out, note, text_layer=layer)
 
@@ -259,20 +284,6 @@ class Document:
             with self._image_lock:
                 self._image.close()
             self._image = None
-
-
-def _render_at(page: Any, width: int, height: int) -> Image.Image:
-    """The page drawn by PDFium into exactly ``width``×``height`` RGB pixels (as ``render``)."""
-    import pypdfium2 as pdfium
-    import pypdfium2.raw as pdfium_c
-
-    bitmap = pdfium.PdfBitmap.new_native(width, height, pdfium_c.FPDFBitmap_BGR, True)
-    bitmap.fill_rect((255, 255, 255, 255), 0, 0, width, height)
-    flags = pdfium_c.FPDF_ANNOT | pdfium_c.FPDF_REVERSE_BYTE_ORDER  # RGB, not BGR
-    pdfium_c.FPDF_RenderPageBitmap(bitmap, page, 0, 0, width, height, 0, flags)
-    if page.formenv:
-        pdfium_c.FPDF_FFLDraw(page.formenv, bitmap, page, 0, 0, width, height, 0, flags)
-    return bitmap.to_pil()
 
 
 def read_input(path: Path, settings: Settings | None = None) -> bytes:
@@ -420,28 +431,3 @@ def _open_image(name: str, data: bytes, kind: str) -> tuple[Image.Image, int]:
     if count < 1:
         raise DocumentError(name, "the image has no frames")
     return image, count
-
-
-def pdf_text_layer(data: bytes, page: int, name: str = "PDF") -> str:
-    """The embedded text of 1-based ``page`` of a PDF ("" for a scan without a text layer):
-    the reference the metrics compare OCR output with; read under the PDFium lock."""
-    import pypdfium2 as pdfium
-
-    with _PDFIUM_LOCK:
-        try:
-            pdf = pdfium.PdfDocument(data)
-        except pdfium.PdfiumError as exc:
-            raise DocumentError(name, f"cannot be read for its text layer ({exc})") from None
-        try:
-            if not 1 <= page <= len(pdf):
-                raise PageRangeError(f"{name}: page {page} is outside the PDF (1-{len(pdf)})")
-            pdf_page = pdf[page - 1]
-            textpage = pdf_page.get_textpage()
-            try:
-                text = textpage.get_text_bounded()
-            finally:
-                textpage.close()
-                pdf_page.close()
-        finally:
-            pdf.close()
-    return text.replace("\r\n", "\n").replace("\r", "\n")

@@ -27,6 +27,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from workbench.errors import DocumentError, PageRangeError
 from workbench.schema import TextLayer, TextWord
 
 #: PDFium is not thread-safe; every PDFium call in the process goes under this lock
@@ -267,3 +268,28 @@ def _images(
     except Exception:  # a broken object tree must not cost the text layer
         return out
     return out
+
+
+def pdf_text_layer(data: bytes, page: int, name: str = "PDF") -> str:
+    """The embedded text of 1-based ``page`` of a PDF ("" for a scan without a text layer):
+    the reference the metrics compare OCR output with; read under the PDFium lock."""
+    import pypdfium2 as pdfium
+
+    with PDFIUM_LOCK:
+        try:
+            pdf = pdfium.PdfDocument(data)
+        except pdfium.PdfiumError as exc:
+            raise DocumentError(name, f"cannot be read for its text layer ({exc})") from None
+        try:
+            if not 1 <= page <= len(pdf):
+                raise PageRangeError(f"{name}: page {page} is outside the PDF (1-{len(pdf)})")
+            pdf_page = pdf[page - 1]
+            textpage = pdf_page.get_textpage()
+            try:
+                text = textpage.get_text_bounded()
+            finally:
+                textpage.close()
+                pdf_page.close()
+        finally:
+            pdf.close()
+    return text.replace("\r\n", "\n").replace("\r", "\n")

@@ -6,6 +6,8 @@ Contract
   image whose three channels are equal everywhere (a grey page: most documents) is written as
   one grey channel (``L``), the same pixels once a server converts it back, at a third of the
   work; any other mode is converted to RGB first (transparency flattened by the caller).
+* A PDF page can be drawn straight into PNG scanlines (:func:`rows`, :func:`encode_rows`): the
+  same bytes as :func:`encode_png` of the same pixels, without copying the page to encode it.
 * The PNG is written here: filter type 0 on every row, deflate at level 1 by ISA-L (``isal``,
   about 7x faster than zlib's level 1 for 10% more bytes) or zlib where it is missing. Pillow's
   encoder picks an adaptive filter per row and costs 2-10x more on document pages for files
@@ -82,9 +84,53 @@ def encode_pixels(pixels: np.ndarray) -> bytes:
     raw = np.empty((height, width * channels + 1), np.uint8)
     raw[:, 0] = 0  # filter type None: deflate alone does well on documents, and it is cheap
     raw[:, 1:] = pixels.reshape(height, width * channels)
-    header = struct.pack(">IIBBBBB", width, height, 8, 0 if channels == 1 else 2, 0, 0, 0)
+    return _png(width, channels, raw)
+
+
+def _png(width: int, channels: int, raw: np.ndarray) -> bytes:
+    """The PNG file of scanlines ``raw`` (each row: filter byte 0, then the pixels)."""
+    header = struct.pack(">IIBBBBB", width, len(raw), 8, 0 if channels == 1 else 2, 0, 0, 0)
     idat = _deflate(raw.data, LEVEL)
     return SIGNATURE + _chunk(b"IHDR", header) + _chunk(b"IDAT", idat) + _chunk(b"IEND", b"")
+
+
+def rows(width: int, height: int) -> np.ndarray:
+    """A buffer laid out as an RGB PNG's scanlines (H×(3W+1): filter byte 0, then a row's
+    pixels) for a page to be drawn into (:func:`row_pixels` is the H×W×3 view) and encoded
+    by :func:`encode_rows` where it lies: the pixels are never copied to be deflated."""
+    raw = np.empty((height, 3 * width + 1), np.uint8)
+    raw[:, 0] = 0
+    return raw
+
+
+def row_pixels(raw: np.ndarray) -> np.ndarray:
+    """The H×W×3 pixels of a :func:`rows` buffer, as a view (rows one filter byte apart)."""
+    return raw[:, 1:].reshape(len(raw), (raw.shape[1] - 1) // 3, 3)
+
+
+def _rows_gray(raw: np.ndarray, band: int = 256) -> bool:
+    """Whether every pixel of a :func:`rows` buffer has R = G = B. Each byte is compared with
+    the next one in its row (contiguous work, unlike comparing strided channels); the pairs
+    that straddle two pixels (B then the next R) are ignored. A colour page answers at its
+    first coloured band."""
+    for top in range(0, len(raw), band):
+        body = raw[top : top + band, 1:]
+        pairs = np.bitwise_xor(body[:, :-1], body[:, 1:])
+        pairs[:, 2::3] = 0
+        if pairs.any():
+            return False
+    return True
+
+
+def encode_rows(raw: np.ndarray) -> bytes:
+    """The PNG of a :func:`rows` buffer, losslessly: one grey channel when the page is grey."""
+    width = (raw.shape[1] - 1) // 3
+    if not _rows_gray(raw):
+        return _png(width, 3, raw)
+    gray = np.empty((len(raw), width + 1), np.uint8)
+    gray[:, 0] = 0
+    gray[:, 1:] = raw[:, 1::3]  # the red byte of each pixel: all three are equal
+    return _png(width, 1, gray)
 
 
 def encode_png(image: Image.Image) -> bytes:

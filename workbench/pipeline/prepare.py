@@ -6,9 +6,10 @@ Contract
   :class:`~workbench.schema.PageImage` whose ``image`` is already at the model's size (the
   spec's :class:`~workbench.models.registry.PageSizing` applied by :func:`fit_size`) and whose
   ``png`` holds that image encoded once, losslessly (:mod:`workbench.engines.png`). A PDF page
-  is drawn by PDFium directly at that size (:meth:`Document.page` with ``fit``): no page is
-  rendered large and resized. ``png`` is what the engine sends and what the run writes as
-  ``page-NNNN.png``; ``image`` is opened from it lazily (decoded only if something reads it).
+  is drawn by PDFium directly at that size (:meth:`Document.draw` with ``fit``), straight into
+  the PNG's scanlines: no page is rendered large and resized, none is copied to be encoded.
+  ``png`` is what the engine sends and what the run writes as ``page-NNNN.png``; ``image``
+  is opened from it lazily (decoded only if something reads it).
 * Rendering and encoding run in worker processes (PDFium is not thread-safe, and the work
   must not hold the GIL of the process that keeps requests in flight), at most ``ahead``
   pages ahead of the consumer: a thousand-page PDF is never held whole, memory stays flat as
@@ -29,6 +30,7 @@ from __future__ import annotations
 import atexit
 import ctypes
 import dataclasses
+import io
 import mmap
 import multiprocessing
 import os
@@ -43,11 +45,13 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from PIL import Image
 
 from workbench import models
 from workbench.documents import Document, open_document
-from workbench.engines.png import encode_png
+from workbench.engines.png import encode_png, encode_rows, row_pixels
+from workbench.engines.png import rows as png_rows
 from workbench.errors import DocumentError
 from workbench.models.registry import ModelSpec, PageSizing
 from workbench.schema import PageImage
@@ -156,8 +160,21 @@ def _document(job: _Job) -> Document:
 
 def _render(doc: Document, index: int, dpi: float, sizing: PageSizing, text: bool) -> PageImage:
     fit = partial(fit_size, sizing=sizing, is_image=doc.kind != "pdf")
-    page = doc.page(index, dpi, fit=fit, text=text)
-    return dataclasses.replace(page, png=encode_png(page.image))
+    if not doc.draws_with_pdfium:
+        page = doc.page(index, dpi, fit=fit, text=text)
+        return dataclasses.replace(page, png=encode_png(page.image))
+    # PDFium draws into PNG scanlines and they are deflated where they lie (encode_rows):
+    # drawing, checking for a grey page and encoding never copy the page between them.
+    scanlines: list[np.ndarray] = []
+
+    def canvas(width: int, height: int) -> np.ndarray:
+        scanlines.append(png_rows(width, height))
+        return row_pixels(scanlines[0])
+
+    drawn = doc.draw(index, dpi, fit=fit, text=text, canvas=canvas)
+    png = encode_rows(scanlines[0])
+    image = Image.open(io.BytesIO(png))  # decoded only if something reads the pixels
+    return PageImage(doc.name, index, image, drawn.dpi, drawn.note, drawn.layer, png=png)
 
 
 def _work(job: _Job) -> PageImage | _Refused:
