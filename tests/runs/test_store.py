@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import json
+import os
+import stat
 import subprocess
 import sys
 import textwrap
@@ -280,3 +282,31 @@ def test_stale_figure_crops_go_when_a_page_is_written_again(tmp_path: Path) -> N
     assert not (folder / "page-0001-r7.png").exists()
     assert not (folder / "page-0002-r2.png").exists()
     assert (folder / "page-0003-r1.png").exists()
+
+
+def test_a_page_cut_short_is_written_whole_in_place_and_a_rewrite_is_atomic(
+    tmp_path: Path,
+) -> None:
+    """A new page's files are written in place (no reader looks before its .json lands): what
+    a crash left is replaced whole, with the umask's mode. A page written again is replaced
+    atomically: a reader that opened its image before still reads the old one whole."""
+    writer = RunStore(tmp_path).create(info())
+    folder = writer.path / "scan"
+    writer.write_page(make_page("scan.pdf", 1), image())
+    (folder / "page-0002.png").write_bytes(b"half an image" * 1000)  # a crash before the .json
+    (folder / "page-0002.md").write_text("half the text " * 100)
+    old = os.umask(0o027)
+    try:
+        writer.write_page(make_page("scan.pdf", 2), image(), png=b"the page's png")
+        writer.write_page(make_page("scan.pdf", 3), image(), png=b"page three")
+    finally:
+        os.umask(old)
+    assert (folder / "page-0002.png").read_bytes() == b"the page's png"
+    assert (folder / "page-0002.md").read_text() == make_page("scan.pdf", 2).markdown
+    assert stat.S_IMODE((folder / "page-0003.png").stat().st_mode) == 0o640
+    assert RunReader(writer.path).page("scan.pdf", 2) is not None
+
+    with (folder / "page-0002.png").open("rb") as reader:
+        writer.write_page(make_page("scan.pdf", 2), image(), overwrite=True, png=b"new" * 9)
+        assert reader.read() == b"the page's png"  # the old file, whole: replaced, not rewritten
+    assert (folder / "page-0002.png").read_bytes() == b"new" * 9

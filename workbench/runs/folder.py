@@ -16,8 +16,11 @@ Layout::
 
 Contracts
 ---------
-* Every file is written atomically: a temporary file in the same folder, then ``os.replace``,
-  with the user's umask (see :mod:`workbench.runs.files`).
+* Every file a reader may already look at is written atomically (a temporary file in the same
+  folder, then ``os.replace``), with the user's umask (see :mod:`workbench.runs.files`): the
+  manifest, ``document.md``, a page's ``.json``, and every file of a page written again. A new
+  page's image, crops, Markdown and raw output are written in place (:func:`plain_write`): no
+  reader looks at them before the page's ``.json``, written after them.
 * A document is known by its content (sha256), never by its name alone:
   :meth:`RunWriter.add_document` gives a document already in the run (same sha256) its
   existing name and folder, and a *different* document whose name is taken a new name
@@ -53,7 +56,14 @@ from pathlib import Path
 from PIL import Image
 
 from workbench.errors import StoreError
-from workbench.runs.files import TMP_SUFFIX, atomic_png, atomic_write, figure_crops, file_mode
+from workbench.runs.files import (
+    TMP_SUFFIX,
+    atomic_png,
+    atomic_write,
+    figure_crops,
+    file_mode,
+    plain_write,
+)
 from workbench.runs.layout import (
     DOCUMENT_JSON,
     DOCUMENT_MD,
@@ -248,13 +258,17 @@ class RunWriter:
         if not overwrite and read_page(json_path) is not None:
             raise StoreError(f"{result.document} page {result.page} is already finished.")
         mode = file_mode()  # once for the page's files
+        # A new page's files are written in place: nothing reads them before its .json lands
+        # (atomically, last), and a crash before that leaves a page that is written again.
+        # A page written before is replaced atomically: a reader may have it open.
+        write = atomic_write if overwrite else plain_write
         if image is not None:
             # Only a page written before (or cut short by a crash: its image is written first)
             # can have stale crops; listing the folder for every new page would cost O(pages)
             # each, O(pages²) for a long document.
             before = overwrite or base.with_suffix(".png").exists()
             if png is not None:
-                atomic_write(base.with_suffix(".png"), png, mode=mode)
+                write(base.with_suffix(".png"), png, mode=mode)
             else:
                 atomic_png(base.with_suffix(".png"), image, mode=mode)
             crops = figure_crops(result, image)
@@ -262,11 +276,11 @@ class RunWriter:
                 if stale.name not in crops:
                     stale.unlink(missing_ok=True)
             for name, data in crops.items():
-                atomic_write(base.parent / name, data, mode=mode)
-        atomic_write(base.with_suffix(".md"), result.markdown, mode=mode)
+                write(base.parent / name, data, mode=mode)
+        write(base.with_suffix(".md"), result.markdown, mode=mode)
         raw = base.with_name(f"{base.name}.raw.txt")
         if result.raw:
-            atomic_write(raw, result.raw, mode=mode)
+            write(raw, result.raw, mode=mode)
         else:
             raw.unlink(missing_ok=True)
         page_json = json.dumps(result.model_dump(mode="json"), ensure_ascii=False)
