@@ -30,6 +30,7 @@ class Line:
     size: float = 0.0  # font size in page_px (text layer only; 0: unknown)
     bold: bool = False  # set in a bold face (text layer only)
     tex: str | None = None  # the line with sub/superscripts in TeX (text layer, when it has any)
+    stroke: float = 0.0  # mean ink depth in px (OCR lines, headings.weigh; 0: not measured)
 
     @property
     def height(self) -> float:

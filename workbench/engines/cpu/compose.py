@@ -14,6 +14,9 @@ Contract:
    that still holds much text (≥ 12 lines, or ≥ 6 covering ≥ 12 % of it; tick labels not
    counted) is a form or a diagram the layout model misread: it is dissolved and its lines
    regrouped as text, since the assembler would print the figure's text unstructured anyway.
+   Captions (:mod:`captions`): near-duplicate text/caption/figure boxes on one paragraph are
+   resolved before lines are assigned; a "Figure 3:"/"Fig. 2."/"Table 1:" line directly
+   above or below a figure or table (or swallowed at its box's edge) is its caption region.
 3. Layout boxes nearly duplicated by a higher-scoring box of the same label are dropped; text,
    title, caption, header and footer boxes that received no line are dropped; figures,
    tables, formulas and signatures are kept even when empty.
@@ -22,9 +25,10 @@ Contract:
    footers (and text blocks in the top/bottom 6 % of the page) whose text is only a page
    number become ``page_number``. Ungrouped lines (one or two) in the bottom 7 % or top 5 %
    of the page are running footers/headers the layout model missed.
-5. Headings come from type (:mod:`headings`): heading-like lines are cut out of text
-   blocks into ``section_header`` regions whose text carries its level (``## …``); a level-1
-   heading is the ``title``.
+5. Headings come from type (:mod:`headings`): font size and weight on the text layer, line
+   height and stroke weight (measured on ``image``) on OCR lines; heading-like lines are cut
+   out of text blocks into ``section_header`` regions whose text carries its level
+   (``## …``); a level-1 heading is the ``title``.
 6. Text is escaped Markdown (:func:`text.escape`). Formulas: text-layer lines become
    ``$$ … $$`` (their TeX form, scripts included); an OCR'd formula is never typeset: the
    region becomes a figure (an image crop) with no text.
@@ -42,7 +46,7 @@ from itertools import pairwise
 import numpy as np
 from PIL import Image
 
-from workbench.engines.cpu import figures, headings, tables, text
+from workbench.engines.cpu import captions, figures, headings, tables, text
 from workbench.engines.cpu.boxes import Box, LayoutBox, Line, area, cover, inter, median, union_all
 from workbench.engines.cpu.layout import canonical
 from workbench.engines.cpu.reading_order import reading_order
@@ -61,13 +65,15 @@ def compose(
     tables: bool = True,
     image: Image.Image | None = None,
 ) -> list[Region]:
-    boxes = _dedupe(layout)
+    boxes = captions.dedupe(_dedupe(layout), lines)
     if tables:
         boxes = _table_headers(_aligned_tables(boxes, lines), lines)
     line_h = median([ln.height for ln in lines], 20.0)
-    if image is not None and any(canonical(b.native) is Label.FIGURE for b in boxes):
-        gray = np.asarray(image.convert("L"))
-        boxes = figures.release_text(boxes, lines, gray, line_h)
+    gray = np.asarray(image.convert("L")) if image is not None else None
+    if gray is not None:
+        headings.weigh(lines, gray)  # stroke weight of OCR lines: bold headings on scans
+        if any(canonical(b.native) is Label.FIGURE for b in boxes):
+            boxes = figures.release_text(boxes, lines, gray, line_h)
     boxes += [LayoutBox("signature", s, 1.0) for s in signatures or []]
 
     members = _assign(boxes, lines)
@@ -89,6 +95,7 @@ def compose(
     for group in _cluster(orphans, line_h):
         blocks.append(("ocr_lines", union_all([ln.box for ln in group]), group, 0.0))
 
+    blocks = captions.attach(blocks, line_h)
     blocks = _not_furniture(blocks, lines, height)
     blocks = headings.split(blocks, lines, line_h, height)
     order = reading_order([b[1] for b in blocks])
