@@ -3,14 +3,14 @@ measurements each candidate blob was judged on.
 
 Positives: (1) the five real pen signatures in tests/data/signatures/ (MIT, see SOURCES.md)
 written into real forms (darkest-pixel blend): DD Form 293 box 25b under "25b. SIGNATURE" at
-2.5× and 2×, and the blank foot of SF-424 page 2 (no cue) at 2.5×; (2) nine real signed letters
-photographed (public domain, SOURCES.md): eight handwritten ones whose signature closes the
-page (Bidwell's above an addressee), one typed and signed in pen. A hit is a detection with IoU
-≥ ``HIT`` (0.5) against the signature's ink box (measured by hand for the letters). Negatives:
-every page in tests/data (born-digital forms with empty signature fields, Census tables, LaTeX
-pages, book scans), the 1871 Senate print whose signers are set in type, a handwritten letter
-page without a signature and a diary spread of handwriting amid print. Any PDFs in ``--extra
-DIR`` are added as negatives (first page).
+2.5× and 2×, and the blank foot of SF-424 page 2 (no cue) at 2.5×; (2) twelve real signed
+letters photographed (public domain, SOURCES.md): eleven handwritten ones whose signature
+closes the page (Bidwell's above an addressee), one typed and signed in pen. A hit is a
+detection with IoU ≥ ``HIT`` (0.5) against the signature's ink box (measured by hand for the
+letters). Negatives: every page in tests/data (born-digital forms with empty signature
+fields, Census tables, LaTeX pages, book scans), the 1871 Senate print whose signers are set
+in type, five handwritten letter pages without a signature and a diary spread of handwriting
+amid print. Any PDFs in ``--extra DIR`` are added as negatives (first page).
 
     python benchmarks/signatures.py [--extra DIR] [--verbose]
 
@@ -52,6 +52,7 @@ NEGATIVES = [
     "signatures/diary_barton_1849.pdf",  # handwritten diary entries amid print
     "signatures/letter_wilson_p1.pdf",  # handwritten first page, no signature
     "signatures/letter_anthony_p1.pdf",  # handwritten first page, its last line indented
+    "signatures/letter_robertson_1893.pdf",  # a small hand whose body lines all touch
 ]
 # real signed letters (photographed, see SOURCES.md): the signature's ink box measured by hand
 LETTERS = [
@@ -64,6 +65,9 @@ LETTERS = [
     ("signatures/letter_lockwood_1893.pdf", (135, 1535, 1035, 1622)),  # name from the margin
     ("signatures/letter_tracy_1892.pdf", (495, 1478, 890, 1660)),  # large hand, lines touch
     ("signatures/letter_bidwell_p2.pdf", (425, 722, 1005, 835)),  # an address below the name
+    ("signatures/letter_king_1893.pdf", (513, 1447, 949, 1564)),  # handwritten
+    ("signatures/letter_holmes_p3.pdf", (482, 622, 796, 697)),  # handwritten, at the foot
+    ("signatures/letter_wilson_p2.pdf", (257, 912, 1050, 1131)),  # the name's words far apart
 ]
 HIT = 0.5  # IoU with the hand-measured ink box that counts as found
 # (page file, page index, top-left of the paste for signature n, scale)

@@ -9,7 +9,18 @@
   larger, with flourishes), with only margin below it, or above an addressee's or a title's
   lines (the third line from the end, when the two below it each start an indent left of it
   and are shorter). A line that also holds words at the left ("best advisers — Yrs [name]")
-  gives its widest piece right of the indent.
+  gives its widest piece right of the indent. A blob several lines tall that starts with the
+  body and is as long as a body line is text whose lines touch: the letter goes on below it,
+  so no line above it closes the letter.
+* :func:`sheet_lines`: a photographed sheet's edges and folds are upright lines that lean a
+  little; strokes touching them would join whole paragraphs into one blob.
+* :func:`split_lines`: a large hand's loops and descenders touch the next line, so one blob
+  can hold several lines (Tracy 1892: "Yours truly" and the name, the line above them). Where
+  no closing is found among the blobs, blobs ``MERGED`` lines tall are cut at the row valleys
+  between lines and at column gaps wider than a line; if the last lines still touch, the last
+  line is the widest run of columns whose lowest ink lies within a line of the bottom (the
+  line above only hangs strokes into it). There a name may be ``NAME_MERGED`` lines long
+  (the measured height holds the hand's loops).
 * :func:`name_part`: a closing phrase ("Sincerely", "Very truly yours,") whose strokes touch
   the name below it joins the name's blob; where the blob's row profile has a clear valley
   (at most ``VALLEY`` of the lower of the two peaks around it) with a name at least
@@ -24,6 +35,8 @@ All boxes ``page_px``; ``line_h`` is the text-line height in pixels.
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 from workbench.engines.cpu.boxes import Box, median
@@ -32,7 +45,11 @@ INDENT = 0.15  # a closing starts this share of the text width right of the body
 SHORT = 0.8  # ...and is at most this share of the text width long
 LAST = 2  # the closing is among this many last lines (three let in more than it found)
 TALLER = 1.5  # a signature is written larger than the text: at least this many line heights
+NAME = 4.0  # ...and at least this many line heights long
+NAME_MERGED = 3.0  # ...or this many where lines touch (the height then holds the loops)
 VALLEY = 0.25  # a closing box is split where its rows hold at most this share of the peaks
+SHEET = 3.0  # an upright line this many text lines long is the sheet's edge or fold, not ink
+MERGED = 3.0  # a blob this many line heights tall is lines whose strokes touch: cut into lines
 
 
 def ink_mask(grey: np.ndarray) -> np.ndarray:
@@ -50,6 +67,23 @@ def ink_mask(grey: np.ndarray) -> np.ndarray:
     otsu, _ = cv2.threshold(norm, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
     cut = min(float(otsu), 0.75 * 255)
     return np.where(norm < cut, 255, 0).astype(np.uint8)
+
+
+def sheet_lines(ink: np.ndarray, line_h: float) -> np.ndarray:
+    """Ink less upright straight lines ``SHEET`` text lines long that may lean a little (a
+    photographed sheet's edges and folds, a page's frame): the ink is widened across by a
+    tenth of a line before the upright runs are opened, so a line that drifts a pixel every
+    few dozen rows still holds one run, while a pen stroke's slant (a pixel every two or three
+    rows) does not. Strokes that touch such a line (a comma at the edge) would otherwise join
+    whole paragraphs to it. Lines across are left: there they are a name's underline or
+    flourish more often than the sheet's edge (erasing them broke Beauregard's name)."""
+    import cv2
+
+    span = int(max(SHEET * line_h, 30))
+    wide = cv2.dilate(ink, np.ones((1, max(int(0.1 * line_h), 3)), np.uint8))
+    kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (1, span))
+    straight = cv2.morphologyEx(wide, cv2.MORPH_OPEN, kernel)
+    return cv2.subtract(ink, cv2.dilate(straight, np.ones((3, 3), np.uint8)))
 
 
 def ink_lines(boxes: list[Box]) -> list[list[Box]]:
@@ -72,7 +106,7 @@ def _span(ln: list[Box]) -> Box:
     return (min(xs0), min(ys0), max(xs1), max(ys1))
 
 
-def closing_signature(boxes: list[Box], line_h: float) -> Box | None:
+def closing_signature(boxes: list[Box], line_h: float, name: float = NAME) -> Box | None:
     """The closing signature of a handwritten page, from its ink blobs (or None)."""
     lines = [ln for ln in ink_lines(boxes) if _span(ln)[2] - _span(ln)[0] >= 2 * line_h]
     if len(lines) < 3:  # not a page of writing
@@ -89,9 +123,11 @@ def closing_signature(boxes: list[Box], line_h: float) -> Box | None:
     for ln in reversed(tail):
         pieces = _segments(ln, line_h)
         best = max(pieces, key=lambda s: s[2] - s[0])
+        if _body_lines(_span(ln), start, width, line_h):
+            break  # the letter goes on below: what is above is not its closing
         if best[0] < start + INDENT * width:
             continue  # starts with the body: text, not a closing
-        if best[2] - best[0] > SHORT * width or best[2] - best[0] < 4 * line_h:
+        if best[2] - best[0] > SHORT * width or best[2] - best[0] < name * line_h:
             continue
         if best[3] - best[1] < TALLER * line_h:
             continue  # as low as a line of the text: the end of a paragraph set in
@@ -116,6 +152,91 @@ def name_part(ink: np.ndarray, box: Box, line_h: float) -> Box:
         return box
     ys, xs = np.nonzero(crop[cut:])
     return (float(x0 + xs.min()), float(y0 + cut + ys.min()), float(x0 + xs.max() + 1), box[3])
+
+
+def split_lines(ink: np.ndarray, boxes: list[Box], line_h: float) -> list[Box]:
+    """``boxes`` with every blob at least ``MERGED`` line heights tall cut into its lines: at
+    the rows between two text lines (a local minimum of the row profile at most ``VALLEY`` of
+    the lower peak within a line height either side), each band then cut at column gaps wider
+    than a line height (the words of a line: "Yours &c" after a gap), each piece shrunk to its
+    ink. A large hand's loops and descenders touch the line below, so one blob can hold a
+    whole letter; its closing is only found line by line."""
+    out: list[Box] = []
+    for box in boxes:
+        if box[3] - box[1] < MERGED * line_h:
+            out.append(box)
+            continue
+        x0, y0, x1, y1 = (int(v) for v in box)
+        crop = ink[y0:y1, x0:x1] > 0
+        cuts = [0, *_row_cuts(crop, line_h), crop.shape[0]]
+        last = None
+        if cuts[-1] - cuts[-2] >= MERGED * line_h:  # the last lines still touch
+            cut, left, right = _last_line(crop[cuts[-2] :], line_h)
+            if cut:
+                last = _box(x0 + left, y0 + cuts[-2] + cut, x0 + right, y1)
+                cuts[-1] = cuts[-2] + cut
+        for top, bottom in itertools.pairwise(cuts):
+            for left, right in _runs(np.asarray(crop[top:bottom].any(axis=0)), line_h):
+                ys = np.nonzero(crop[top:bottom, left:right].any(axis=1))[0]
+                if len(ys):
+                    out.append(_box(x0 + left, y0 + top + ys[0], x0 + right, y0 + top + ys[-1] + 1))
+        out += [last] if last is not None else []
+    return out
+
+
+def _box(x0: int, y0: int, x1: int, y1: int) -> Box:
+    return (float(x0), float(y0), float(x1), float(y1))
+
+
+def _last_line(crop: np.ndarray, line_h: float) -> tuple[int, int, int]:
+    """Where the last of touching lines lies (top row, left and right column; top 0: not
+    found): the widest run of columns whose lowest ink lies within a line height of the
+    bottom (the last line's own; the line above only hangs strokes into it), from the row
+    valley above it as :func:`name_part` finds one."""
+    h = crop.shape[0]
+    low = h - 1 - np.argmax(crop[::-1], axis=0)
+    runs = _runs(crop.any(axis=0) & (low >= h - line_h), line_h)
+    if not runs:
+        return 0, 0, 0
+    left, right = max(runs, key=lambda r: r[1] - r[0])
+    part = name_part(crop.astype(np.uint8), _box(left, 0, right, h), line_h)
+    return int(part[1]), left, right
+
+
+def _row_cuts(crop: np.ndarray, line_h: float) -> list[int]:
+    """Rows of ``crop`` between two text lines, at least half a line height apart."""
+    k = max(int(line_h / 4), 1)
+    rows = np.convolve(crop.sum(axis=1).astype(float), np.ones(k) / k, mode="same")
+    reach = max(int(line_h), 1)
+    shares = []
+    for y in range(1, len(rows) - 1):
+        above, below = rows[max(y - reach, 0) : y].max(), rows[y + 1 : y + 1 + reach].max()
+        share = rows[y] / max(min(above, below), 1.0)
+        if share <= VALLEY and rows[y] <= rows[y - 1] and rows[y] <= rows[y + 1]:
+            shares.append((share, y))
+    cuts: list[int] = []
+    for _, y in sorted(shares):
+        if all(abs(y - c) >= 0.5 * line_h for c in cuts):
+            cuts.append(y)
+    return sorted(cuts)
+
+
+def _runs(cols: np.ndarray, line_h: float) -> list[tuple[int, int]]:
+    """Column ranges holding ink, a gap of at most a line height bridged."""
+    xs = np.nonzero(cols)[0]
+    if not len(xs):
+        return []
+    breaks = np.nonzero(np.diff(xs) > line_h)[0]
+    starts = [int(xs[0]), *(int(xs[i + 1]) for i in breaks)]
+    ends = [*(int(xs[i]) + 1 for i in breaks), int(xs[-1]) + 1]
+    return list(zip(starts, ends, strict=True))
+
+
+def _body_lines(span: Box, start: float, width: float, line_h: float) -> bool:
+    """Lines of the letter's text whose strokes touch: a blob several lines tall that starts
+    with the body and runs as long as a body line (an address block below a name is short)."""
+    tall = span[3] - span[1] >= MERGED * line_h
+    return tall and span[0] < start + INDENT * width and span[2] - span[0] > SHORT * width
 
 
 def _address(below: list[Box], name: Box, width: float) -> bool:
