@@ -7,8 +7,8 @@ two bar charts drawn as vector paths with their tick labels, three paragraphs an
 table. On it the real CDLA model makes the mistakes being fixed (asserted, so the test says
 when the model stops making them): the first chart's figure box swallows its caption "Fig. 2.
 …", the paragraph under it gets a figure, a text and a caption box at once, and the paragraph
-under the second chart is boxed as a caption. No real page in tests/data has a numbered figure
-caption; the Census page's table captions are checked for the table case.
+under the second chart is boxed as a caption. Real pages: a LaTeX page with two photos and
+"Figure 1.1: Bears" (pypdf's side-by-side-subfig.pdf), the Census page's table captions.
 """
 
 from __future__ import annotations
@@ -190,3 +190,21 @@ def test_caption_rules():
     assert [b.native for b in captions.dedupe(boxes, para)] == ["text"]
     para[0] = ln(ABOVE, para[0].box)
     assert [b.native for b in captions.dedupe(boxes, para)] == ["figure_caption"]
+
+
+@pytest.mark.parametrize("mode", ["auto", "never"])
+def test_real_latex_page_figure_caption_and_chapter_heading(engine, mode):
+    """pypdf's side-by-side-subfig page: a chapter heading, two photos with sub-captions
+    "(a) …" "(b) …", the caption "Figure 1.1: Bears" under them, prose that cites "figure
+    1.1a" (not a caption: it does not open its line)."""
+    regions, _ = _run(engine, DATA / "latex_subfig_captions.pdf", mode=mode)
+    md = assemble_page(regions)
+    assert [ln for ln in md.splitlines() if ln.startswith("#")] == ["## 1 Your Chapter"]
+    caps = [r for r in regions if r.label is Label.CAPTION]
+    assert [r.text for r in caps] == ["Figure 1.1: Bears"]
+    fig = _host(regions, caps[0])
+    assert fig.label is Label.FIGURE and fig.order == caps[0].order - 1
+    assert "South American coati" in fig.text and "Brown bear" in fig.text
+    assert _overlap(_box(caps[0]), _box(fig)) == 0
+    cites = next(r for r in regions if "You can now see" in r.text)
+    assert cites.label is Label.TEXT
