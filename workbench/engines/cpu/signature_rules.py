@@ -9,7 +9,10 @@
   larger, with flourishes), with only margin below it, or above an addressee's or a title's
   lines (the third line from the end, when the two below it each start an indent left of it
   and are shorter). A line that also holds words at the left ("best advisers — Yrs [name]")
-  gives its widest piece right of the indent. A blob several lines tall that starts with the
+  gives its widest piece right of the indent, joined with the pieces beside it that are
+  words of the same name (right of the indent, at most two lines away, at least half as
+  tall: "Octave  Thanet" written with a wide gap) while the whole stays short. A blob several
+  lines tall that starts with the
   body and is as long as a body line is text whose lines touch: the letter goes on below it,
   so no line above it closes the letter.
 * :func:`sheet_lines`: a photographed sheet's edges and folds are upright lines that lean a
@@ -131,8 +134,25 @@ def closing_signature(boxes: list[Box], line_h: float, name: float = NAME) -> Bo
             continue
         if best[3] - best[1] < TALLER * line_h:
             continue  # as low as a line of the text: the end of a paragraph set in
-        return best
+        return _whole_name(best, pieces, start + INDENT * width, SHORT * width, line_h)
     return None
+
+
+def _whole_name(best: Box, pieces: list[Box], indent: float, longest: float, line_h: float) -> Box:
+    """``best`` with the pieces beside it on its line that are words of the same name: right
+    of the indent, at most two line heights away, at least half as tall; while the whole stays
+    shorter than ``longest`` ("Augusta  Evans Wilson", written with wide gaps)."""
+    out = best
+    for p in sorted(pieces, key=lambda p: min(abs(p[0] - out[2]), abs(out[0] - p[2]))):
+        gap = max(p[0] - out[2], out[0] - p[2])
+        if p == best or p[0] < indent or not 0 < gap <= 2 * line_h:
+            continue
+        if p[3] - p[1] < 0.5 * (best[3] - best[1]):
+            continue
+        joined = (min(out[0], p[0]), min(out[1], p[1]), max(out[2], p[2]), max(out[3], p[3]))
+        if joined[2] - joined[0] <= longest:
+            out = joined
+    return out
 
 
 def name_part(ink: np.ndarray, box: Box, line_h: float) -> Box:

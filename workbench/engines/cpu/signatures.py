@@ -71,10 +71,11 @@ unsigned letter page 5, and the typed letter's signature was rejected, its closi
 in. Beyond the test set, on the same collection's 64 letter photographs (davekeder/thebook;
 grey, 1100 px wide, uncropped; judged by eye, no IoU) the session-16 rules boxed the name on 15
 of 36 signed pages and flagged 1 of 15 unsigned ones; cutting touching lines apart, erasing
-leaning sheet edges and the text-goes-on rule then changed 9 pages, none for the worse: the
-name newly boxed on 6 (Beauregard, King, Holmes, Carr with its closing, Wilson's second page
-and Fitzhugh Lee's instead of a closing line or a fragment), part of a name from the margin on
-1 (Gunter), Verne's without the flourish below, and the unsigned page's false positive gone.
+leaning sheet edges, the text-goes-on rule and joining a name's words then changed 10 pages,
+none for the worse: the name newly boxed on 6 (Beauregard, King, Holmes, Carr with its
+closing, Wilson's second page and Fitzhugh Lee's instead of a closing line or a fragment), part
+of a name from the margin on 1 (Gunter), Octave Thanet's whole name instead of its first word,
+Verne's without the flourish below, and the unsigned page's false positive gone.
 No permissively licensed product photo with a keypad was found offline; the grid and figure
 rules are tested on built ink only.
 """
