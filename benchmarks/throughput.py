@@ -93,6 +93,21 @@ def floor_seconds(pdf_path: Path, spec_id: str) -> float:
     return time.perf_counter() - started
 
 
+def prepare_seconds(pdf_path: Path, spec_id: str) -> float:
+    """The page-preparing worker's whole job, in this process: every page drawn at the model's
+    size into PNG scanlines, checked for grey and deflated (what the CLI's workers do)."""
+    from workbench.documents import open_document
+    from workbench.models.registry import get_spec
+    from workbench.pipeline.prepare import prepare_pages
+
+    doc = open_document(pdf_path.name, pdf_path.read_bytes())
+    spec = get_spec(spec_id)
+    started = time.perf_counter()
+    for _ in prepare_pages(doc, None, spec, workers=0):
+        pass
+    return time.perf_counter() - started
+
+
 def encoders(pdf_path: Path, spec_id: str, limit: int = 12) -> tuple[float, float, int, int]:
     """Seconds per page and bytes: Pillow's PNG (level 1) against workbench.engines.png."""
     from workbench.documents import open_document
@@ -149,8 +164,8 @@ def in_process(pdf: Path, base_url: str, spec_id: str, concurrency: int) -> floa
     return wall
 
 
-def floor_on_core(pdf: Path, spec_id: str, core: str) -> float:
-    command = ["taskset", "-c", core, sys.executable, __file__, "--floor", str(pdf)]
+def floor_on_core(pdf: Path, spec_id: str, core: str, what: str = "--floor") -> float:
+    command = ["taskset", "-c", core, sys.executable, __file__, what, str(pdf)]
     done = subprocess.run(
         [*command, "--spec", spec_id], capture_output=True, text=True, check=True, cwd=ROOT
     )
@@ -197,9 +212,13 @@ def main() -> None:
         "--sweep-pages", type=int, help="pages for the core sweep (default --pages)"
     )
     parser.add_argument("--floor", type=Path, help=argparse.SUPPRESS)  # internal: one pinned run
+    parser.add_argument("--prepare", type=Path, help=argparse.SUPPRESS)  # internal: one pinned run
     args = parser.parse_args()
     if args.floor:
         print(f"{floor_seconds(args.floor, args.spec):.4f}")
+        return
+    if args.prepare:
+        print(f"{prepare_seconds(args.prepare, args.spec):.4f}")
         return
 
     cores = cores_available()
@@ -215,6 +234,12 @@ def main() -> None:
     print(
         f"\nPDFium render alone at the model's size, 1 core (the floor): {floor_s:.2f} s, "
         f"{floor_rate:.1f} pages/s"
+    )
+    prep_s = min(floor_on_core(pdf, args.spec, str(cores[0]), "--prepare") for _ in range(3))
+    print(
+        f"Page preparation alone, 1 core, in one process (drawn into PNG scanlines, grey check, "
+        f"deflate): {prep_s:.2f} s, {args.pages / prep_s:.1f} pages/s, {prep_s / floor_s:.2f}x "
+        "the floor"
     )
     pil, ours, pil_b, ours_b = encoders(pdf, args.spec)
     print(

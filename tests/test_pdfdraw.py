@@ -73,3 +73,18 @@ def test_a_single_coloured_pixel_keeps_a_page_in_colour() -> None:
     decoded = Image.open(io.BytesIO(png.encode_rows(raw)))
     assert decoded.mode == "L"
     assert np.array_equal(np.asarray(decoded.convert("RGB")), pixels)
+
+
+@pytest.mark.parametrize(("width", "height"), [(1, 1), (2, 3), (5, 70), (33, 129)])
+def test_any_one_channel_off_grey_anywhere_is_colour(width: int, height: int) -> None:
+    """Every byte of every pixel, in every band and at both row ends, is checked."""
+    raw = png.rows(width, height)
+    pixels = png.row_pixels(raw)
+    pixels[...] = np.random.default_rng(width).integers(0, 256, (height, width, 1), np.uint8)
+    assert png._rows_gray(raw)
+    for y in range(height):
+        for x in range(width):
+            for c in range(3):
+                pixels[y, x, c] ^= 1
+                assert not png._rows_gray(raw), (y, x, c)
+                pixels[y, x, c] ^= 1

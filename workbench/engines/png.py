@@ -108,16 +108,20 @@ def row_pixels(raw: np.ndarray) -> np.ndarray:
     return raw[:, 1:].reshape(len(raw), (raw.shape[1] - 1) // 3, 3)
 
 
-def _rows_gray(raw: np.ndarray, band: int = 256) -> bool:
-    """Whether every pixel of a :func:`rows` buffer has R = G = B. Each byte is compared with
-    the next one in its row (contiguous work, unlike comparing strided channels); the pairs
-    that straddle two pixels (B then the next R) are ignored. A colour page answers at its
-    first coloured band."""
+def _rows_gray(raw: np.ndarray, band: int = 64) -> bool:
+    """Whether every pixel of a :func:`rows` buffer has R = G = B. Each byte is XORed with
+    the next one in its row and the pairs that straddle two pixels (B, then the next R) are
+    masked out: contiguous passes over a few cache-sized rows at a time, about twice as fast
+    as comparing strided channels. A colour page answers at its first coloured band."""
+    pairs = raw.shape[1] - 2
+    keep = np.tile(np.array([255, 255, 0], np.uint8), pairs // 3 + 1)[:pairs]
+    work = np.empty((band, pairs), np.uint8)
     for top in range(0, len(raw), band):
         body = raw[top : top + band, 1:]
-        pairs = np.bitwise_xor(body[:, :-1], body[:, 1:])
-        pairs[:, 2::3] = 0
-        if pairs.any():
+        diff = work[: len(body)]
+        np.bitwise_xor(body[:, :-1], body[:, 1:], out=diff)
+        np.bitwise_and(diff, keep, out=diff)
+        if diff.any():
             return False
     return True
 
