@@ -137,13 +137,14 @@ def timed(command: list[str], cores: str | None = None, env: dict[str, str] | No
 
 
 @contextmanager
-def fake_server(delay: float, cores: str | None = None) -> Iterator[str]:
-    """The fake OpenAI server (tests/fakes/openai_server.py) in its own process; its base URL."""
+def fake_server(delay: float, cores: str | None = None, *extra: str) -> Iterator[str]:
+    """The fake OpenAI server (tests/fakes/openai_server.py) in its own process; its base URL.
+    ``extra``: more of its command-line arguments."""
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     command = [sys.executable, "-m", "tests.fakes.openai_server", "--port", str(port)]
-    command += ["--delay", str(delay)]
+    command += ["--delay", str(delay), *extra]
     if cores:
         command = ["taskset", "-c", cores, *command]
     process = subprocess.Popen(

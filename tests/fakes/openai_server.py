@@ -414,6 +414,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--loop", action="store_true", help="loop at temperature 0")
     parser.add_argument("--first", type=Path, help="text file answered to the first completion")
     parser.add_argument(
+        "--chunk-chars", type=int, help="characters per streamed event (default: ≤ 200 events)"
+    )
+    parser.add_argument(
         "--first-fault", choices=["stall", "close", "drop", "malformed", "endless"],
         help="the first completion misbehaves so (stall: never answers until the server stops)",
     )  # fmt: skip
@@ -433,8 +436,8 @@ def main(argv: list[str] | None = None) -> None:
         text = texts[next(counter) % len(texts)] if texts else DEFAULT_TEXT
         image = request_image(body) if args.landscape_fault else None
         if image is not None and image.width > image.height:
-            return Reply(text, fault=args.landscape_fault)
-        return text
+            return Reply(text, fault=args.landscape_fault, chunk_chars=args.chunk_chars)
+        return Reply(text, chunk_chars=args.chunk_chars) if args.chunk_chars else text
 
     server = FakeOpenAIServer(
         first,
