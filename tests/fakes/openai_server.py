@@ -20,8 +20,11 @@ Knobs (attributes, safe to change while it runs): ``delay`` seconds per request,
 ``fail_next(n, status)`` answers the next ``n`` completions with an error status,
 ``hang`` makes completions wait until the server stops, ``loop`` answers a looping text
 (``finish_reason="length"``) whenever ``temperature`` is 0 and a clean one otherwise,
-``api_key`` demands ``Authorization: Bearer <key>``. It records every completion body in
-``requests`` and the most completions ever in flight at once in ``max_in_flight``;
+``api_key`` demands ``Authorization: Bearer <key>``, ``vllm_streaming`` sends a streamed
+reply's pieces (its tokens) ``stream_interval`` to an event with the running usage in each,
+as vLLM 0.33 does, and ``strict`` answers 400 to vLLM's streaming fields, as OpenAI's API.
+It records every completion body in ``requests``, the content events of each streamed reply
+in ``events``, and the most completions ever in flight at once in ``max_in_flight``;
 ``GET /fake/stats`` returns those counts as JSON (for a server run as a subprocess).
 
 Use it as a context manager (``with FakeOpenAIServer() as server: server.base_url``) or as a
@@ -110,7 +113,12 @@ class FakeOpenAIServer:
         self.hang = False
         self.ignore_stream = False  # answer plain JSON even when asked to stream (old servers)
         self.loop = False
+        # As vLLM 0.33: tokens grouped by the request's stream_interval, the running usage in
+        # every event when stream_options.continuous_usage_stats asks (a piece is a token).
+        self.vllm_streaming = False
+        self.strict = False  # as OpenAI's own API: a 400 for vLLM's streaming fields
         self.requests: list[dict[str, Any]] = []
+        self.events: list[int] = []  # content events sent, per streamed reply
         self.in_flight = 0
         self.max_in_flight = 0
         self._fail: deque[int] = deque()
@@ -281,6 +289,13 @@ def _handler_for(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
                 server._wait(server.delay)
                 self._error(status, "fake failure", "InternalServerError")
                 return
+            refused = [f for f in ("stream_interval",) if f in body] + [
+                f for f in ("continuous_usage_stats",) if f in (body.get("stream_options") or {})
+            ]
+            if server.strict and refused:
+                self._error(400, f"Unrecognized request argument supplied: {refused[0]}",
+                            "invalid_request_error")  # fmt: skip
+                return
             reply = server._reply_for(body)
             server._wait(reply.delay if reply.delay is not None else server.delay)
             if reply.fault == "drop":
@@ -349,6 +364,11 @@ def _handler_for(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
             text = reply.text
             size = reply.chunk_chars or max(4, -(-len(text) // 200))
             pieces = [text[i : i + size] for i in range(0, len(text), size)] or [""]
+            group, running = 1, False
+            if server.vllm_streaming:  # a piece is a token; events as vLLM 0.33 sends them
+                group = max(1, int(body.get("stream_interval") or 1))
+                running = bool((body.get("stream_options") or {}).get("continuous_usage_stats"))
+                pieces = ["".join(pieces[i : i + group]) for i in range(0, len(pieces), group)]
             try:
                 self.send_response(200)
                 self.send_header("Content-Type", "text/event-stream; charset=utf-8")
@@ -365,8 +385,15 @@ def _handler_for(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
                     server._wait(reply.token_delay)
                     if server._stopped.is_set():
                         return
-                    self._event(chunk({"content": pieces[sent % len(pieces)]}))
+                    event = chunk({"content": pieces[sent % len(pieces)]})
                     sent += 1
+                    if running:
+                        done = min(sent * group, -(-len(text) // size))
+                        event["usage"] = {"prompt_tokens": 1000, "completion_tokens": done,
+                                          "total_tokens": 1000 + done}  # fmt: skip
+                    self._event(event)
+                with server._lock:
+                    server.events.append(sent)
                 if reply.fault == "close":
                     self._drop()
                     return
@@ -414,8 +441,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--loop", action="store_true", help="loop at temperature 0")
     parser.add_argument("--first", type=Path, help="text file answered to the first completion")
     parser.add_argument(
-        "--chunk-chars", type=int, help="characters per streamed event (default: ≤ 200 events)"
+        "--chunk-chars", type=int, help="characters per streamed token (default: ≤ 200 tokens)"
     )
+    parser.add_argument(
+        "--vllm-streaming", action="store_true",
+        help="send stream_interval tokens an event, with running usage, as vLLM does",
+    )  # fmt: skip
     parser.add_argument(
         "--first-fault", choices=["stall", "close", "drop", "malformed", "endless"],
         help="the first completion misbehaves so (stall: never answers until the server stops)",
@@ -448,6 +479,7 @@ def main(argv: list[str] | None = None) -> None:
         port=args.port,
     )
     server.loop = args.loop
+    server.vllm_streaming = args.vllm_streaming
     print(f"fake OpenAI server on {server.base_url} serving {server.models}", flush=True)
     try:
         server._httpd.serve_forever()

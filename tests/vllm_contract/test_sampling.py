@@ -21,7 +21,7 @@ from PIL import Image
 from tests.vllm_contract.conftest import fixture_dir
 from tests.vllm_contract.test_engine_args import SPECS
 from workbench.engines.base import PageRequest
-from workbench.engines.messages import chat_body
+from workbench.engines.messages import STREAM_INTERVAL, chat_body, streamed
 from workbench.engines.vllm_local import VllmLocalEngine
 
 vllm = pytest.importorskip("vllm")
@@ -90,3 +90,23 @@ def test_olmocr_server_and_in_process_apply_the_checkpoints_repetition_penalty()
     spec = next(s for s in SPECS if s.id == "allenai/olmOCR-2-7B-1025")
     assert _server_defaults(spec).get("repetition_penalty") == 1.05
     assert _local_engine()._params(spec.sampling).repetition_penalty == 1.05
+
+
+def test_the_streamed_body_asks_vllm_for_16_tokens_an_event_with_running_usage() -> None:
+    """What the server engine sends (streamed): vLLM's own request model takes the fields
+    into the SamplingParams (stream_interval) and its stream options, not as ignored extras."""
+    from vllm.entrypoints.openai.chat_completion.protocol import ChatCompletionRequest
+
+    spec = SPECS[0]
+    request = PageRequest(key="p1", image=Image.new("RGB", (64, 80), "white"), prompt="OCR")
+    body = streamed(chat_body(spec.id, request, spec.sampling))
+    parsed = ChatCompletionRequest(**body)
+    assert parsed.model_extra == {}  # every field is one vLLM knows
+    assert parsed.stream and parsed.stream_options is not None
+    assert parsed.stream_options.include_usage and parsed.stream_options.continuous_usage_stats
+    params = parsed.to_sampling_params(spec.sampling.max_tokens, _server_defaults(spec))
+    assert params.stream_interval == STREAM_INTERVAL == 16
+    plain = ChatCompletionRequest(
+        **streamed(chat_body(spec.id, request, spec.sampling), vllm=False)
+    )
+    assert plain.to_sampling_params(spec.sampling.max_tokens, {}).stream_interval is None

@@ -7,8 +7,10 @@ Contract
   JSON, no ``choices``, a body that is not a completion), :class:`ServerHTTPError` (an error
   event inside the stream) or :class:`ConnectionLost` (the stream ended before ``[DONE]`` or
   a finish reason).
-* Each content delta counts as a token for progress (``Call.token``), so the watchdog sees a
-  streaming page alive; the server's ``usage.completion_tokens`` wins when it sends one.
+* Progress (``Call.token``, which also tells the watchdog the page is alive) counts the
+  server's running ``usage.completion_tokens`` when its events carry one (vLLM's
+  ``continuous_usage_stats``: an event may hold many tokens), else one token per content
+  delta; the server's final count wins for the answer.
 * After ``[DONE]`` the stream's end is read, so the connection is kept for the next page.
 * Bounded whatever the server sends: a stream that goes on past ``max_tokens`` (a server
   ignoring it) is cut there with ``finish_reason="length"``; a line or a JSON body larger than
@@ -46,6 +48,7 @@ def read_answer(response: httpx.Response, call: Call, max_tokens: int) -> Answer
     finish: str | None = None
     deltas = 0
     usage_tokens = 0
+    counted = 0  # tokens told to the call (progress, the watchdog)
     ended = False
     events = _events(response)
     for data in events:
@@ -70,10 +73,13 @@ def read_answer(response: httpx.Response, call: Call, max_tokens: int) -> Answer
             if content:
                 parts.append(str(content))
                 deltas += 1
-                call.token()
             if isinstance(choice, dict) and choice.get("finish_reason"):
                 finish = str(choice["finish_reason"])
-        if max_tokens and deltas > max_tokens + TOKEN_SLACK:
+        seen = max(deltas, usage_tokens)  # the server's running count when it sends one
+        if seen > counted:
+            call.token(seen - counted)
+            counted = seen
+        if max_tokens and seen > max_tokens + TOKEN_SLACK:
             finish = "length"  # the server ignores max_tokens: cut it where it should have
             ended = True
             break

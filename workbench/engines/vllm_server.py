@@ -10,7 +10,10 @@ Contract
 * One page is ``POST /v1/chat/completions`` with the page as a PNG data URL, the prompt, the
   sampling and ``chat_template_kwargs`` (see :mod:`workbench.engines.messages`).
   The answer is streamed (``stream: true``, :mod:`workbench.engines.sse`), so a silent server
-  is seen in seconds, not at the end of a long timeout.
+  is seen in seconds, not at the end of a long timeout; 16 tokens an event and the running
+  token count in each (vLLM's ``stream_interval`` and ``continuous_usage_stats``:
+  :func:`~workbench.engines.messages.streamed`). A server that refuses those fields with a
+  400/422 naming them is asked again without them, and this engine stops sending them.
 * Time per attempt (:mod:`workbench.engines.server_calls`): a budget of 60 s plus
   ``max_tokens`` at 8 tokens/s, capped by ``timeout``; ``idle_timeout`` seconds without a
   token mid-answer, or without a first token while the server made no progress on any page,
@@ -45,7 +48,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from workbench.engines.base import EngineOutput, PageRequest
-from workbench.engines.messages import chat_body
+from workbench.engines.messages import VLLM_STREAM_FIELDS, chat_body, streamed
 from workbench.engines.png import IMAGE_SLOT, json_with_image
 from workbench.engines.repetition import MAX_ATTEMPTS, PageAttempts
 from workbench.engines.server_calls import (
@@ -82,6 +85,11 @@ def normalize_base_url(url: str) -> str:
     if urlsplit(url).path in ("", "/"):
         url += "/v1"
     return url
+
+
+def _refuses_vllm_fields(exc: ServerHTTPError) -> bool:
+    """A client error naming one of vLLM's streaming fields: a strict OpenAI-style server."""
+    return exc.status in (400, 422) and any(f in str(exc) for f in VLLM_STREAM_FIELDS)
 
 
 def _server_message(response: httpx.Response) -> str:
@@ -133,6 +141,7 @@ class VllmServerEngine:
         self._client: httpx.Client | None = None
         self._lock = threading.Lock()
         self._served: list[str] | None = None
+        self._vllm = True  # send vLLM's streaming fields (off once a server refuses them)
         if connect:
             self.connect()
 
@@ -342,11 +351,16 @@ class VllmServerEngine:
         sampling: Sampling | None
         while (sampling := page.next_sampling) is not None:
             started = time.monotonic()
-            body = chat_body(self.model, request, sampling, IMAGE_SLOT)
-            body["stream"] = True  # tokens as they come: a silent server is seen in seconds
-            body["stream_options"] = {"include_usage": True}
+            # Streamed: tokens as they come, so a silent server is seen in seconds.
+            body = streamed(chat_body(self.model, request, sampling, IMAGE_SLOT), vllm=self._vllm)
             try:
                 answer = self._complete(body, png, request.key, run)
+            except ServerHTTPError as exc:
+                if self._vllm and _refuses_vllm_fields(exc):
+                    self._vllm = False  # not vLLM: the same attempt, as a plain OpenAI stream
+                    continue
+                page.record_error(sampling, str(exc), time.monotonic() - started)
+                break
             except EngineError as exc:
                 page.record_error(sampling, str(exc), time.monotonic() - started)
                 break
