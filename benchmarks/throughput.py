@@ -224,23 +224,28 @@ def answer_text(chars: int = 6000) -> str:
 
 
 def stream_cost(pdf: Path, pages: int, spec_id: str, core: str, rest: str | None) -> None:
-    """Main-process CPU per page against a server streaming one page's answer (6000
-    characters, about 1500 tokens) in 1500 events (every token: vLLM's default
-    ``--stream-interval 1``), in 94 (16 tokens an event) or in one."""
+    """Main-process CPU per page against a server streaming each page's answer (6000
+    characters, 1500 tokens of 4): as one event; as vLLM 0.33 does when asked for the
+    workbench's ``stream_interval`` of 16 tokens an event (94 events); and an event a token
+    (1500 events: a server that ignores ``stream_interval``, as vLLM's default does)."""
     with tempfile.TemporaryDirectory() as folder:
         text = Path(folder) / "answer.md"
         text.write_text(answer_text())
-        print(f"\nStreamed answers, {pages} pages of 6000 characters, CLI on 1 core:")
+        print(f"\nStreamed answers, {pages} pages of 1500 tokens each, CLI on 1 core:")
         base = None
-        for events, chars in ((1, 6000), (94, 64), (1500, 4)):
-            extra = ("--replay", str(text), "--chunk-chars", str(chars))
-            with fake_server(0.0, rest, *extra) as url:
+        cases = (
+            ("one event a page", ("--chunk-chars", "6000")),
+            ("16 tokens an event (vLLM, asked)", ("--chunk-chars", "4", "--vllm-streaming")),
+            ("an event a token", ("--chunk-chars", "4")),
+        )
+        for label, flags in cases:
+            with fake_server(0.0, rest, "--replay", str(text), *flags) as url:
                 run = cli(pdf, url, spec_id, core)
             per_page = run.cpu_main / pages * 1000
             base = per_page if base is None else base
             print(
-                f"  {events:>5} events a page: main process {per_page:6.1f} ms CPU a page "
-                f"(+{per_page - base:.1f} over one event), {pages / run.wall:6.1f} pages/s"
+                f"  {label:<34} main process {per_page:6.1f} ms CPU a page "
+                f"(+{per_page - base:5.1f}), {pages / run.wall:6.1f} pages/s"
             )
 
 
