@@ -5,10 +5,10 @@ the real embedded CPU engine: once with its OCR in the app's own process
 (``WORKBENCH_CPU_IN_PROCESS=1``, how the app ran it before) and once in a worker process
 (the default). In each, headless Chromium drops a PDF of scanned pages (real scans from
 tests/data, a few seconds of OCR each), waits for page 1, then clicks Next while the other
-pages are being processed and measures, in the browser, the time from the click (made once
-the app is at rest: no script running) to the next page's facts line on screen; then the
-same clicks once every page is done (idle). The floor of a click is the idle figure: a script
-run that draws the page.
+pages are being processed and measures, on the browser's clock, the time from the press of
+the button (made once the app is at rest: no script running, the browser done drawing) to
+the frame that shows the next page's facts line; then the same clicks once every page is
+done (idle). The floor of a click is the idle figure: a script run that draws the page.
 
     python benchmarks/viewer_clicks.py [--pages 8] [--clicks 4]
 
@@ -81,33 +81,48 @@ def start_app(env_extra: dict[str, str], store: Path) -> tuple[subprocess.Popen[
         time.sleep(0.2)
 
 
-def shows(page: object, n: int, of: int, processed: bool = False) -> None:
-    page.wait_for_function(  # type: ignore[attr-defined]
+def shows(page: object, n: int, of: int, processed: bool = False) -> float:
+    """Wait until page ``n`` of ``of`` is on screen; the browser's clock (ms) at that frame."""
+    handle = page.wait_for_function(  # type: ignore[attr-defined]
         """([t, done]) => { const s = document.body.innerText;
-             return s.includes(t) && (!done || !(s.includes('not processed')
-                                                  || s.includes('queued'))); }""",
+             const ok = s.includes(t) && (!done || !(s.includes('not processed')
+                                                    || s.includes('queued')));
+             return ok ? performance.now() : false; }""",
         arg=[f"page {n} of {of}", processed],
         polling="raf",
         timeout=TIMEOUT_MS,
     )
+    return float(handle.json_value())
 
 
 def settled(page: object) -> None:
-    """The app is not running a script (what a user sees is drawn): clicks are measured from
-    a page at rest, as a person clicks after reading, not in the middle of its drawing."""
+    """The app is not running a script and the browser has drawn what it sent (its images
+    loaded, two frames painted): clicks are made on a page at rest, as a person clicks after
+    reading. Without the browser's part, the first click after page 1 was timed while
+    Chromium was still drawing page 1 (Playwright waits for the button to hold still)."""
     page.wait_for_selector(  # type: ignore[attr-defined]
         '[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=TIMEOUT_MS
+    )
+    page.wait_for_function(  # type: ignore[attr-defined]
+        "() => Array.from(document.images).every(i => i.complete)", timeout=TIMEOUT_MS
+    )
+    page.evaluate(  # type: ignore[attr-defined]
+        "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r())))"
     )
 
 
 def click(page: object, name: str, n: int, of: int) -> float:
+    """Seconds from the press of ``name`` (the browser's pointerdown) to page ``n`` on screen."""
     button = page.get_by_role("button", name=name)  # type: ignore[attr-defined]
     button.wait_for(state="visible")
     settled(page)
-    start = time.perf_counter()
+    page.evaluate(  # type: ignore[attr-defined]
+        """() => document.addEventListener('pointerdown',
+             () => { window.__wbDown = performance.now(); }, {capture: true, once: true})"""
+    )
     button.click()
-    shows(page, n, of)
-    return time.perf_counter() - start
+    shown = shows(page, n, of)
+    return (shown - float(page.evaluate("() => window.__wbDown"))) / 1000  # type: ignore[attr-defined]
 
 
 def processing(page: object, of: int) -> bool:
