@@ -16,39 +16,21 @@ In-process the same values become ``vllm.SamplingParams`` keywords
 
 from __future__ import annotations
 
-import base64
-import io
 from typing import Any
 
-import numpy as np
 from PIL import Image
 
 from workbench.engines.base import PageRequest
+from workbench.engines.png import data_url, encode_png
 from workbench.schema import Sampling
 
 Message = dict[str, Any]
 
 
-def _is_gray(image: Image.Image) -> bool:
-    pixels = np.asarray(image)
-    red, green, blue = pixels[..., 0], pixels[..., 1], pixels[..., 2]
-    return bool((red == green).all() and (green == blue).all())
-
-
-def png_bytes(image: Image.Image) -> bytes:
-    """The image as PNG (RGB/L kept, anything else converted to RGB). Lossless on purpose:
-    JPEG artefacts change what an OCR model reads."""
-    if image.mode not in ("RGB", "L"):
-        image = image.convert("RGB")
-    if image.mode == "RGB" and _is_gray(image):
-        image = image.convert("L")  # same pixels once the server converts back; 2-3x faster
-    buffer = io.BytesIO()
-    image.save(buffer, format="PNG", compress_level=1)  # speed over size: it is sent once
-    return buffer.getvalue()
-
-
 def image_data_url(image: Image.Image) -> str:
-    return "data:image/png;base64," + base64.b64encode(png_bytes(image)).decode("ascii")
+    """The image as a PNG data URL, encoded losslessly by :func:`workbench.engines.png.encode_png`
+    (JPEG artefacts change what an OCR model reads)."""
+    return data_url(encode_png(image))
 
 
 def image_url_part(image: Image.Image) -> dict[str, Any]:
