@@ -13,6 +13,8 @@ Contract
 * Words break at spaces and line breaks (PDFium's generated ones included); each word keeps the
   font size and boldness of its first character, its line index, and, when some of its
   characters are smaller and raised or lowered, a TeX form (``t^{2}``, ``x_{i}``) for formulas.
+* Spacing accents that TeX draws as glyphs of their own (``´ ˇ ¨ ˆ …`` over a letter, often out
+  of reading order: "Min ´ a´c ... ˇ") are composed onto the letter they sit over ("Mináč").
 * Trust signals for the engine: characters without a Unicode mapping (``unmapped``), drawn
   invisibly (``invisible``, render mode 3: an OCR layer under a scan), and the image objects
   on the page (``images``: regions that may hold text the layer lacks).
@@ -37,6 +39,15 @@ PDFIUM_LOCK = threading.RLock()
 _BOLD_NAMES = ("bold", "black", "heavy", "semibold", "demi", "-bd", ",bd", "cmbx", "cmb1")
 _FORCE_BOLD = 1 << 18  # PDF font descriptor flag
 _MIN_IMAGE = 0.01  # image objects under this share of the page area are ignored (icons, rules)
+#: spacing accents → combining marks; TeX's ``\\'a`` draws the accent as its own glyph
+_ACCENTS = {
+    "\u00b4": "\u0301", "\u0060": "\u0300", "\u02c6": "\u0302", "\u02dc": "\u0303",
+    "\u00a8": "\u0308", "\u02c7": "\u030c", "\u02d8": "\u0306", "\u02d9": "\u0307",
+    "\u00af": "\u0304", "\u02da": "\u030a", "\u02dd": "\u030b", "\u00b8": "\u0327",
+    "\u02db": "\u0328",
+}  # fmt: skip
+_BELOW = {"\u0327", "\u0328"}  # cedilla and ogonek hang under their letter
+_DOTLESS = {"\u0131": "i", "\u0237": "j"}
 
 
 def extract_pdf(source: str | Path | bytes, index: int) -> TextLayer | None:
@@ -141,6 +152,7 @@ def _words(raw: Any, tp: Any, n: int, to_pt: Transform) -> tuple[list[TextWord],
     text = bytes(buf16)[: 2 * n].decode("utf-16-le", "replace")
     if len(text) != n:  # surrogate pairs: fall back to one call a character
         text = "".join(chr(raw.FPDFText_GetUnicode(tp, i) or 0xFFFD) for i in range(n))
+    composed, accents = _composed_accents(raw, tp, text, n) if _has_accent(text) else ({}, set())
     words: list[TextWord] = []
     chars = unmapped = invisible = 0
     line = 0
@@ -162,14 +174,19 @@ def _words(raw: Any, tp: Any, n: int, to_pt: Transform) -> tuple[list[TextWord],
     )
     last_raw, factor = -1.0, 1.0
     for i in range(n):
-        ch = text[i]
+        if i in accents:
+            continue
+        ch = composed.get(i) or text[i]
+        if ch in "\ufffe\u00ad":  # PDFium's mark for a line-end hyphen, and the soft hyphen
+            ch = "-"  # a plain one, which paragraphs de-hyphenate ("exam-" + "ple")
         if ch in "\r\n":
             close()
             if ch == "\n" or (i + 1 < n and text[i + 1] != "\n"):
                 line += 1
             continue
         if ch.isspace() or get_generated(tp, i) == 1:
-            close()
+            if i - 1 not in accents and i + 1 not in accents:
+                close()  # a space beside a moved accent is the accent's: the gap rule decides
             continue
         chars += 1
         if ch == "\ufffd" or ord(ch) < 32 or map_error(tp, i) == 1:
@@ -215,6 +232,50 @@ def _words(raw: Any, tp: Any, n: int, to_pt: Transform) -> tuple[list[TextWord],
         )
         styled.append(TextWord(word.text, word.box, word.size, bold, word.line, word.tex))
     return styled, chars, unmapped, invisible
+
+
+def _has_accent(text: str) -> bool:
+    return any(a in text for a in _ACCENTS)
+
+
+def _composed_accents(raw: Any, tp: Any, text: str, n: int) -> tuple[dict[int, str], set[int]]:
+    """Spacing accents drawn over (or, cedilla and ogonek, under) a letter: ``{letter index:
+    composed letter}`` and the accents' indices. An accent whose centre lies over no letter's
+    box (within 120 characters of it, where TeX puts them) stays text."""
+    import unicodedata
+
+    left, bottom, right, top = (ctypes.c_double() for _ in range(4))
+    refs = [ctypes.byref(v) for v in (left, right, bottom, top)]
+
+    def box(i: int) -> tuple[float, float, float, float] | None:
+        if not raw.FPDFText_GetCharBox(tp, i, *refs):
+            return None
+        return left.value, bottom.value, right.value, top.value
+
+    composed: dict[int, str] = {}
+    accents: set[int] = set()
+    for i, ch in enumerate(text):
+        mark = _ACCENTS.get(ch)
+        a = box(i) if mark else None
+        if mark is None or a is None:
+            continue
+        cx, below = (a[0] + a[2]) / 2, mark in _BELOW
+        best, dist = -1, float("inf")
+        for j in range(max(0, i - 120), min(n, i + 120)):
+            if j == i or not text[j].isalpha() or j in composed:
+                continue
+            b = box(j)
+            if b is None or not b[0] <= cx <= b[2]:
+                continue
+            height = max(b[3] - b[1], 1.0)
+            gap = b[1] - a[3] if below else a[1] - b[3]  # page space: y grows upward
+            if -0.5 * height <= gap <= 0.6 * height and abs(gap) < dist:
+                best, dist = j, abs(gap)
+        if best >= 0:
+            base = _DOTLESS.get(text[best], text[best])
+            composed[best] = unicodedata.normalize("NFC", base + mark)
+            accents.add(i)
+    return composed, accents
 
 
 def _finish(w: _Word, to_pt: Transform) -> TextWord:

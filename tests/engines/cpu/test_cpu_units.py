@@ -89,6 +89,11 @@ def test_label_mapping():
 
 def test_text_helpers():
     assert join_lines(["an exam-", "ple of self-", "Help"]) == "an example of self- Help"
+    # a URL, path or address broken at its own hyphen keeps the hyphen and no space
+    assert join_lines(["see https://a.gov/online-", "form.html now"]) == (
+        "see https://a.gov/online-form.html now"
+    )
+    assert join_lines(["mail jane.doe-", "smith@x.org"]) == "mail jane.doe-smith@x.org"
     assert paragraphs(["• one", "• two", "continued"], [2, 2], 20) == "- one\n- two continued"
     assert paragraphs(["a", "b"], [50], 20) == "a\n\nb"
     for s in ("12", "- 3 -", "Page 2 of 4", "iv", "3 of 9"):

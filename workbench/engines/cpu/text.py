@@ -2,7 +2,8 @@
 
 * Paragraph lines are joined with spaces; a line ending in a hyphen directly after a letter is
   joined to the next without the hyphen when the next line starts in lower case
-  ("exam-" + "ple" → "example"), and kept with its hyphen otherwise ("self-" + "Help").
+  ("exam-" + "ple" → "example"), and kept with its hyphen otherwise ("self-" + "Help"); a URL,
+  path or e-mail address broken at a hyphen is joined with it ("…/online-" + "form.html").
 * A block whose lines start with bullets or enumerators is a list: one Markdown item a line,
   continuation lines joined to their item.
 * Formulas are wrapped as display math ``$$ … $$`` with a few OCR-to-LaTeX substitutions
@@ -77,7 +78,9 @@ def join_lines(lines: list[str]) -> str:
         if not out:
             out = line
         elif re.search(r"[A-Za-z]-$", out) and line[:1].islower():
-            out = out[:-1] + line
+            # a URL, path or address broken at its own hyphen keeps it ("online-" + "form.html")
+            url = re.search(r"[/@]|\.\w", out.rsplit(" ", 1)[-1])
+            out = out + line if url else out[:-1] + line
         else:
             out = f"{out} {line}"
     return out
