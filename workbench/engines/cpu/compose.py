@@ -46,14 +46,13 @@ from itertools import pairwise
 import numpy as np
 from PIL import Image
 
-from workbench.engines.cpu import captions, figures, headings, tables, text
+from workbench.engines.cpu import captions, figures, headings, table_boxes, tables, text
 from workbench.engines.cpu.boxes import Box, LayoutBox, Line, area, cover, inter, median, union_all
 from workbench.engines.cpu.layout import canonical
 from workbench.engines.cpu.reading_order import reading_order
 from workbench.schema import FURNITURE, BBox, Label, Region
 
 _KEEP_EMPTY = {Label.FIGURE, Label.TABLE, Label.FORMULA, Label.SIGNATURE}
-_TEXT_BOXES = {"text", "reference", "title", "FLOWING_TEXT", "HEADING_TEXT", "PULLOUT_TEXT"}
 
 
 def compose(
@@ -67,7 +66,7 @@ def compose(
 ) -> list[Region]:
     boxes = captions.dedupe(_dedupe(layout), lines)
     if tables:
-        boxes = _table_headers(_aligned_tables(boxes, lines), lines)
+        boxes = table_boxes.table_headers(table_boxes.aligned_tables(boxes, lines), lines)
     line_h = median([ln.height for ln in lines], 20.0)
     gray = np.asarray(image.convert("L")) if image is not None else None
     if gray is not None:
@@ -205,48 +204,6 @@ def _keep_only_content(regions: list[Region]) -> list[Region]:
         r.model_copy(update={"label": Label.TEXT}) if r.label in FURNITURE and r.text else r
         for r in regions
     ]
-
-
-def _aligned_tables(boxes: list[LayoutBox], lines: list[Line]) -> list[LayoutBox]:
-    """Tables the layout model missed (:func:`tables.find_tables`) become ``aligned_table``
-    boxes; text boxes mostly inside one are dropped so its lines go to the table."""
-    for t in tables.find_tables(lines):
-        if any(canonical(b.native) is Label.TABLE and cover(t, b.box) > 0.5 for b in boxes):
-            continue
-        boxes = [b for b in boxes if not (b.native in _TEXT_BOXES and cover(b.box, t) >= 0.8)]
-        boxes.append(LayoutBox("aligned_table", t, 0.5))
-    return boxes
-
-
-def _table_headers(boxes: list[LayoutBox], lines: list[Line]) -> list[LayoutBox]:
-    """A table box grows upward over header lines set above its number columns (a "Year Ended
-    December 31," spanning the year columns) that the layout model left out; boxes inside the
-    grown table are dropped so those lines go to the table."""
-    out = list(boxes)
-    for k, b in enumerate(out):
-        if canonical(b.native) is not Label.TABLE:
-            continue
-        x0, y0, x1, y1 = b.box
-        top = y0
-        above = [ln for ln in lines if ln.box[1] < top and ln.box[3] <= top + 0.5 * ln.height]
-        for ln in sorted(above, key=lambda ln: -ln.box[3]):
-            lh = max(ln.height, 1.0)
-            if ln.box[3] < top - 2.5 * lh or ln.box[2] < x0 or ln.box[0] > x1:
-                if ln.box[3] < top - 2.5 * lh:
-                    break
-                continue  # beside the table, not above it
-            if ln.box[0] < x0 + 0.45 * (x1 - x0) or len(ln.text.split()) > 8:
-                break  # a caption or title over the whole table
-            top = ln.box[1]
-        if top < y0:
-            grown = (x0, top - 1, x1, y1)
-            out[k] = LayoutBox(b.native, grown, b.score)
-            out = [
-                o
-                for o in out
-                if o is out[k] or not (o.native != b.native and cover(o.box, grown) >= 0.8)
-            ]
-    return out
 
 
 def _dedupe(layout: list[LayoutBox]) -> list[LayoutBox]:
