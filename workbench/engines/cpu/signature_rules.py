@@ -134,14 +134,30 @@ def closing_signature(boxes: list[Box], line_h: float, name: float = NAME) -> Bo
             continue
         if best[3] - best[1] < TALLER * line_h:
             continue  # as low as a line of the text: the end of a paragraph set in
-        return _whole_name(best, pieces, start + INDENT * width, SHORT * width, line_h)
+        whole = _whole_name(best, pieces, start + INDENT * width, right + line_h, line_h)
+        return _with_descenders(whole, boxes, line_h)
     return None
 
 
-def _whole_name(best: Box, pieces: list[Box], indent: float, longest: float, line_h: float) -> Box:
+def _with_descenders(name: Box, boxes: list[Box], line_h: float) -> Box:
+    """``name`` with the narrow pieces that hang from it: a loop or descender written apart
+    from its word (the "g" of Wilson's "Augusta" reaches a line below the name), starting
+    inside the name's band and within its columns, at most two lines wide and three tall. An
+    address below a name starts left of it and is wider."""
+    out = name
+    for b in boxes:
+        inside = name[0] <= b[0] and b[2] <= name[2] and name[1] < b[1] <= name[3] < b[3]
+        if inside and b[2] - b[0] <= 2 * line_h and b[3] - b[1] <= 3 * line_h:
+            out = (out[0], out[1], out[2], max(out[3], b[3]))
+    return out
+
+
+def _whole_name(best: Box, pieces: list[Box], indent: float, edge: float, line_h: float) -> Box:
     """``best`` with the pieces beside it on its line that are words of the same name: right
-    of the indent, at most two line heights away, at least half as tall; while the whole stays
-    shorter than ``longest`` ("Augusta  Evans Wilson", written with wide gaps)."""
+    of the indent, at most two line heights away, at least half as tall, ending before
+    ``edge`` (the text's right edge and a line height). The whole may be longer than a
+    closing on its own may be: every piece starts right of the indent, so it is no body line
+    ("Augusta  Evans Wilson", written with wide gaps, is 0.84 of the text width)."""
     out = best
     for p in sorted(pieces, key=lambda p: min(abs(p[0] - out[2]), abs(out[0] - p[2]))):
         gap = max(p[0] - out[2], out[0] - p[2])
@@ -150,7 +166,7 @@ def _whole_name(best: Box, pieces: list[Box], indent: float, longest: float, lin
         if p[3] - p[1] < 0.5 * (best[3] - best[1]):
             continue
         joined = (min(out[0], p[0]), min(out[1], p[1]), max(out[2], p[2]), max(out[3], p[3]))
-        if joined[2] - joined[0] <= longest:
+        if joined[2] <= edge:
             out = joined
     return out
 
