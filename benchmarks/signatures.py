@@ -3,8 +3,8 @@ measurements each candidate blob was judged on.
 
 Positives: (1) the five real pen signatures in tests/data/signatures/ (MIT, see SOURCES.md)
 written into real forms (darkest-pixel blend): DD Form 293 box 25b under "25b. SIGNATURE" at
-2.5× and 2×, and the blank foot of SF-424 page 2 (no cue) at 2.5×; (2) twelve real signed
-letters photographed (public domain, SOURCES.md): eleven handwritten ones whose signature
+2.5× and 2×, and the blank foot of SF-424 page 2 (no cue) at 2.5×; (2) fifteen real signed
+letters photographed (public domain, SOURCES.md): fourteen handwritten ones whose signature
 closes the page (Bidwell's above an addressee), one typed and signed in pen. A hit is a
 detection with IoU ≥ ``HIT`` (0.5) against the signature's ink box (measured by hand for the
 letters). Negatives: every page in tests/data (born-digital forms with empty signature
@@ -68,6 +68,9 @@ LETTERS = [
     ("signatures/letter_king_1893.pdf", (513, 1447, 949, 1564)),  # handwritten
     ("signatures/letter_holmes_p3.pdf", (482, 622, 796, 697)),  # handwritten, at the foot
     ("signatures/letter_wilson_p2.pdf", (257, 912, 1050, 1131)),  # the name's words far apart
+    ("signatures/letter_howe_1893.pdf", (421, 1014, 1006, 1092)),  # under "Yours truly,"
+    ("signatures/letter_dow_1893.pdf", (649, 1255, 974, 1300)),  # under "Respectfully"
+    ("signatures/letter_ow_holmes_1893.pdf", (227, 713, 1014, 786)),  # from the left edge
 ]
 HIT = 0.5  # IoU with the hand-measured ink box that counts as found
 # (page file, page index, top-left of the paste for signature n, scale)

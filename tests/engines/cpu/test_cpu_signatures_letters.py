@@ -10,7 +10,10 @@ yet most ink is unexplained), Ross 1893, Bidwell (an addressee's two lines below
 and Tracy 1892 (a large hand whose loops join its lines, and "Yours truly" the name, into
 one blob: found once the blob is cut into lines), Charles King 1893, Mary J. Holmes and
 Augusta Evans Wilson p. 2 (her name's words lie more than a line apart, 0.84 of the text
-width, and the descender of its "g" is a piece of its own).
+width, and the descender of its "g" is a piece of its own). Names written right under a
+closing phrase on a line of their own: Julia Ward Howe's (a date at the margin below it),
+Neal Dow's (no taller than the text; "Respectfully" above it was boxed instead) and Oliver
+Wendell Holmes's (from the body's left edge).
 Negatives: three handwritten first pages with no signature on them, B. H. Robertson's page
 in a small hand whose lines all touch (its date line, above that blob, was once taken for a
 closing), and a diary spread of handwritten entries amid print. Known failures are kept as
@@ -45,6 +48,10 @@ SIGNED: list[tuple[str, Box]] = [
     ("letter_king_1893.pdf", (513, 1447, 949, 1564)),  # under "Very sincerely yours"
     ("letter_holmes_p3.pdf", (482, 622, 796, 697)),  # under "Yours very truly", at the foot
     ("letter_wilson_p2.pdf", (257, 912, 1050, 1131)),  # the name's words far apart
+    # names right under a closing phrase, found wherever they start and however low they are
+    ("letter_howe_1893.pdf", (421, 1014, 1006, 1092)),  # a date at the margin below it
+    ("letter_dow_1893.pdf", (649, 1255, 974, 1300)),  # "Respectfully" was boxed instead
+    ("letter_ow_holmes_1893.pdf", (227, 713, 1014, 786)),  # from the body's left edge
 ]
 UNSIGNED = [
     "letter_fitzhugh_lee_p1.pdf",

@@ -63,6 +63,40 @@ def test_no_closing_three_lines_up_when_the_letter_goes_on_below():
     assert rules.closing_signature([*_body(), tall, *more], LINE) is None
 
 
+def test_closing_joins_a_long_name_and_its_loose_descender():
+    """Augusta Evans Wilson: words far apart, longer than a closing alone may be (0.8 of the
+    text width), and a "g" whose descender is a piece of its own."""
+    words = [
+        (240.0, 560.0, 500.0, 640.0),
+        (550.0, 580.0, 780.0, 640.0),
+        (830.0, 580.0, 1030.0, 640.0),
+    ]
+    descender = (320.0, 630.0, 350.0, 700.0)
+    found = rules.closing_signature([*_body(), *words, descender], LINE)
+    assert found == (240.0, 560.0, 1030.0, 700.0)
+
+
+def test_name_under_a_closing_phrase_found_from_the_margin():
+    """O. W. Holmes: "Yours very truly" indented, the name below it from the body's edge and
+    no taller than the text."""
+    closing, name = (300.0, 560.0, 700.0, 600.0), (160.0, 610.0, 800.0, 650.0)
+    assert rules.closing_signature([*_body(), closing, name], LINE) == name
+
+
+def test_date_at_the_margin_under_a_name_is_not_the_name():
+    """Julia Ward Howe: closing, name no taller than the text, then the date at the margin."""
+    closing, name = (450.0, 560.0, 800.0, 600.0), (500.0, 610.0, 900.0, 650.0)
+    date = (100.0, 670.0, 400.0, 710.0)
+    assert rules.closing_signature([*_body(), closing, name, date], LINE) == name
+
+
+def test_addressee_at_the_margin_under_a_low_name_is_not_taken():
+    """J. A. Early: a name no taller than a line, then "C. W. Mills" at the margin; the name
+    is not found (it is no taller than the text), the addressee is not taken for it."""
+    name, addressee = (340.0, 560.0, 900.0, 615.0), (120.0, 630.0, 700.0, 680.0)
+    assert rules.closing_signature([*_body(), name, addressee], LINE) is None
+
+
 def test_no_closing_without_a_page_of_writing():
     assert rules.closing_signature([(560.0, 600.0, 900.0, 650.0)], LINE) is None
 

@@ -11,8 +11,11 @@
   and are shorter). A line that also holds words at the left ("best advisers — Yrs [name]")
   gives its widest piece right of the indent, joined with the pieces beside it that are
   words of the same name (right of the indent, at most two lines away, at least half as
-  tall: "Octave  Thanet" written with a wide gap) while the whole stays short. A blob several
-  lines tall that starts with the
+  tall, ending by the text's right edge: "Augusta  Evans Wilson" written with wide gaps), and
+  a descender written apart that hangs from it. A line right under a closing phrase (a short
+  line standing apart, right of the indent) is the name wherever it starts and however low
+  it is, unless it starts at the margin well left of the closing (an addressee or a date:
+  :func:`_under_closing`). A blob several lines tall that starts with the
   body and is as long as a body line is text whose lines touch: the letter goes on below it,
   so no line above it closes the letter.
 * :func:`sheet_lines`: a photographed sheet's edges and folds are upright lines that lean a
@@ -52,6 +55,8 @@ NAME = 4.0  # ...and at least this many line heights long
 NAME_MERGED = 3.0  # ...or this many where lines touch (the height then holds the loops)
 VALLEY = 0.25  # a closing box is split where its rows hold at most this share of the peaks
 SHEET = 3.0  # an upright line this many text lines long is the sheet's edge or fold, not ink
+CLOSE_GAP = 1.5  # a name under a closing phrase starts within this many lines below it...
+CLOSE_LEFT = 0.2  # ...and at most this share of the text width left of it (an addressee: more)
 MERGED = 3.0  # a blob this many line heights tall is lines whose strokes touch: cut into lines
 
 
@@ -123,20 +128,40 @@ def closing_signature(boxes: list[Box], line_h: float, name: float = NAME) -> Bo
     tail = lines[-LAST:]
     if len(lines) > LAST and _address(spans[-LAST:], spans[-LAST - 1], width):
         tail = lines[-LAST - 1 :]
-    for ln in reversed(tail):
-        pieces = _segments(ln, line_h)
+    indent = start + INDENT * width
+    for i in range(len(lines) - 1, len(lines) - 1 - len(tail), -1):
+        pieces = _segments(lines[i], line_h)
         best = max(pieces, key=lambda s: s[2] - s[0])
-        if _body_lines(_span(ln), start, width, line_h):
+        if _body_lines(spans[i], start, width, line_h):
             break  # the letter goes on below: what is above is not its closing
-        if best[0] < start + INDENT * width:
-            continue  # starts with the body: text, not a closing
-        if best[2] - best[0] > SHORT * width or best[2] - best[0] < name * line_h:
-            continue
-        if best[3] - best[1] < TALLER * line_h:
-            continue  # as low as a line of the text: the end of a paragraph set in
-        whole = _whole_name(best, pieces, start + INDENT * width, right + line_h, line_h)
+        if i and _under_closing(best, spans[i - 1], indent, width, line_h):
+            if best[2] - best[0] >= name * line_h:  # a name under its closing phrase
+                indent = min(indent, best[0])
+            else:
+                continue
+        else:
+            if best[0] < indent:
+                continue  # starts with the body: text, not a closing
+            if best[2] - best[0] > SHORT * width or best[2] - best[0] < name * line_h:
+                continue
+            if best[3] - best[1] < TALLER * line_h:
+                continue  # as low as a line of the text: the end of a paragraph set in
+        whole = _whole_name(best, pieces, indent, right + line_h, line_h)
         return _with_descenders(whole, boxes, line_h)
     return None
+
+
+def _under_closing(name: Box, above: Box, indent: float, width: float, line_h: float) -> bool:
+    """``name`` is written under a closing phrase ("Yours truly," "Respectfully"): the line
+    right above it stands apart from the body (starts right of the indent, at most ``SHORT``
+    of the text width long), ends within ``CLOSE_GAP`` line heights above it, and the name
+    starts no more than ``CLOSE_LEFT`` of the text width left of it (a date or an addressee
+    below a name starts at the margin). Such a name may start anywhere and be as low as a line
+    of the text (Julia Ward Howe's, Neal Dow's, O. W. Holmes's from the body's edge)."""
+    closing = above[0] >= indent and above[2] - above[0] <= SHORT * width
+    near = name[1] - above[3] <= CLOSE_GAP * line_h
+    tall = name[3] - name[1] >= line_h
+    return closing and near and tall and name[0] >= above[0] - CLOSE_LEFT * width
 
 
 def _with_descenders(name: Box, boxes: list[Box], line_h: float) -> Box:
