@@ -314,6 +314,12 @@ class TextWord:
     bold: bool = False
     line: int = 0  # index of the text-layer line the word belongs to
     tex: str | None = None  # with sub/superscripts as ``x^{2}``/``x_{i}``, when it has any
+    # font class of the first character: "b" bold, "i" italic, "m" math font, "s" TeX symbol
+    # font (CMSY: letters are calligraphic), "x" TeX extension font (CMEX: codes are glyphs)
+    style: str = ""
+    # per character (text, x0, y0, x1, y1, size, style), points; only for words that may be
+    # math (a math font, characters outside ASCII, or mixed sizes): formulas read geometry
+    glyphs: tuple[tuple[str, float, float, float, float, float, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -328,6 +334,7 @@ class TextLayer:
     unmapped: int = 0  # characters without a Unicode mapping (garbled layer)
     invisible: int = 0  # characters drawn invisibly (render mode 3: an OCR layer over a scan)
     images: tuple[tuple[float, float, float, float], ...] = ()  # image objects, points
+    rules: tuple[tuple[float, float, float, float], ...] = ()  # thin horizontal paths (fractions)
 
     def scale(self, width_px: int, height_px: int) -> tuple[float, float]:
         """Factors from points to the pixels of an image of the page ``width_px`` wide."""

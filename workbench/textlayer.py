@@ -13,6 +13,11 @@ Contract
 * Words break at spaces and line breaks (PDFium's generated ones included); each word keeps the
   font size and boldness of its first character, its line index, and, when some of its
   characters are smaller and raised or lowered, a TeX form (``t^{2}``, ``x_{i}``) for formulas.
+* For formulas (:mod:`workbench.engines.cpu.formulas`): each word's font class (``style``:
+  bold, italic, math font, TeX symbol or extension font, from the font's name and flags), the
+  characters of words that may be math (``glyphs``: box, size and style of each, for words in
+  a math font, with characters outside ASCII, or of mixed sizes), and thin horizontal paths
+  (``rules``: fraction bars).
 * Spacing accents that TeX draws as glyphs of their own (``´ ˇ ¨ ˆ …`` over a letter, often out
   of reading order: "Min ´ a´c ... ˇ") are composed onto the letter they sit over ("Mináč").
 * Trust signals for the engine: characters without a Unicode mapping (``unmapped``), drawn
@@ -25,6 +30,7 @@ Extraction is a few ctypes calls per character: about 10-40 ms for a dense page.
 from __future__ import annotations
 
 import ctypes
+import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -39,6 +45,12 @@ PDFIUM_LOCK = threading.RLock()
 _BOLD_NAMES = ("bold", "black", "heavy", "semibold", "demi", "-bd", ",bd", "cmbx", "cmb1")
 _FORCE_BOLD = 1 << 18  # PDF font descriptor flag
 _MIN_IMAGE = 0.01  # image objects under this share of the page area are ignored (icons, rules)
+_ITALIC = 1 << 6  # PDF font descriptor flag
+_MATH_FONTS = ("cmmi", "cmsy", "cmex", "cmbsy", "msam", "msbm", "math", "symbol", "stix",
+               "cambria", "katex", "eufm", "rsfs", "esint", "lmmi", "lmsy", "lmex")  # fmt: skip
+_ITALIC_NAMES = ("ital", "oblique", "cmmi", "cmti", "cmsl", "lmmi", "-it")
+_MAX_GLYPH_WORD = 40  # longer words are prose: no per-character record
+_MAX_PATHS = 3000  # path objects looked at for fraction rules (charts have thousands)
 #: spacing accents → combining marks; TeX's ``\\'a`` draws the accent as its own glyph
 _ACCENTS = {
     "\u00b4": "\u0301", "\u0060": "\u0300", "\u02c6": "\u0302", "\u02dc": "\u0303",
@@ -102,6 +114,7 @@ def extract(page: Any) -> TextLayer | None:
         unmapped=unmapped,
         invisible=invisible,
         images=tuple(_images(page, to_pt, width * height)),
+        rules=tuple(_rules(page, to_pt)),
     )
 
 
@@ -135,10 +148,11 @@ def _box(t: Transform, left: float, bottom: float, right: float, top: float) -> 
 
 
 class _Word:
-    __slots__ = ("bottom", "chars", "left", "line", "right", "top")
+    __slots__ = ("bottom", "boxes", "chars", "left", "line", "right", "top")
 
     def __init__(self, line: int) -> None:
         self.chars: list[tuple[str, float, float, float]] = []  # char, size, centre y, x
+        self.boxes: list[tuple[int, float, float, float, float]] = []  # index, l, b, r, t
         self.left = self.bottom = float("inf")
         self.right = self.top = float("-inf")
         self.line = line
@@ -158,11 +172,13 @@ def _words(raw: Any, tp: Any, n: int, to_pt: Transform) -> tuple[list[TextWord],
     line = 0
     cur: _Word | None = None
     first: list[int] = []  # index of each word's first character
+    sources: list[_Word] = []  # each word's characters (for glyphs)
 
     def close() -> None:
         nonlocal cur
         if cur is not None and cur.chars:
             words.append(_finish(cur, to_pt))
+            sources.append(cur)
         cur = None
 
     get_generated, map_error = raw.FPDFText_IsGenerated, raw.FPDFText_HasUnicodeMapError
@@ -209,6 +225,7 @@ def _words(raw: Any, tp: Any, n: int, to_pt: Transform) -> tuple[list[TextWord],
             cur = _Word(line)
             first.append(i)
         cur.chars.append((ch, size, (bt + tpp) / 2, lt))
+        cur.boxes.append((i, lt, bt, rt, tpp))
         cur.left, cur.right = min(cur.left, lt), max(cur.right, rt)
         cur.bottom, cur.top = min(cur.bottom, bt), max(cur.top, tpp)
     close()
@@ -217,7 +234,8 @@ def _words(raw: Any, tp: Any, n: int, to_pt: Transform) -> tuple[list[TextWord],
     objects: dict[int, int] = {}
     buf = ctypes.create_string_buffer(128)
     flags = ctypes.c_int()
-    for word, i in zip(words, first, strict=True):
+    styles: dict[str, str] = {}
+    for word, i, src in zip(words, first, sources, strict=True):
         obj = raw.FPDFText_GetTextObject(tp, i)
         key = ctypes.cast(obj, ctypes.c_void_p).value or 0
         if key not in objects:
@@ -230,8 +248,65 @@ def _words(raw: Any, tp: Any, n: int, to_pt: Transform) -> tuple[list[TextWord],
         bold = (
             weight >= 600 or bool(flags.value & _FORCE_BOLD) or any(b in name for b in _BOLD_NAMES)
         )
-        styled.append(TextWord(word.text, word.box, word.size, bold, word.line, word.tex))
+        style = _style(name, flags.value, styles)
+        glyphs: tuple[tuple[str, float, float, float, float, float, str], ...] = ()
+        if len(word.text) <= _MAX_GLYPH_WORD and (
+            "m" in style
+            or not word.text.isascii()
+            or word.tex is not None
+            or not word.text[0].isalnum()  # the style of "(" says nothing of its letters
+        ):
+            glyphs = _glyphs(raw, tp, src, to_pt, buf, flags, styles)
+        styled.append(
+            TextWord(word.text, word.box, word.size, bold, word.line, word.tex, style, glyphs)
+        )
     return styled, chars, unmapped, invisible
+
+
+def _style(name: str, flags: int, cache: dict[str, str]) -> str:
+    """A font's class for formulas (see :class:`~workbench.schema.TextWord`)."""
+    key = f"{name}|{flags & _ITALIC}"
+    if key not in cache:
+        plain = name.split("+", 1)[-1]  # subset prefix "ABCDEF+"
+        style = "b" if any(b in plain for b in _BOLD_NAMES) else ""
+        if flags & _ITALIC or any(n in plain for n in _ITALIC_NAMES):
+            style += "i"
+        if any(n in plain for n in _MATH_FONTS):
+            style += "m"
+        if plain.startswith(("cmsy", "cmbsy", "lmsy")):
+            style += "s"
+        if plain.startswith(("cmex", "lmex")):
+            style += "x"
+        cache[key] = sys.intern(style)
+    return cache[key]
+
+
+def _glyphs(
+    raw: Any,
+    tp: Any,
+    src: _Word,
+    to_pt: Transform,
+    buf: Any,
+    flags: Any,
+    styles: dict[str, str],
+) -> tuple[tuple[str, float, float, float, float, float, str], ...]:
+    out = []
+    for (ch, size, _, _), (i, lt, bt, rt, tpp) in zip(src.chars, src.boxes, strict=True):
+        raw.FPDFText_GetFontInfo(tp, i, buf, len(buf), ctypes.byref(flags))
+        style = _style(buf.value.decode("latin-1", "replace").lower(), flags.value, styles)
+        b = _box(to_pt, lt, bt, rt, tpp)
+        out.append(
+            (
+                ch,
+                round(b[0], 2),
+                round(b[1], 2),
+                round(b[2], 2),
+                round(b[3], 2),
+                round(size, 2),
+                style,
+            )
+        )
+    return tuple(out)
 
 
 def _has_accent(text: str) -> bool:
@@ -311,6 +386,24 @@ def _finish(w: _Word, to_pt: Transform) -> TextWord:
         line=w.line,
         tex=tex,
     )
+
+
+def _rules(page: Any, to_pt: Transform) -> list[tuple[float, float, float, float]]:
+    """Thin horizontal path objects (fraction bars, underlines, table rules), points."""
+    import pypdfium2.raw as raw
+
+    out: list[tuple[float, float, float, float]] = []
+    try:
+        for k, obj in enumerate(page.get_objects(filter=(raw.FPDF_PAGEOBJ_PATH,), max_depth=3)):
+            if k >= _MAX_PATHS:
+                break
+            left, bottom, right, top = obj.get_bounds()
+            b = _box(to_pt, left, bottom, right, top)
+            if b[3] - b[1] <= 2.0 and b[2] - b[0] >= 3.0 and b[2] - b[0] > 3 * (b[3] - b[1]):
+                out.append((round(b[0], 2), round(b[1], 2), round(b[2], 2), round(b[3], 2)))
+    except Exception:  # a broken object tree must not cost the text layer
+        return out
+    return out
 
 
 def _images(

@@ -46,7 +46,7 @@ from itertools import pairwise
 import numpy as np
 from PIL import Image
 
-from workbench.engines.cpu import captions, figures, headings, table_boxes, tables, text
+from workbench.engines.cpu import captions, figures, formulas, headings, table_boxes, tables, text
 from workbench.engines.cpu.boxes import Box, LayoutBox, Line, area, cover, inter, median, union_all
 from workbench.engines.cpu.layout import canonical
 from workbench.engines.cpu.reading_order import reading_order
@@ -94,6 +94,7 @@ def compose(
     for group in _cluster(orphans, line_h):
         blocks.append(("ocr_lines", union_all([ln.box for ln in group]), group, 0.0))
 
+    blocks = formulas.split_blocks(blocks)  # display formulas (text layer) stand alone
     blocks = captions.attach(blocks, line_h)
     blocks = _not_furniture(blocks, lines, height)
     blocks = headings.split(blocks, lines, line_h, height)

@@ -33,6 +33,7 @@ import re
 import numpy as np
 from PIL import Image
 
+from workbench.engines.cpu import formulas
 from workbench.engines.cpu.boxes import Box, Line, Word, cover
 from workbench.schema import TextLayer, TextWord
 
@@ -49,7 +50,7 @@ def lines_from_layer(layer: TextLayer, width: int, height: int) -> list[Line]:
     sx, sy = layer.scale(width, height)
     scale = (sx + sy) / 2
     seen: set[tuple[str, int, int]] = set()
-    lines: list[Line] = []
+    runs: list[list[tuple[TextWord, Box]]] = []
     run: list[tuple[TextWord, Box]] = []
     for w in layer.words:  # in the layer's own order: reading order within each text flow
         box = (w.box[0] * sx, w.box[1] * sy, w.box[2] * sx, w.box[3] * sy)
@@ -58,12 +59,32 @@ def lines_from_layer(layer: TextLayer, width: int, height: int) -> list[Line]:
             continue
         seen.add(key)
         if run and _breaks(run, box, w, scale):
-            lines.append(_line(run, scale))
+            runs.append(run)
             run = []
         run.append((w, box))
     if run:
-        lines.append(_line(run, scale))
+        runs.append(run)
+    rules = [(r[0] * sx, r[1] * sy, r[2] * sx, r[3] * sy) for r in layer.rules]
+    keep, found = formulas.find(runs, rules, sx, sy)
+    at: dict[int, list[formulas.Formula]] = {
+        min(f.runs): [] for f in found
+    }  # a formula stands where its first run did
+    for f in found:
+        at[min(f.runs)].append(f)
+    lines: list[Line] = []
+    kept = set(keep)
+    for i, r in enumerate(runs):
+        lines.extend(_formula_line(f) for f in at.get(i, []))
+        if i in kept:
+            lines.append(_line(r, scale))
     return lines
+
+
+def _formula_line(f: formulas.Formula) -> Line:
+    words = [Word(w.text, b, 100.0) for w, b in f.words]
+    return Line(
+        f.text, f.box, 100.0, "text_layer", words, size=round(f.size, 2), tex=f.tex, display=True
+    )
 
 
 def _breaks(run: list[tuple[TextWord, Box]], box: Box, w: TextWord, scale: float) -> bool:

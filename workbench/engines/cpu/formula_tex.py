@@ -1,0 +1,382 @@
+"""TeX of one displayed formula row from its glyphs' geometry (text layer).
+
+Contract
+--------
+:func:`atoms_of` turns layer words into one :class:`Atom` a character (a word's own glyph
+records when the layer kept them, else its box split evenly), in ``page_px``.
+:func:`row_tex` builds the TeX of one row, or raises :class:`Confused`:
+
+1. **Fractions**: a rule (a thin horizontal path, or a dash glyph) with atoms centred over it
+   above and below becomes ``\\frac{num}{den}``; the widest first, so nested ones recurse.
+2. **Big operators** (``∑ ∏ ∫ …``, CMEX's codes included) take the atoms set above and below
+   them (for ``∫`` also those to its upper and lower right) as limits: ``\\sum_{i=1}^{k}``.
+3. **The baseline** is made of the atoms at the row's main size; a smaller atom raised above
+   its centre is a superscript of the baseline atom before it, a lowered one a subscript (both
+   may stack: ``\\zeta_{n}^{\\psi(gs)}``); script groups are read again the same way, so
+   scripts nest. A prime is a superscript ``^{\\prime}``.
+4. **Symbols**: Unicode math to TeX commands (``π`` → ``\\pi``, ``∇`` → ``\\nabla``), a bold
+   font's letters ``\\mathbf{E}``, a TeX symbol font's capitals ``\\mathcal{I}``, upright
+   letter runs ``\\sin``/``\\operatorname{Ann}``, big delimiters ``\\left[ … \\right]``.
+   Spaces follow the gaps the page shows.
+
+The TeX is checked (:func:`sound`): balanced braces and ``\\left``/``\\right``, only ASCII,
+no unescaped ``# $ % & ~ "``. Atoms stacked in a way none of these rules explains, or a
+character with no TeX form, raise :class:`Confused`: the caller shows an image crop instead.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from workbench.engines.cpu.boxes import Box, union_all
+from workbench.schema import TextWord
+
+
+class Confused(ValueError):
+    """The geometry does not make a formula these rules can write."""
+
+
+@dataclass(eq=False)
+class Atom:
+    tex: str  # this atom's TeX (a character's, or a built fraction/operator)
+    box: Box
+    size: float
+    kind: str = ""  # "" ordinary, "op" big operator, "l"/"r" big delimiter, "box" built
+    ch: str = ""  # the character (ordinary atoms)
+    style: str = ""
+    cy: float = field(default=0.0)
+
+    def __post_init__(self) -> None:
+        if not self.cy:
+            self.cy = (self.box[1] + self.box[3]) / 2
+
+    @property
+    def cx(self) -> float:
+        return (self.box[0] + self.box[2]) / 2
+
+
+GREEK = {
+    "α": "alpha", "β": "beta", "γ": "gamma", "δ": "delta", "ε": "varepsilon", "ϵ": "epsilon",
+    "ζ": "zeta", "η": "eta", "θ": "theta", "ϑ": "vartheta", "ι": "iota", "κ": "kappa",
+    "λ": "lambda", "μ": "mu", "µ": "mu", "ν": "nu", "ξ": "xi", "π": "pi", "ϖ": "varpi",
+    "ρ": "rho", "ϱ": "varrho", "σ": "sigma", "ς": "varsigma", "τ": "tau", "υ": "upsilon",
+    "φ": "varphi", "ϕ": "phi", "χ": "chi", "ψ": "psi", "ω": "omega", "Γ": "Gamma",
+    "Δ": "Delta", "Θ": "Theta", "Λ": "Lambda", "Ξ": "Xi", "Π": "Pi", "Σ": "Sigma",
+    "Υ": "Upsilon", "Φ": "Phi", "Ψ": "Psi", "Ω": "Omega",
+}  # fmt: skip
+SYMBOLS = {
+    "×": "\\times", "÷": "\\div", "⋅": "\\cdot", "·": "\\cdot", "∙": "\\cdot", "±": "\\pm",
+    "∓": "\\mp", "−": "-", "–": "-", "∗": "*", "∘": "\\circ", "≤": "\\leq", "≥": "\\geq",
+    "≠": "\\neq", "≈": "\\approx", "≡": "\\equiv", "∼": "\\sim", "≃": "\\simeq",
+    "≅": "\\cong", "∝": "\\propto", "≪": "\\ll", "≫": "\\gg", "∈": "\\in", "∉": "\\notin",
+    "∋": "\\ni", "⊂": "\\subset", "⊃": "\\supset", "⊆": "\\subseteq", "⊇": "\\supseteq",
+    "∪": "\\cup", "∩": "\\cap", "∖": "\\setminus", "∧": "\\wedge", "∨": "\\vee", "¬": "\\neg",
+    "∀": "\\forall", "∃": "\\exists", "∅": "\\emptyset", "∞": "\\infty", "∂": "\\partial",
+    "∇": "\\nabla", "√": "\\surd", "→": "\\to", "←": "\\leftarrow", "↔": "\\leftrightarrow",
+    "⇒": "\\Rightarrow", "⇐": "\\Leftarrow", "⇔": "\\Leftrightarrow", "↦": "\\mapsto",
+    "…": "\\ldots", "⋯": "\\cdots", "ℓ": "\\ell", "ℏ": "\\hbar", "⟨": "\\langle",
+    "⟩": "\\rangle", "⌊": "\\lfloor", "⌋": "\\rfloor", "⌈": "\\lceil", "⌉": "\\rceil",
+    "∥": "\\|", "‖": "\\|", "⊕": "\\oplus", "⊗": "\\otimes", "⊥": "\\perp", "□": "\\square",
+    "{": "\\{", "}": "\\}", "\\": "\\backslash", "#": "\\#", "%": "\\%", "&": "\\&",
+    "$": "\\$", "_": "\\_", "~": "\\sim", "ℕ": "\\mathbb{N}", "ℤ": "\\mathbb{Z}",
+    "ℚ": "\\mathbb{Q}", "ℝ": "\\mathbb{R}", "ℂ": "\\mathbb{C}", "ﬁ": "fi", "ﬂ": "fl",
+    "′": "\\prime", "″": "\\prime\\prime",
+}  # fmt: skip
+BIG_OPS = {
+    "∑": "\\sum", "∏": "\\prod", "∫": "\\int", "∮": "\\oint", "⋃": "\\bigcup",
+    "⋂": "\\bigcap", "∐": "\\coprod", "∬": "\\iint", "∭": "\\iiint", "⨁": "\\bigoplus",
+    "⨂": "\\bigotimes",
+}  # fmt: skip
+# TeX's extension font (CMEX) without a Unicode map: PDFium reports its character codes
+CMEX = {
+    " ": ("(", "l"), "!": (")", "r"), '"': ("[", "l"), "#": ("]", "r"), "$": ("\\lfloor", "l"),
+    "%": ("\\rfloor", "r"), "&": ("\\lceil", "l"), "'": ("\\rceil", "r"), "(": ("\\{", "l"),
+    ")": ("\\}", "r"), "*": ("\\langle", "l"), "+": ("\\rangle", "r"), "D": ("\\langle", "l"),
+    "E": ("\\rangle", "r"), "P": ("\\sum", "op"), "X": ("\\sum", "op"), "Q": ("\\prod", "op"),
+    "Y": ("\\prod", "op"), "R": ("\\int", "op"), "Z": ("\\int", "op"), "H": ("\\oint", "op"),
+    "I": ("\\oint", "op"), "S": ("\\bigcup", "op"), "[": ("\\bigcup", "op"),
+    "T": ("\\bigcap", "op"), "\\": ("\\bigcap", "op"), "`": ("\\coprod", "op"),
+    "a": ("\\coprod", "op"), "]": ("]", "r"),
+}  # fmt: skip
+NAMED = {"sin", "cos", "tan", "cot", "sec", "csc", "log", "ln", "exp", "lim", "max", "min",
+         "sup", "inf", "det", "deg", "dim", "ker", "gcd", "arg", "sinh", "cosh", "tanh",
+         "arcsin", "arccos", "arctan", "Pr", "hom", "lg", "liminf", "limsup"}  # fmt: skip
+_ASCII_OK = re.compile(r"[A-Za-z0-9+\-=<>()\[\]|/,.;:!?'*@]")
+_DASHES = "−-–—_"
+_PRIMES = "′″"
+
+
+def _is(a: Atom, chars: str) -> bool:
+    return len(a.ch) == 1 and a.ch in chars
+
+
+def atoms_of(words: list[tuple[TextWord, Box]], sx: float, sy: float) -> list[Atom]:
+    scale = (sx + sy) / 2
+    out: list[Atom] = []
+    seen: set[tuple[str, int, int]] = set()
+    for w, box in words:
+        if w.glyphs:
+            parts = [
+                (g[0], (g[1] * sx, g[2] * sy, g[3] * sx, g[4] * sy), g[5] * scale, g[6])
+                for g in w.glyphs
+            ]
+        else:
+            step = (box[2] - box[0]) / max(len(w.text), 1)
+            parts = [
+                (c, (box[0] + k * step, box[1], box[0] + (k + 1) * step, box[3]), w.size * scale,
+                 w.style)
+                for k, c in enumerate(w.text)
+            ]  # fmt: skip
+        for ch, b, size, style in parts:
+            key = (ch, round(b[0]), round(b[1]))
+            if ch.isspace() or key in seen:  # drawn twice (fake bold): once
+                continue
+            seen.add(key)
+            out.append(_atom(ch, b, size, style))
+    return out
+
+
+def _atom(ch: str, box: Box, size: float, style: str) -> Atom:
+    if "x" in style and ch in CMEX:
+        tex, kind = CMEX[ch]
+        return Atom(tex, box, size, kind, ch, style)
+    if ch in BIG_OPS:
+        return Atom(BIG_OPS[ch], box, size, "op", ch, style)
+    if ch in GREEK:
+        return Atom("\\" + GREEK[ch], box, size, "", ch, style)
+    if ch in SYMBOLS:
+        return Atom(SYMBOLS[ch], box, size, "", ch, style)
+    if _ASCII_OK.fullmatch(ch):
+        tex = ch
+        if ch.isalnum() and "b" in style:
+            tex = f"\\mathbf{{{ch}}}"
+        elif ch.isupper() and "s" in style:
+            tex = f"\\mathcal{{{ch}}}"
+        return Atom(tex, box, size, "", ch, style)
+    raise Confused(f"no TeX for {ch!r}")
+
+
+def row_tex(atoms: list[Atom], rules: list[Box], depth: int = 0) -> str:
+    tex = _parse(atoms, rules, depth)
+    if not sound(tex):
+        raise Confused(tex)
+    return tex
+
+
+def _parse(atoms: list[Atom], rules: list[Box], depth: int) -> str:
+    if depth > 6:
+        raise Confused("nested too deep")
+    if not atoms:
+        return ""
+    atoms = _fractions(sorted(atoms, key=lambda a: a.box[0]), rules, depth)
+    atoms = _limits(atoms, rules, depth)
+    return _baseline(atoms, rules, depth)
+
+
+def _main(atoms: list[Atom]) -> float:
+    plain = [a.size for a in atoms if a.kind in ("", "box")]
+    return max(plain or [a.size for a in atoms])
+
+
+def _fractions(atoms: list[Atom], rules: list[Box], depth: int) -> list[Atom]:
+    em = _main(atoms)
+    bars: list[tuple[Box, Atom | None]] = [(r, None) for r in rules]
+    for a in atoms:
+        if a.kind == "" and _is(a, _DASHES) and a.box[2] - a.box[0] >= 0.4 * em:
+            bars.append(((a.box[0], a.cy - 0.5, a.box[2], a.cy + 0.5), a))
+    for bar, dash in sorted(bars, key=lambda rb: rb[0][0] - rb[0][2]):  # widest first
+        if dash is not None and dash not in atoms:
+            continue
+        y = (bar[1] + bar[3]) / 2
+        tol = 0.15 * em
+
+        def over(a: Atom, bar: Box = bar, tol: float = tol) -> bool:
+            return bar[0] - tol <= a.cx <= bar[2] + tol and a.box[2] <= bar[2] + 2 * tol
+
+        num = [a for a in atoms if a is not dash and over(a) and a.cy < y - 0.1 * em]
+        den = [a for a in atoms if a is not dash and over(a) and a.cy > y + 0.1 * em]
+        if not num or not den:
+            continue
+        inside = [r for r in rules if r != bar and bar[0] - 1 <= r[0] and r[2] <= bar[2] + 1]
+        top = [r for r in inside if (r[1] + r[3]) / 2 < y]
+        bottom = [r for r in inside if (r[1] + r[3]) / 2 > y]
+        tex = f"\\frac{{{_parse(num, top, depth + 1)}}}{{{_parse(den, bottom, depth + 1)}}}"
+        taken = {id(a) for a in [*num, *den, dash] if a is not None}
+        box = union_all([a.box for a in num + den] + [bar])
+        built = Atom(tex, box, max(a.size for a in num + den), "box", cy=y)
+        atoms = sorted([a for a in atoms if id(a) not in taken] + [built], key=lambda a: a.box[0])
+    return atoms
+
+
+def _limits(atoms: list[Atom], rules: list[Box], depth: int) -> list[Atom]:
+    for op in [a for a in atoms if a.kind == "op"]:
+        if op not in atoms:
+            continue
+        h = op.box[3] - op.box[1]
+        reach = 0.35 * op.size if op.tex == "\\int" else 0.1 * op.size
+        rest = [a for a in atoms if a is not op and a.kind not in ("l", "r")]
+        up = [a for a in rest if a.cy < op.box[1] + 0.15 * h and a.box[3] <= op.cy]
+        down = [a for a in rest if a.cy > op.box[3] - 0.15 * h and a.box[1] >= op.cy]
+        hi = _grow(op, up, reach)
+        lo = _grow(op, down, reach)
+        if not hi and not lo:
+            continue
+        tex = op.tex
+        if lo:
+            tex += f"_{{{_parse(lo, [], depth + 1)}}}"
+        if hi:
+            tex += f"^{{{_parse(hi, [], depth + 1)}}}"
+        taken = {id(a) for a in hi + lo} | {id(op)}
+        built = Atom(tex, union_all([a.box for a in [op, *hi, *lo]]), op.size, "op", cy=op.cy)
+        atoms = sorted([a for a in atoms if id(a) not in taken] + [built], key=lambda a: a.box[0])
+    return atoms
+
+
+def _grow(op: Atom, cands: list[Atom], reach: float) -> list[Atom]:
+    """The atoms of one limit: those overlapping the operator's width (and, for ∫, up to
+    ``reach`` right of it), then their neighbours along the limit's line."""
+    group = [a for a in cands if a.box[0] <= op.box[2] + reach and a.box[2] >= op.box[0] - reach]
+    if not group:
+        return []
+    changed = True
+    while changed:
+        changed = False
+        x0 = min(a.box[0] for a in group)
+        x1 = max(a.box[2] for a in group)
+        y0 = min(a.box[1] for a in group)
+        y1 = max(a.box[3] for a in group)
+        em = max(a.size for a in group)
+        for a in cands:
+            if a in group:
+                continue
+            near = a.box[0] - x1 < 0.5 * em and x0 - a.box[2] < 0.5 * em
+            if near and a.cy > y0 and a.cy < y1:
+                group.append(a)
+                changed = True
+    return group
+
+
+def _baseline(atoms: list[Atom], rules: list[Box], depth: int) -> str:
+    em = _main(atoms)
+    base = [a for a in atoms if a.kind or a.size >= 0.8 * em]
+    plain = sorted(a.cy for a in base if a.kind == "" and not _is(a, _PRIMES))
+    if len(plain) <= 2:  # x_i set at one size: the first is the base
+        plain = [min(base, key=lambda a: a.box[0]).cy]
+    mid = plain[len(plain) // 2]
+    primes = [a for a in base if _is(a, _PRIMES)]
+    base = [a for a in base if a not in primes]
+    for a in list(base):
+        if a.kind == "" and abs(a.cy - mid) > 0.45 * em:
+            raise Confused("full-size atoms off the baseline")
+        if a.kind == "" and a is not base[0] and abs(a.cy - mid) > 0.2 * em:
+            base.remove(a)  # a script set at full size: lowered or raised by a fifth of an em
+    scripts = [a for a in atoms if a not in base]
+    for s in scripts:
+        if abs(s.cy - mid) <= 0.08 * em and s.kind == "":
+            base.append(s)  # smaller, but on the baseline: small capitals, a smaller font
+    base.sort(key=lambda a: a.box[0])
+    subs: dict[int, list[Atom]] = {}
+    sups: dict[int, list[Atom]] = {}
+    for s in atoms:
+        if s in base:
+            continue
+        owner = -1
+        for k, b in enumerate(base):
+            if b.box[0] < s.cx - 0.05 * em:
+                owner = k
+        target = sups if s in primes or s.cy < mid - 0.08 * em else subs
+        target.setdefault(owner, []).append(s)
+    out: list[tuple[str, Box]] = []
+    if -1 in subs or -1 in sups:
+        out.append((_scripted("{}", subs.get(-1), sups.get(-1), depth), base[0].box))
+    k = 0
+    while k < len(base):
+        a = base[k]
+        run = _upright(base, k, em)
+        if run > 1:
+            word = "".join(b.ch for b in base[k : k + run])
+            tex = f"\\{word}" if word in NAMED else f"\\operatorname{{{word}}}"
+            last = k + run - 1
+            box = union_all([b.box for b in base[k : k + run]])
+            out.append((_scripted(tex, subs.get(last), sups.get(last), depth), box))
+            k += run
+            continue
+        out.append((_scripted(a.tex, subs.get(k), sups.get(k), depth), a.box))
+        k += 1
+    return _join(_delimiters(out, base), em)
+
+
+def _upright(base: list[Atom], k: int, em: float) -> int:
+    """How many upright letters (a function name) start at ``base[k]``."""
+    n = 0
+    while k + n < len(base):
+        a = base[k + n]
+        if not (a.kind == "" and a.ch.isascii() and a.ch.isalpha()) or "i" in a.style:
+            break
+        if "b" in a.style or "s" in a.style:
+            break
+        if n and a.box[0] - base[k + n - 1].box[2] > 0.15 * em:
+            break
+        n += 1
+    return n
+
+
+def _scripted(tex: str, sub: list[Atom] | None, sup: list[Atom] | None, depth: int) -> str:
+    if sub:
+        tex += f"_{{{_parse(sub, [], depth + 1)}}}"
+    if sup:
+        primes = all(_is(a, _PRIMES) for a in sup)
+        body = "".join(a.tex for a in sup) if primes else _parse(sup, [], depth + 1)
+        tex += f"^{{{body}}}"
+    return tex
+
+
+def _delimiters(out: list[tuple[str, Box]], base: list[Atom]) -> list[tuple[str, Box]]:
+    """Big delimiters that pair up become ``\\left``/``\\right``."""
+    kinds = [a.kind for a in base]
+    if kinds.count("l") == 0 or len(out) != len(base):
+        return out
+    stack: list[int] = []
+    pairs: list[tuple[int, int]] = []
+    for k, kind in enumerate(kinds):
+        if kind == "l":
+            stack.append(k)
+        elif kind == "r" and stack:
+            pairs.append((stack.pop(), k))
+    fixed = list(out)
+    for lo, hi in pairs:
+        fixed[lo] = ("\\left" + fixed[lo][0], fixed[lo][1])
+        fixed[hi] = ("\\right" + fixed[hi][0], fixed[hi][1])
+    return fixed
+
+
+def _join(parts: list[tuple[str, Box]], em: float) -> str:
+    text = ""
+    prev: Box | None = None
+    for tex, box in parts:
+        gap = prev is not None and box[0] - prev[2] > 0.12 * em
+        command = re.search(r"\\[A-Za-z]+$", text) and tex[:1].isalpha()
+        text += (" " if text and (gap or command) else "") + tex
+        prev = box
+    return text
+
+
+_BAD = re.compile(r'(?<!\\)[#$%&~"]|[^\x20-\x7e]')
+
+
+def sound(tex: str) -> bool:
+    """Balanced braces and ``\\left``/``\\right``, ASCII only, no unescaped specials."""
+    if not tex.strip() or _BAD.search(tex):
+        return False
+    depth = 0
+    for m in re.finditer(r"\\.|[{}]", tex):
+        t = m.group(0)
+        if t == "{":
+            depth += 1
+        elif t == "}":
+            depth -= 1
+            if depth < 0:
+                return False
+    lefts = len(re.findall(r"\\left(?![a-z])", tex))
+    return depth == 0 and lefts == len(re.findall(r"\\right(?![a-z])", tex))
