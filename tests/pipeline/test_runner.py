@@ -16,6 +16,7 @@ from PIL import Image
 
 from tests.fakes.fake_engine import FakeEngine
 from workbench.documents import open_document
+from workbench.errors import PlanError
 from workbench.models.registry import CPU_SPEC
 from workbench.pipeline.runner import RunJob, final_status, run_documents, run_info
 from workbench.runs.files import atomic_write
@@ -144,3 +145,21 @@ def test_batch_folder_names_what_it_leaves_out_in_one_line(tmp_path: Path) -> No
     (tmp_path / "odd\nname.gif").unlink()
     (tmp_path / "sub").rmdir()
     assert unsupported_note(str(tmp_path)) is None
+
+
+def test_a_run_resumed_with_other_settings_is_refused_before_any_page(tmp_path):
+    """One run folder, one configuration (the CLI's --out and the Ray path both start here):
+    another DPI or engine setting is refused with the difference named; a setting that does
+    not shape the output (a server's address) is not."""
+    engine = FakeEngine()
+    job, doc = start(tmp_path, engine)
+    run_documents(job, [job.plan(doc, [1])])
+    run_dir = tmp_path / "run"
+    pages_before = sorted(p.name for p in run_dir.rglob("page-*"))
+    other = run_info(engine, CPU_SPEC, name="run", documents=[doc.info()], dpi=300, source="test")
+    with pytest.raises(PlanError, match=r"dpi 200.0 → 300.0.*another --out"):
+        RunJob.start(run_dir, engine, CPU_SPEC, other)
+    moved = run_info(engine, CPU_SPEC, name="run", documents=[doc.info()], dpi=200, source="ui")
+    moved.settings["base_url"] = "http://elsewhere:8000/v1"
+    RunJob.start(run_dir, engine, CPU_SPEC, moved)  # resumes
+    assert sorted(p.name for p in run_dir.rglob("page-*")) == pages_before

@@ -45,6 +45,11 @@ import time
 from pathlib import Path
 from typing import Any
 
+from workbench.cli.run_folder import (
+    existing_run,
+    nothing_left,
+    stated_differ,
+)
 from workbench.documents import Document, open_document, poppler_available, read_input
 from workbench.engines.factory import EngineOptions
 from workbench.errors import DocumentError, EngineUnavailable, WorkbenchError, display_name
@@ -54,11 +59,9 @@ from workbench.pipeline.runner import (
     DocumentPlan,
     RunJob,
     RunOutcome,
-    finished_pages,
     run_documents,
     run_info,
 )
-from workbench.runs.folder import RunReader
 from workbench.schema import PageResult, PageStatus
 from workbench.settings import Settings
 
@@ -93,6 +96,21 @@ def register(sub: Any) -> None:
         type=int,
         metavar="N",
         help="--engine cpu: pages in parallel in N worker processes (default: 1)",
+    )
+    cpu = p.add_argument_group("--engine cpu settings (recorded in the run; see the sidebar)")
+    cpu.add_argument(
+        "--text-layer",
+        choices=["auto", "never", "only"],
+        help="PDF text layer: auto (default: read it where trustworthy, OCR the rest), "
+        "never (OCR every page, as a scan), only (the layer alone, no OCR)",
+    )
+    cpu.add_argument("--no-tables", action="store_true", help="no table detection")
+    cpu.add_argument(
+        "--handwriting-threshold",
+        type=float,
+        metavar="CONF",
+        help="median Tesseract confidence (0-100) under which a page is read as handwriting "
+        "(default: 60)",
     )
     p.add_argument("--timeout", type=float, help="seconds per request")
     p.add_argument("--profile", help="GPU tuning profile for --engine vllm")
@@ -147,10 +165,14 @@ def engine_options(
     workers = getattr(args, "workers", None)  # ray's namespace may lack it
     if workers is not None and workers < 1:
         raise EngineUnavailable(f"--workers must be 1 or more, not {workers}")
+    cpu = _cpu_settings(args)
     if args.engine == "cpu":
-        return factory.CpuOptions(workers=workers or 1), "cpu"
-    if workers is not None:
-        raise EngineUnavailable("--workers applies to --engine cpu only")
+        return factory.CpuOptions(workers=workers or 1, **cpu), "cpu"
+    if workers is not None or cpu:
+        flags = {"text_layer": "--text-layer", "detect_tables": "--no-tables"}
+        first = next(iter(cpu), "")
+        given = "--workers" if workers is not None else flags.get(first, "--handwriting-threshold")
+        raise EngineUnavailable(f"{given} applies to --engine cpu only")
     if args.engine == "vllm-server":
         options = factory.ServerOptions(
             base_url=args.base_url or settings.base_url,
@@ -165,6 +187,22 @@ def engine_options(
     spec = get_spec(args.spec or args.model)
     engine_args = local_engine_args(spec, args.profile) if plan_here else {}
     return factory.LocalOptions(model=spec.id, engine_args=engine_args), spec.id
+
+
+def _cpu_settings(args: argparse.Namespace) -> dict[str, Any]:
+    """The CPU engine settings the arguments give (only those given; ray's namespace may
+    lack them)."""
+    given: dict[str, Any] = {}
+    if getattr(args, "text_layer", None):
+        given["text_layer"] = args.text_layer
+    if getattr(args, "no_tables", False):
+        given["detect_tables"] = False
+    threshold = getattr(args, "handwriting_threshold", None)
+    if threshold is not None:
+        if not 0 <= threshold <= 100:
+            raise EngineUnavailable(f"--handwriting-threshold must be 0-100, not {threshold:g}")
+        given["handwriting_threshold"] = threshold
+    return given
 
 
 def build_engine(args: argparse.Namespace, settings: Settings) -> tuple[Any, ModelSpec]:
@@ -211,23 +249,6 @@ def _open_inputs(paths: list[Path], settings: Settings) -> tuple[list[Document],
     return documents, failures
 
 
-def _existing_run(out: Path, run_name: str) -> RunReader | None:
-    """The run already in ``out`` (None when there is none or its manifest is unreadable);
-    refuses another run's folder before anything is written there."""
-    if not (out / "manifest.json").exists():
-        return None
-    try:
-        reader = RunReader(out)
-    except WorkbenchError:
-        return None  # a corrupt manifest: the writer rebuilds it from the page files
-    if reader.info.name != run_name:
-        raise WorkbenchError(
-            f"{display_name(out)} holds the run {reader.info.name!r}; pass --run-name "
-            f"{reader.info.name} to resume it, or choose another --out"
-        )
-    return reader
-
-
 def run(args: argparse.Namespace) -> int:
     settings = Settings.from_env(
         concurrency=args.concurrency, timeout=args.timeout, pdf_backend=args.pdf_backend
@@ -252,7 +273,9 @@ def run(args: argparse.Namespace) -> int:
         say("error", "no readable input")
         return EXIT_FAILED
     run_name = args.run_name or args.out.resolve().name
-    if _existing_run(args.out, run_name) is not None and _nothing_left(args.out, wanted):
+    existing = existing_run(args.out, run_name)
+    stated = existing is not None and stated_differ(args, _cpu_settings(args), existing.info)
+    if existing is not None and not stated and nothing_left(args.out, wanted):
         pages = sum(len(w) for _, w in wanted)
         say("", f"{display_name(args.out)}: nothing left to do, all {pages} page(s) are done")
         return EXIT_FAILED if failures else EXIT_OK
@@ -267,14 +290,6 @@ def run(args: argparse.Namespace) -> int:
         engine.close()
         for doc in documents:
             doc.close()
-
-
-def _nothing_left(out: Path, wanted: list[tuple[Document, list[int]]]) -> bool:
-    for doc, pages in wanted:
-        done = finished_pages(out, doc.info())
-        if done is None or not set(pages) <= done:
-            return False
-    return True
 
 
 def _run_job(

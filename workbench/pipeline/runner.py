@@ -55,7 +55,7 @@ from pathlib import Path
 from workbench import __version__
 from workbench.documents import Document
 from workbench.engines.base import Engine
-from workbench.errors import StoreError
+from workbench.errors import PlanError, StoreError, display_name
 from workbench.models.registry import ModelSpec
 from workbench.pipeline.prepare import prepare_pages
 from workbench.pipeline.process import OnPage, Processed, prefetch, process
@@ -150,6 +150,30 @@ def run_info(
     )
 
 
+#: recorded settings that decide what a page's output is (a server's address, memory and
+#: concurrency knobs do not: a run may resume with other ones)
+_COMPARED = ("spec", "dpi", "text_layer", "detect_tables", "handwriting_threshold")
+
+
+def _shaping(info: RunInfo) -> dict[str, str]:
+    kept = {k: str(info.settings[k]) for k in _COMPARED if k in info.settings}
+    return {"engine": info.engine, "model": info.model, **kept}
+
+
+def _refuse_other_settings(out: Path | str, old: RunInfo, new: RunInfo) -> None:
+    """A run folder holds one engine's output with one set of settings: resuming it with
+    others would mix two runs' pages in one. Named differences, and the way out."""
+    was, now = _shaping(old), _shaping(new)
+    # a key one of them lacks (a run written before it was recorded) is not a difference
+    diff = [k for k in sorted(set(was) & set(now)) if was[k] != now[k]]
+    if diff:
+        said = ", ".join(f"{k} {was[k]} → {now[k]}" for k in diff)
+        raise PlanError(
+            f"{display_name(out)} holds the run {old.name!r} made with other settings ({said}); "
+            "choose another --out to keep both and compare them"
+        )
+
+
 def finished_pages(run_dir: Path, doc: DocumentInfo) -> set[int] | None:
     """Pages of ``doc`` (recognised by content) finished in the run at ``run_dir`` without
     error; None when there is no readable run there. Reads only: nothing is started."""
@@ -177,7 +201,14 @@ class RunJob:
     # ------------------------------------------------------------------ opening
     @classmethod
     def start(cls, run_dir: Path, engine: Engine, spec: ModelSpec, info: RunInfo) -> RunJob:
-        """Create the run in ``run_dir``, or resume the one there (CLI ``--out DIR``)."""
+        """Create the run in ``run_dir``, or resume the one there (CLI ``--out DIR``); a run
+        made with another engine, model or settings is refused, naming the differences."""
+        try:
+            old: RunInfo | None = RunReader(run_dir).info
+        except (StoreError, OSError):
+            old = None  # no run there, or an unreadable manifest that the writer rebuilds
+        if old is not None:
+            _refuse_other_settings(run_dir, old, info)
         dpi = float(info.settings.get("dpi") or 0) or 0.0
         return cls(RunWriter.open(run_dir, info), engine, spec, dpi)
 

@@ -1,0 +1,55 @@
+"""The run folder ``ocr --out DIR`` writes into: whose it is, whether anything is left, and
+whether this command may add to it.
+
+A folder holds one run: the same ``--run-name`` resumes it; another name is refused. Settings
+that contradict the run's are refused too (:meth:`workbench.pipeline.runner.RunJob.start`);
+:func:`stated_differ` only keeps "nothing left to do" from being said to such a command.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from workbench.documents import Document
+from workbench.errors import WorkbenchError, display_name
+from workbench.pipeline.runner import finished_pages
+from workbench.runs.folder import RunReader
+from workbench.schema import RunInfo
+
+
+def existing_run(out: Path, run_name: str) -> RunReader | None:
+    """The run already in ``out`` (None when there is none or its manifest is unreadable);
+    refuses another run's folder before anything is written there."""
+    if not (out / "manifest.json").exists():
+        return None
+    try:
+        reader = RunReader(out)
+    except WorkbenchError:
+        return None  # a corrupt manifest: the writer rebuilds it from the page files
+    if reader.info.name != run_name:
+        raise WorkbenchError(
+            f"{display_name(out)} holds the run {reader.info.name!r}; pass --run-name "
+            f"{reader.info.name} to resume it, or choose another --out"
+        )
+    return reader
+
+
+def stated_differ(args: argparse.Namespace, cpu: dict[str, Any], old: RunInfo) -> bool:
+    """Whether the arguments alone already contradict the run's recorded engine or CPU
+    settings (so "nothing left to do" would be wrong)."""
+    if args.engine != old.engine or (args.dpi and float(args.dpi) != old.settings.get("dpi")):
+        return True
+    recorded = {"text_layer": "auto", "detect_tables": "true", "handwriting_threshold": "60.0"}
+    recorded.update({k: str(v) for k, v in old.settings.items() if k in recorded})
+    given = {k: str(v).lower() if isinstance(v, bool) else str(v) for k, v in cpu.items()}
+    return any(recorded[k] != v for k, v in given.items())
+
+
+def nothing_left(out: Path, wanted: list[tuple[Document, list[int]]]) -> bool:
+    for doc, pages in wanted:
+        done = finished_pages(out, doc.info())
+        if done is None or not set(pages) <= done:
+            return False
+    return True
