@@ -200,6 +200,47 @@ def article(path: Path) -> None:
     pdf.save(path)
 
 
+def formulas(path: Path) -> None:
+    """Two columns of prose with displayed formulas set glyph by glyph as TeX places them:
+    raised smaller scripts, a fraction over a ruled bar, a sum with limits above and below;
+    the left column's formula sits level with the right column's fraction."""
+    pdf = pdfium.PdfDocument.new()
+    p = Page(pdf)
+    left, right = 72.0, 320.0
+    p.text(left, 80, "1 Scripts", 12, "Times-Bold")
+    p.paragraph(left, 100, 210, "The identity below joins five constants in one short line of "
+                "symbols, and it is set apart from the text around it.")  # fmt: skip
+    w = p.text(left + 70, 160, "e", 12, "Times-Italic")
+    w += p.text(left + 70 + w + 0.5, 155, "i", 8, "Times-Italic")
+    w += p.text(left + 70 + w + 1, 155, "\u03c0", 8, "Symbol")
+    p.text(left + 70 + w + 4, 160, "+ 1 = 0", 12, "Times-Roman")
+    p.paragraph(left, 190, 210, "Each constant appears once, and the equation holds exactly "
+                "for the principal branch of the exponential function.")  # fmt: skip
+    p.text(right, 80, "2 Fractions and sums", 12, "Times-Bold")
+    p.paragraph(right, 100, 210, "A fraction has its numerator over a bar and its denominator "
+                "under it, centred on the bar.")  # fmt: skip
+    x = right + 60
+    w = p.text(x, 160, "x =", 12, "Times-Italic")
+    bx = x + w + 4
+    p.text(bx + 2, 152, "a + b", 12, "Times-Italic")
+    p.rule(bx, 156, bx + 30, 0.5)
+    p.text(bx + 9, 168, "2c", 12, "Times-Italic")
+    p.paragraph(right, 190, 210, "Sums carry their limits above and below the sign, set in a "
+                "smaller size.")  # fmt: skip
+    w = p.text(x, 240, "S =", 12, "Times-Italic")
+    sx = x + w + 4
+    p.text(sx, 241, "\u2211", 18, "Symbol")
+    p.text(sx + 4, 224, "n", 8, "Times-Italic")
+    p.text(sx + 1, 252, "i = 1", 8, "Times-Italic")
+    w = p.text(sx + 18, 240, "i", 12, "Times-Italic")
+    p.text(sx + 18 + w + 0.5, 235, "2", 8, "Times-Roman")
+    p.paragraph(right, 275, 210, "The sum of the first squares grows as the cube of their "
+                "number, as Archimedes knew.")  # fmt: skip
+    p.close()
+    pdf.save(path)
+
+
 if __name__ == "__main__":
     financial(HERE / "financial_statement.pdf")
     article(HERE / "two_column_article.pdf")
+    formulas(HERE / "born_digital_formulas.pdf")

@@ -1,0 +1,115 @@
+"""Display formulas on the text-layer path (issue 12 item 7): TeX from glyph geometry on real
+born-digital pages, prose kept out of formulas, an image crop when the geometry confuses."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from workbench.engines.cpu import formulas, pdftext
+from workbench.engines.cpu.boxes import Line
+from workbench.engines.cpu.formula_tex import Confused, _atom, row_tex, sound
+from workbench.textlayer import extract_pdf
+
+DATA = Path(__file__).resolve().parents[2] / "data"
+
+
+def _lines(name: str, page: int = 1, dpi: int = 200) -> list[Line]:
+    layer = extract_pdf(DATA / name, page)
+    assert layer is not None
+    w, h = round(layer.width * dpi / 72), round(layer.height * dpi / 72)
+    return pdftext.lines_from_layer(layer, w, h)
+
+
+def _display(lines: list[Line]) -> list[Line]:
+    return [ln for ln in lines if ln.display]
+
+
+def test_constructed_page_scripts_fraction_and_sum_with_limits():
+    lines = _lines("born_digital_formulas.pdf")
+    tex = [ln.tex for ln in _display(lines)]
+    assert tex == [
+        "e^{i\\pi} + 1 = 0",  # raised smaller glyphs, π from the Symbol font
+        "x = \\frac{a + b}{2c}",  # numerator over a ruled bar over the denominator
+        "S = \\sum_{i = 1}^{n}i^{2}",  # limits above and below the sign
+    ]
+    assert all(sound(t or "") for t in tex)
+
+
+def test_constructed_page_prose_and_other_column_stay_out():
+    lines = _lines("born_digital_formulas.pdf")
+    shown = _display(lines)
+    for ln in shown:
+        assert not re.search(r"[a-z]{3,}", ln.text), ln.text  # no prose word in a formula
+    euler, fraction = shown[0], shown[1]
+    # level with each other, one per column: the left formula ends before the right column
+    assert euler.box[2] < fraction.box[0]
+    assert abs(euler.box[1] - fraction.box[1]) < 40
+    prose = " ".join(ln.text for ln in lines if not ln.display)
+    for words in ("principal branch", "centred on the bar", "as Archimedes knew"):
+        assert words in prose
+
+
+def test_two_column_article_formula_exact_and_number_apart():
+    shown = _display(_lines("two_column_article.pdf"))
+    assert [ln.tex for ln in shown] == ["s(t) = -16t^{2} + 560t"]
+    assert "(1)" not in shown[0].text  # the equation number is text at the column's edge
+
+
+@pytest.mark.parametrize(
+    ("name", "page"),
+    [("superscript_pdftex.pdf", 1), ("pdflatex_outline.pdf", 2), ("latex_subfig_captions.pdf", 1)],
+)
+def test_real_latex_prose_pages_have_no_display_formula(name, page):
+    """Inline math in a sentence ("x² = 9 means x ∈ {3, −3}") stays in its line."""
+    lines = _lines(name, page)
+    assert _display(lines) == []
+    if name.startswith("superscript"):
+        assert any("x² = 9" in ln.text for ln in lines)
+
+
+def test_engine_markdown_typesets_the_formulas_and_crops_none():
+    from workbench.engines.cpu.compose import compose
+
+    lines = _lines("born_digital_formulas.pdf")
+    regions = compose(1700, 2200, [], lines)
+    maths = [r.text for r in regions if r.label.value == "formula"]
+    assert "$$\ne^{i\\pi} + 1 = 0\n$$" in maths
+    assert "$$\nx = \\frac{a + b}{2c}\n$$" in maths
+    prose = [r.text for r in regions if r.label.value == "text"]
+    assert not any("$$" in t for t in prose)
+
+
+def _row(*glyphs: tuple[str, tuple[float, float, float, float], float, str]):
+    return [_atom(ch, box, size, style) for ch, box, size, style in glyphs]
+
+
+def test_stacked_full_size_atoms_no_rule_explains_are_confused():
+    # "a" over "b" at full size with no bar between them: no TeX is sound, so none is made
+    atoms = _row(
+        ("x", (0, 20, 10, 34), 14, "i"),
+        ("=", (12, 20, 22, 34), 14, ""),
+        ("a", (24, 4, 34, 18), 14, "i"),
+        ("b", (24, 36, 34, 50), 14, "i"),
+    )
+    with pytest.raises(Confused):
+        row_tex(atoms, [])
+
+
+def test_confused_formula_becomes_an_image_crop_block():
+    ln = Line("a ? b", (10, 10, 90, 40), 100.0, "text_layer", display=True, tex=None)
+    prose = Line("Some words here.", (10, 50, 200, 70), 100.0, "text_layer")
+    out = formulas.split_blocks([("text", (0, 0, 300, 80), [ln, prose], 0.9)])
+    assert [(b[0], len(b[2])) for b in out] == [("figure", 0), ("text", 1)]
+
+
+def test_sound_tex_checks():
+    assert sound("\\left[\\sum_{i=1}^{k} x_{i} \\right]")
+    assert not sound("\\sum ζ^{ψ(gs)} n")  # not ASCII
+    assert not sound("n # .")  # stray specials
+    assert not sound("x^{2")  # unbalanced
+    assert not sound("\\left( x")
+    with pytest.raises(Confused):
+        _atom('"', (0, 0, 1, 1), 10, "")  # no TeX for a quote (a CMEX code in a text font)
