@@ -54,6 +54,7 @@ MATH_CHARS = set(
     "αβγδεϵζηθϑικλμνξπϖρϱσςτυφϕχψωΓΔΘΛΞΠΣΥΦΨΩ"
 )
 _WORD = re.compile(r"[(\[{\"'“‘]*([A-Za-z][a-z]+(?:[-'’][a-z]+)*)[)\]}\"'”’.,;:!?]*")
+_LOWER = re.compile(r"[a-z]{3,}")
 JOIN_X = 0.8  # em: horizontal reach that joins two math runs
 JOIN_Y = 0.45  # em: vertical reach (limits, numerators)
 ROW_GAP = 0.33  # em: a vertical gap this wide between atoms starts a new row
@@ -74,10 +75,14 @@ def _prose_chars(run: Run) -> int:
     function name nor a connective a displayed formula may hold ("if", "for all")."""
     prose = 0
     for w, _ in run:
+        if "m" in w.style:
+            continue
         m = _WORD.fullmatch(w.text)
         word = m.group(1) if m else ""
-        if len(word) >= 3 and "m" not in w.style and word not in FUNCTIONS:
-            prose += 0 if word.lower() in CONNECTIVES else len(w.text)
+        if len(word) >= 3 and word not in FUNCTIONS and word.lower() not in CONNECTIVES:
+            prose += len(w.text)
+        elif not m and any(t not in FUNCTIONS for t in _LOWER.findall(w.text)):
+            prose += len(w.text)  # "<http://www.fbi.gov/...>": letters, not variables
     return prose
 
 
@@ -109,26 +114,27 @@ def _near(a: Box, b: Box, em: float) -> bool:
 
 
 def _groups(runs: list[Run], kinds: list[str], scale: float) -> list[list[int]]:
-    """Connected math runs (and neutral runs touching them), by box proximity."""
+    """Math runs and the runs that are not prose near them (by box proximity), grown from
+    each math run in turn: a few comparisons a formula, not a page's square."""
     cand = [i for i, k in enumerate(kinds) if k != "prose"]
     boxes = {i: _run_box(runs[i]) for i in cand}
     ems = {i: _em(runs[i], scale) for i in cand}
-    parent = {i: i for i in cand}
-
-    def root(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
-    for n, i in enumerate(cand):
-        for j in cand[n + 1 :]:
-            if _near(boxes[i], boxes[j], max(ems[i], ems[j])):
-                parent[root(i)] = root(j)
-    groups: dict[int, list[int]] = {}
-    for i in cand:
-        groups.setdefault(root(i), []).append(i)
-    return [g for g in groups.values() if any(kinds[i] == "math" for i in g)]
+    free = set(cand)
+    groups: list[list[int]] = []
+    for seed in cand:
+        if kinds[seed] != "math" or seed not in free:
+            continue
+        free.discard(seed)
+        group, todo = [seed], [seed]
+        while todo:
+            i = todo.pop()
+            near = [j for j in free if _near(boxes[i], boxes[j], max(ems[i], ems[j]))]
+            for j in near:
+                free.discard(j)
+                group.append(j)
+                todo.append(j)
+        groups.append(sorted(group))
+    return groups
 
 
 def _beside_prose(group: Box, em: float, prose: list[Box]) -> bool:
