@@ -97,6 +97,15 @@ def test_addressee_at_the_margin_under_a_low_name_is_not_taken():
     assert rules.closing_signature([*_body(), name, addressee], LINE) is None
 
 
+def test_no_closing_where_a_word_touches_the_line_above():
+    """J. A. Early p. 1: "him for civil" after "qualifies" on the last line, its ascenders
+    joined to the line above, sits on the line's baseline: text going on, not a name."""
+    word, joined = (100.0, 620.0, 380.0, 660.0), (480.0, 560.0, 900.0, 655.0)
+    assert rules.closing_signature([*_body(), word, joined], LINE) is None
+    name = (480.0, 600.0, 900.0, 700.0)  # a name beside the words, reaching below them
+    assert rules.closing_signature([*_body(), word, name], LINE) == name
+
+
 def test_no_closing_without_a_page_of_writing():
     assert rules.closing_signature([(560.0, 600.0, 900.0, 650.0)], LINE) is None
 

@@ -55,6 +55,8 @@ NAME = 4.0  # ...and at least this many line heights long
 NAME_MERGED = 3.0  # ...or this many where lines touch (the height then holds the loops)
 VALLEY = 0.25  # a closing box is split where its rows hold at most this share of the peaks
 SHEET = 3.0  # an upright line this many text lines long is the sheet's edge or fold, not ink
+BASELINE = 0.3  # a word on the baseline of the words left of it, within this many lines...
+RISE = 1.2  # ...rising this many lines above them, touches the line above
 CLOSE_GAP = 1.5  # a name under a closing phrase starts within this many lines below it...
 CLOSE_LEFT = 0.2  # ...and at most this share of the text width left of it (an addressee: more)
 MERGED = 3.0  # a blob this many line heights tall is lines whose strokes touch: cut into lines
@@ -116,6 +118,13 @@ def _span(ln: list[Box]) -> Box:
 
 def closing_signature(boxes: list[Box], line_h: float, name: float = NAME) -> Box | None:
     """The closing signature of a handwritten page, from its ink blobs (or None)."""
+    found = closing_line(boxes, line_h, name)
+    return found[0] if found is not None else None
+
+
+def closing_line(boxes: list[Box], line_h: float, name: float = NAME) -> tuple[Box, bool] | None:
+    """:func:`closing_signature`, and whether the name stands on a line of its own under its
+    closing phrase (then no phrase is in its box to cut off: :func:`name_part`)."""
     lines = [ln for ln in ink_lines(boxes) if _span(ln)[2] - _span(ln)[0] >= 2 * line_h]
     if len(lines) < 3:  # not a page of writing
         return None
@@ -134,7 +143,8 @@ def closing_signature(boxes: list[Box], line_h: float, name: float = NAME) -> Bo
         best = max(pieces, key=lambda s: s[2] - s[0])
         if _body_lines(spans[i], start, width, line_h):
             break  # the letter goes on below: what is above is not its closing
-        if i and _under_closing(best, spans[i - 1], indent, width, line_h):
+        under = bool(i) and _under_closing(best, spans[i - 1], indent, width, line_h)
+        if under:
             if best[2] - best[0] >= name * line_h:  # a name under its closing phrase
                 indent = min(indent, best[0])
             else:
@@ -146,9 +156,19 @@ def closing_signature(boxes: list[Box], line_h: float, name: float = NAME) -> Bo
                 continue
             if best[3] - best[1] < TALLER * line_h:
                 continue  # as low as a line of the text: the end of a paragraph set in
+            if any(_hangs_from_above(best, p, line_h) for p in pieces if p[2] <= best[0]):
+                continue  # a word of the line touching the line above: the letter goes on
         whole = _whole_name(best, pieces, indent, right + line_h, line_h)
-        return _with_descenders(whole, boxes, line_h)
+        return _with_descenders(whole, boxes, line_h), under
     return None
+
+
+def _hangs_from_above(word: Box, left: Box, line_h: float) -> bool:
+    """``word`` sits on the baseline of the words left of it on its line (bottoms within
+    ``BASELINE`` line heights) yet rises more than ``RISE`` above their tops: its ascenders
+    touch the line above (J. A. Early's "him for civil" joined to "that"), where a name beside
+    words ("best advice — Yrs [name]") shares their line or reaches below it."""
+    return abs(word[3] - left[3]) <= BASELINE * line_h and left[1] - word[1] > RISE * line_h
 
 
 def _under_closing(name: Box, above: Box, indent: float, width: float, line_h: float) -> bool:

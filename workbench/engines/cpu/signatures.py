@@ -96,6 +96,7 @@ WORD_CONF = 60.0  # OCR words at least this confident explain their ink...
 SURE_CONF = 90.0  # ...but a tall word needs this much, and none near a cue is trusted
 TALL = 1.7  # word height, in text lines, from which a word counts as tall
 TALL_NEAR = 1.4  # ...under a signing cue (printed labels there are one line tall)
+MIN_INK = 0.02  # a closing's box holds at least this share of ink (less: a smudge, a shadow)
 MIN_WORDS = 40  # fewer trusted OCR words than this (a letterhead, a date), and...
 UNEXPLAINED = 0.6  # ...this share of the ink unexplained: a handwritten page
 FIGURES = {"figure", "image", "picture"}  # layout labels of pictures
@@ -262,25 +263,36 @@ def _erase_rules(ink: np.ndarray, line_h: float) -> np.ndarray:
 def _closing(ink: np.ndarray, boxes: list[Box], line_h: float, lines: list[Line]) -> list[Blob]:
     """Blobs of a handwritten page: the closing signature (if any) passes, the rest is text.
     A closing that OCR reads as a page number ("12", "Page 3 of 9") is the page's footer."""
-    sig = rules.closing_signature(boxes, line_h)
-    if sig is None:  # a large hand's lines may touch: look again line by line
-        boxes = rules.split_lines(ink, boxes, line_h)
-        sig = rules.closing_signature(boxes, line_h, rules.NAME_MERGED)
+    name = rules.NAME
+    found = rules.closing_line(boxes, line_h, name)
+    if found is None:  # a large hand's lines may touch: look again line by line
+        boxes, name = rules.split_lines(ink, boxes, line_h), rules.NAME_MERGED
+        found = rules.closing_line(boxes, line_h, name)
+    for _ in range(2):  # a faint smudge or shadow under the name is no writing: look above it
+        if found is None or _ink_share(ink, found[0]) >= MIN_INK:
+            break
+        boxes = [b for b in boxes if cover(b, found[0]) < 0.5]
+        found = rules.closing_line(boxes, line_h, name)
+    sig = found[0] if found is not None else None
     if sig is not None and any(cover(ln.box, sig) >= 0.5 and _FOLIO.match(ln.text) for ln in lines):
         sig = None
-    if sig is not None:
+    if sig is not None and found is not None and not found[1]:  # its closing phrase may touch it
         sig = rules.name_part(ink, sig, line_h)
     out = []
     for box in [b for b in boxes if b != sig] + ([sig] if sig is not None else []):
-        x0, y0, x1, y1 = (int(v) for v in box)
-        crop = ink[y0:y1, x0:x1]
         bw, bh = box[2] - box[0], box[3] - box[1]
-        density = float((crop > 0).mean()) if crop.size else 0.0
+        density = _ink_share(ink, box)
         reason = "" if box is sig else "handwritten page: not its closing"
-        if box is sig and not 0.02 <= density <= 0.35:
+        if box is sig and not MIN_INK <= density <= 0.35:
             reason = "density"
         out.append(Blob(box, False, bh / line_h, bw / line_h, density, 0.0, 0, 0.0, reason))
     return out
+
+
+def _ink_share(ink: np.ndarray, box: Box) -> float:
+    x0, y0, x1, y1 = (int(v) for v in box)
+    crop = ink[y0:y1, x0:x1]
+    return float((crop > 0).mean()) if crop.size else 0.0
 
 
 def _body(lines: list[Line], line_h: float) -> tuple[float, float]:
