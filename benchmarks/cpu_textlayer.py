@@ -109,6 +109,7 @@ def heading_found(md: str, heading: str) -> bool:
 
 def table_found(md: str, keys: list[str]) -> bool:
     tables = re.findall(r"(?:^\|.*\|\s*$\n?)+", md, re.M)
+    tables += re.findall(r"<table>.*?</table>", md.replace("&#36;", "$"), re.S)  # spanning cells
     return any(all(k in t.replace("\\", "") for k in keys) for t in tables)
 
 

@@ -1,20 +1,21 @@
-"""Table regions to Markdown pipe tables, from OCR fragment boxes.
+"""Table regions: cell fragments from lines, rows, columns, and tables found from alignment.
 
 A *fragment* is a run of text that belongs to one cell: a RapidOCR detection box (the detector
-already splits at cell gaps) or Tesseract words merged while the gap between them is under
-``join_gap`` × their height.
+already splits at cell gaps) or Tesseract / text-layer words merged while the gap between them
+is under ``join_gap`` × their height. A text-layer word set rotated (its box over twice as
+tall as its font size: a column header set at 45° or 90°) is a fragment of its own, placed
+at its foot (the bottom-left square of its box, where it stands on its column).
 
-Rows: fragments sorted by vertical centre; a fragment joins the open row when it overlaps the
-row's vertical span by at least half its own height.
-Columns: the x extents of fragments in the *fuller* rows (at least the median count) are merged
-into column intervals, so a header cell spanning several columns does not fuse them; every
-fragment then goes to the column it overlaps most (nearest by centre when none), and fragments
-sharing a cell are joined with a space. The first row becomes the header row.
+Rows (:func:`rows_of`): fragments sorted by vertical centre; a fragment joins the open row
+when it overlaps the row's vertical span by at least half its own height.
+Columns (:func:`columns_of`): the x extents of fragments in the *fuller* rows (at least the
+median count) are merged into column intervals, so a header cell spanning several columns
+does not fuse them. :func:`glue`: a currency sign alone (``$``) joins the number after it, a
+lone ``%`` or ``)`` the one before it, so ``$ 178`` stays one cell.
 
-Cells: a currency sign alone (``$``) joins the number after it, a lone ``%`` or ``)`` the one
-before it, so ``$ 178`` stays one cell. A row with text only in its first column followed by a
-row whose first cell starts in lower case is one wrapped label (a multi-line cell): the two
-rows are merged.
+The table's structure (header rows, spanning headers, multi-line cells) is
+:mod:`table_grid`'s; :func:`table_markdown` writes it through :mod:`table_render` (a pipe
+table, or HTML when cells span).
 
 :func:`find_tables` finds tables the layout model missed, from alignment alone: runs of at
 least ``MIN_ROWS`` rows with ``MIN_CELLS`` or more fragments, the ones after the first mostly
@@ -27,7 +28,6 @@ from __future__ import annotations
 import re
 
 from workbench.engines.cpu.boxes import Box, Line, median
-from workbench.engines.cpu.text import escape
 
 Fragment = tuple[str, Box]
 
@@ -39,8 +39,17 @@ def fragments(lines: list[Line], join_gap: float = 0.9) -> list[Fragment]:
         if line.source == "rapidocr" or not line.words:
             out.append((line.text, line.box))
             continue
-        text, box = line.words[0].text, line.words[0].box
-        for w in line.words[1:]:
+        words = []
+        for w in line.words:
+            if line.size > 0 and w.box[3] - w.box[1] > 2 * line.size:
+                x0, y1, s = w.box[0], w.box[3], line.size  # rotated: stands on its foot
+                out.append((w.text, (x0, y1 - s, x0 + s, y1)))
+            else:
+                words.append(w)
+        if not words:
+            continue
+        text, box = words[0].text, words[0].box
+        for w in words[1:]:
             h = max(box[3] - box[1], w.box[3] - w.box[1], 1.0)
             if w.box[0] - box[2] <= join_gap * h:
                 text += " " + w.text
@@ -54,10 +63,11 @@ def fragments(lines: list[Line], join_gap: float = 0.9) -> list[Fragment]:
 
 MIN_ROWS = 3
 MIN_CELLS = 3
-_NUMERIC = re.compile(r"^[$€£¥(+\-−–]*\s*\d[\d,.]*\)?%?$|^[—–\-]$")
+# a number with an optional unit of one or two letters ("3.71T", "78.7M", "2.5x", "12ms")
+_NUMERIC = re.compile(r"^[$€£¥(+\-−–]*\s*\d[\d,.]*(?:[A-Za-z×]{1,2})?\)?%?$|^[—–\-]$")
 
 
-def _glue(frags: list[Fragment]) -> list[Fragment]:
+def glue(frags: list[Fragment]) -> list[Fragment]:
     """Currency signs onto the number after them, ``%``/``)`` onto the one before (one row)."""
     out: list[Fragment] = []
     pending: Fragment | None = None
@@ -83,7 +93,7 @@ def is_numeric(text: str) -> bool:
     return bool(_NUMERIC.match(text.replace(" ", "")))
 
 
-def _tabular(row: list[Fragment]) -> bool:
+def tabular(row: list[Fragment]) -> bool:
     """At least ``MIN_CELLS`` cells, and the cells after the label mostly numbers (two of
     three): a table of contents ("1 | Foo | 2") is not a table."""
     rest = [t for t, _ in row[1:]]
@@ -93,29 +103,29 @@ def _tabular(row: list[Fragment]) -> bool:
 
 def find_tables(lines: list[Line]) -> list[Box]:
     """Boxes of tables found from the alignment of ``lines``' fragments (see the docstring)."""
-    rows = [_glue(r) for r in rows_of(fragments(lines))]
-    tabular = [_tabular(r) for r in rows]
+    rows = [glue(r) for r in rows_of(fragments(lines))]
+    flags = [tabular(r) for r in rows]
     found: list[Box] = []
     k = 0
     while k < len(rows):
-        if not tabular[k]:
+        if not flags[k]:
             k += 1
             continue
         end, gap = k, 0
         j = k + 1
         while j < len(rows):
-            if tabular[j]:
+            if flags[j]:
                 end, gap = j, 0
             elif len(rows[j]) == 1 and gap == 0:
                 gap = 1  # a wrapped label or section row inside the table
             else:
                 break
             j += 1
-        count = sum(tabular[k : end + 1])
+        count = sum(flags[k : end + 1])
         if count >= MIN_ROWS:
             start = k
             for h in (k - 1, k - 2):  # header rows right above: several non-numeric cells
-                if h >= 0 and len(rows[h]) >= 2 and not tabular[h]:
+                if h >= 0 and len(rows[h]) >= 2 and not flags[h]:
                     start = h
                 else:
                     break
@@ -162,55 +172,15 @@ def columns_of(rows: list[list[Fragment]]) -> list[tuple[float, float]]:
 
 
 def grid(frags: list[Fragment]) -> list[list[str]]:
-    """Rows × columns of cell text (empty string for empty cells)."""
-    rows = [_glue(r) for r in rows_of(frags)]
-    cols = columns_of(rows)
-    if not cols:
-        return []
-    table: list[list[str]] = []
-    for row in rows:
-        cells = [""] * len(cols)
-        for text, box in row:
-            k = _column(box, cols)
-            cells[k] = f"{cells[k]} {text}".strip()
-        table.append(cells)
-    return _merge_wrapped(table)
+    """Rows × columns of cell text (empty string for empty cells; a spanning cell's text at
+    its first position)."""
+    from workbench.engines.cpu import table_grid  # table_grid builds on this module
 
-
-def _merge_wrapped(table: list[list[str]]) -> list[list[str]]:
-    """A first-column-only row followed by a row whose first cell starts in lower case: one
-    wrapped label."""
-    out: list[list[str]] = []
-    for k, row in enumerate(table):
-        if out and out[-1][0] and not any(out[-1][1:]) and row[0][:1].islower() and k > 1:
-            out[-1] = [f"{out[-1][0]} {row[0]}", *row[1:]]
-        else:
-            out.append(list(row))
-    return out
-
-
-def _column(box: Box, cols: list[tuple[float, float]]) -> int:
-    best, best_overlap = -1, 0.0
-    for k, (lo, hi) in enumerate(cols):
-        overlap = min(box[2], hi) - max(box[0], lo)
-        if overlap > best_overlap:
-            best, best_overlap = k, overlap
-    if best >= 0:
-        return best
-    cx = (box[0] + box[2]) / 2
-    return min(range(len(cols)), key=lambda k: abs((cols[k][0] + cols[k][1]) / 2 - cx))
-
-
-def to_markdown(table: list[list[str]]) -> str:
-    """A pipe table; the first row is the header. Cells are escaped Markdown."""
-    if not table:
-        return ""
-    width = max(len(r) for r in table)
-    rows = [[escape(c, line_start=False) for c in r] + [""] * (width - len(r)) for r in table]
-    lines = ["| " + " | ".join(rows[0]) + " |", "|" + "---|" * width]
-    lines += ["| " + " | ".join(r) + " |" for r in rows[1:]]
-    return "\n".join(lines)
+    return table_grid.build(frags).rows()
 
 
 def table_markdown(lines: list[Line]) -> str:
-    return to_markdown(grid(fragments(lines)))
+    """The table in ``lines`` as page Markdown: a pipe table, or HTML when cells span."""
+    from workbench.engines.cpu import table_grid, table_render
+
+    return table_render.render(table_grid.build(fragments(lines)))
