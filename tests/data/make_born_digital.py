@@ -240,7 +240,78 @@ def formulas(path: Path) -> None:
     pdf.save(path)
 
 
+def group_table(path: Path) -> None:
+    """Two tables: (1) a group header row, "Spring 2025" and "Autumn 2025" each centred over
+    its two sub-columns with a rule under it, beside "Site" and "Plot description" set on the
+    sub-header row; plot descriptions wrapped inside their column (the next line has no site
+    and no numbers; every line, in a row or not, 12 pt apart); dollar and percent figures.
+    (2) a simple grid whose source labels carry a smaller indented second line, the row's
+    figures centred between the two lines and rows 8 pt apart; a label set in lower case."""
+    pdf = pdfium.PdfDocument.new()
+    p = Page(pdf)
+    p.text(72, 72, "Table 1: Drain trials by plot and season.", 10, "Times-Roman")
+    for centre, name in ((350, "Spring 2025"), (480, "Autumn 2025")):
+        p.text(centre, 96, name, 9, "Helvetica-Bold", "center")
+        p.rule(centre - 50, 100, centre + 50)
+    p.text(72, 112, "Site", 9, "Helvetica-Bold")
+    p.text(112, 112, "Plot description", 9, "Helvetica-Bold")
+    for x, name in zip(GROUP_COLS, ("Yield", "Moisture", "Yield", "Moisture"), strict=True):
+        p.text(x, 112, name, 9, "Helvetica-Bold", "right")
+    p.rule(72, 117, 540)
+    y = 130.0
+    for site, lines, *values in GROUP_ROWS:
+        p.text(72, y, site, 9, "Helvetica")
+        for x, value in zip(GROUP_COLS, values, strict=True):
+            p.text(x, y, value, 9, "Helvetica", "right")
+        for line in lines:
+            p.text(112, y, line, 9, "Helvetica")
+            y += 12
+    p.rule(72, y - 7, 540)
+    y = p.paragraph(
+        72, y + 20, 468,
+        "The yields are in dollars an acre and the moisture is the share of water in the top "
+        "foot of soil in the week after sowing. The sources of the survey data follow.",
+    )  # fmt: skip
+    y += 14
+    p.text(72, y, "Table 2: Sources of the survey data.", 10, "Times-Roman")
+    y += 18
+    for x, name in ((72, "Source"), (250, "Type")):
+        p.text(x, y, name, 9, "Helvetica-Bold")
+    for x, name in ((430, "Records"), (520, "Size")):
+        p.text(x, y, name, 9, "Helvetica-Bold", "right")
+    p.rule(72, y + 5, 540)
+    y += 20
+    for label, note, kind, records, size in SOURCE_ROWS:
+        p.text(72, y, label, 9, "Helvetica")
+        if note:
+            p.text(80, y + 9, note, 7, "Helvetica")
+        mid = y + 4.5 if note else y
+        p.text(250, mid, kind, 9, "Helvetica")
+        p.text(430, mid, records, 9, "Helvetica", "right")
+        p.text(520, mid, size, 9, "Helvetica", "right")
+        y += 26 if note else 17
+    p.rule(72, y - 8, 540)
+    p.close()
+    pdf.save(path)
+
+
+GROUP_COLS = [330, 390, 460, 520]  # right edges of the four figure columns
+GROUP_ROWS = [
+    ("A1", ["North field, drained at", "twenty feet"], "$412", "31%", "$398", "35%"),
+    ("A2", ["North field, undrained"], "$377", "38%", "$361", "41%"),
+    ("B1", ["South field, drained at", "forty feet, on clay loam"], "$405", "29%", "$390", "33%"),
+    ("B2", ["South field, sixty feet"], "$389", "34%", "$352", "39%"),
+]
+SOURCE_ROWS = [
+    ("Farm ledgers", "from the county archive", "Accounts", "12.4K", "3.1M"),
+    ("Weather logs", "", "Daily readings", "8.9K", "1.2M"),
+    ("eSurvey", "from the 2024 mail-in round", "Questionnaires", "2.7K", "640K"),
+    ("Soil cores", "", "Lab reports", "1.1K", "95K"),
+]
+
+
 if __name__ == "__main__":
     financial(HERE / "financial_statement.pdf")
     article(HERE / "two_column_article.pdf")
     formulas(HERE / "born_digital_formulas.pdf")
+    group_table(HERE / "group_header_table.pdf")
