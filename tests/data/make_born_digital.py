@@ -214,8 +214,12 @@ def formulas(path: Path) -> None:
     w += p.text(left + 70 + w + 0.5, 155, "i", 8, "Times-Italic")
     w += p.text(left + 70 + w + 1, 155, "\u03c0", 8, "Symbol")
     p.text(left + 70 + w + 4, 160, "+ 1 = 0", 12, "Times-Roman")
-    p.paragraph(left, 190, 210, "Each constant appears once, and the equation holds exactly "
-                "for the principal branch of the exponential function.")  # fmt: skip
+    y = p.paragraph(left, 190, 210, "Each constant appears once, and the equation holds "
+                    "exactly for the principal branch of the exponential function. A point "
+                    "moving on a line has the speed given by")  # fmt: skip
+    w = p.text(left, y, "v(t) = 3t", 10, "Times-Italic")  # a sentence's math wrapped, inline
+    w += p.text(left + w + 0.5, y - 4, "2", 7, "Times-Roman")
+    p.text(left + w + 1, y, " + 1.", 10, "Times-Italic")
     p.text(right, 80, "2 Fractions and sums", 12, "Times-Bold")
     p.paragraph(right, 100, 210, "A fraction has its numerator over a bar and its denominator "
                 "under it, centred on the bar.")  # fmt: skip

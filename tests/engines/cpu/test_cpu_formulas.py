@@ -52,6 +52,15 @@ def test_constructed_page_prose_and_other_column_stay_out():
         assert words in prose
 
 
+def test_sentence_math_wrapped_onto_its_own_line_stays_inline_text():
+    """ "... the speed given by" / "v(t) = 3t² + 1." at the paragraph's margin and leading:
+    the sentence goes on, so the math stays in the text (a display stands apart)."""
+    lines = _lines("born_digital_formulas.pdf")
+    wrapped = [ln for ln in lines if ln.text.startswith("v(t)")]
+    assert len(wrapped) == 1
+    assert not wrapped[0].display and wrapped[0].text == "v(t) = 3t² + 1."
+
+
 def test_two_column_article_formula_exact_and_number_apart():
     shown = _display(_lines("two_column_article.pdf"))
     assert [ln.tex for ln in shown] == ["s(t) = -16t^{2} + 560t"]

@@ -15,7 +15,10 @@ and the :class:`Formula` records made of the others.
   their boxes nearly touch (limits, scripts, numerators and denominators, which the layer
   draws as separate lines). Boxes join only within 0.8 em horizontally, so a formula in one
   column never reaches the other. A group set on a row beside prose (inline math whose
-  pieces the layer drew apart) is given back to the text.
+  pieces the layer drew apart), or a one-line group right under a prose line at its leading
+  and starting where one of its words starts (a sentence's math wrapped onto the next line),
+  is given back to the text.
+* An item number before a formula on its row ("150.", "(b)") stays text (``label``).
 * A group is cut into rows at vertical gaps of a third of its size (Maxwell's four
   equations are four formulas); each row gets its TeX from geometry (:mod:`formula_tex`).
   A row whose TeX cannot be built soundly keeps ``tex=None``: the engine shows it as an image
@@ -32,7 +35,7 @@ Table blocks keep their lines.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import pairwise
 
 from workbench.engines.cpu.boxes import Box, Line, union_all
@@ -68,6 +71,7 @@ class Formula:
     tex: str | None  # None: the geometry gave no sound TeX (show the crop)
     text: str  # the words' text, left to right
     size: float  # the main font size, px
+    label: Run = field(default_factory=list)  # an exercise number before it ("150."): text
 
 
 def _prose_chars(run: Run) -> int:
@@ -148,6 +152,21 @@ def _beside_prose(group: Box, em: float, prose: list[Box]) -> bool:
     return False
 
 
+def _continues(box: Box, em: float, prose: list[tuple[Box, list[float]]]) -> bool:
+    """A one-line group set at the normal leading right under a prose line and starting where
+    one of its words does: the sentence's math wrapped onto the next line, not a display
+    (a display stands apart, centred or indented, or is tall with limits or fractions)."""
+    if box[3] - box[1] > 1.9 * em:
+        return False
+    for p, lefts in prose:
+        gap = box[1] - p[3]
+        overlap = min(box[2], p[2]) - max(box[0], p[0])
+        aligned = any(abs(x - box[0]) < 0.3 * em for x in lefts)
+        if -0.5 * em <= gap < 0.5 * em and overlap > 0 and aligned:
+            return True  # (a raised script's top may reach into the line above)
+    return False
+
+
 def _rows(atoms: list[Atom], rules: list[Box], em: float) -> list[tuple[list[Atom], list[Box]]]:
     """Atoms (and the rules among them) cut at vertical gaps of ``ROW_GAP`` em."""
     spans = sorted([(a.box[1], a.box[3]) for a in atoms] + [(r[1], r[3]) for r in rules])
@@ -175,13 +194,17 @@ def find(
     if "math" not in kinds:
         return list(range(len(runs))), []
     prose = [_run_box(runs[i]) for i, k in enumerate(kinds) if k == "prose"]
+    starts = [(_run_box(runs[i]), [b[0] for _, b in runs[i]]) for i in range(len(runs))]
+    starts = [s for s, k in zip(starts, kinds, strict=True) if k == "prose"]
     used: set[int] = set()
     found: list[Formula] = []
     for group in _groups(runs, kinds, scale):
         words = [wb for i in group for wb in runs[i]]
-        box = union_all([b for _, b in words])
         em = max(w.size for w, _ in words) * scale
-        if _beside_prose(box, em, prose):
+        label = _enumerator(words, em)
+        words = [wb for wb in words if wb not in label]
+        box = union_all([b for _, b in words])
+        if _beside_prose(box, em, prose) or _continues(box, em, starts):
             continue
         atoms = atoms_of(words, sx, sy)
         pad = 0.3 * em  # a fraction bar may reach a little past its numerator and denominator
@@ -204,10 +227,26 @@ def find(
             made.append(Formula(sorted(group), mine, rbox, tex, text, size))
         if not made or not any(_operator(f.tex or f.text) for f in made):
             continue
+        made[0].label = label
         used.update(group)
         found.extend(made)
     keep = [i for i in range(len(runs)) if i not in used]
     return keep, found
+
+
+_ENUM = re.compile(r"\(?(?:\d{1,4}|[a-z]|[ivx]{1,4})[.)]")
+
+
+def _enumerator(words: Run, em: float) -> Run:
+    """The exercise or item number set before a formula on its row ("150. s(t) = ..."), with
+    a gap after it: it is text, not math."""
+    first = min(words, key=lambda wb: wb[1][0])
+    if not _ENUM.fullmatch(first[0].text):
+        return []
+    fb = first[1]
+    row = [b for w, b in words if w is not first[0] and min(b[3], fb[3]) > max(b[1], fb[1])]
+    right = min((b[0] for b in row if b[0] >= fb[2] - 1), default=None)
+    return [first] if right is not None and right - fb[2] >= 0.4 * em else []
 
 
 def _inside(word: Box, row: Box) -> bool:
