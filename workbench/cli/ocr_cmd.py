@@ -23,6 +23,10 @@ named alike get two folders (``doc``, ``doc-2``), and a changed file is not "alr
 ``--workers N`` (``--engine cpu`` only; default 1) runs N pages at once in N worker
 processes, each loading the CPU engine's models once (about N times the memory); the page
 files are the same as with one worker (only the measured ``seconds`` differ).
+``--text-layer``, ``--no-tables`` and ``--handwriting-threshold`` (``--engine cpu`` only) are
+the sidebar's engine settings, recorded in the manifest. A run keeps one configuration: the
+same ``--out`` with another engine, model, DPI or engine setting is refused (exit 2) with the
+differences named, before anything is written.
 An input directory stands for the supported files directly inside it; the others are listed
 in one ``warning:`` line. A bad input prints one ``error:`` line naming it and why; the
 others are still processed. File names in messages are escaped when not printable.
