@@ -122,3 +122,16 @@ def test_sound_tex_checks():
     assert not sound("\\left( x")
     with pytest.raises(Confused):
         _atom('"', (0, 0, 1, 1), 10, "")  # no TeX for a quote (a CMEX code in a text font)
+
+
+def test_math_alphanumerics_and_accents():
+    assert [_atom(ch, (0, 0, 1, 1), 10, "").tex for ch in "𝑥𝐄𝔽ℝ𝛼û"] == [
+        "x", "\\mathbf{E}", "\\mathbb{F}", "\\mathbb{R}", "\\alpha", "\\hat{u}",
+    ]  # fmt: skip
+    atoms = _row(
+        ("x", (0, 10, 8, 24), 14, "i"),
+        ("=", (10, 10, 20, 24), 14, ""),
+        ("u", (22, 10, 30, 24), 14, "i"),
+        ("ˆ", (23, 6, 29, 20), 14, ""),  # TeX's \hat: the accent glyph on a raised baseline
+    )
+    assert row_tex(atoms, []) == "x = \\hat{u}"

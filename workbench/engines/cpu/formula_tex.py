@@ -16,7 +16,9 @@ records when the layer kept them, else its box split evenly), in ``page_px``.
    scripts nest. A prime is a superscript ``^{\\prime}``.
 4. **Symbols**: Unicode math to TeX commands (``π`` → ``\\pi``, ``∇`` → ``\\nabla``), a bold
    font's letters ``\\mathbf{E}``, a TeX symbol font's capitals ``\\mathcal{I}``, upright
-   letter runs ``\\sin``/``\\operatorname{Ann}``, big delimiters ``\\left[ … \\right]``.
+   letter runs ``\\sin``/``\\operatorname{Ann}``, big delimiters ``\\left[ … \\right]``,
+   math alphanumerics (𝑥, 𝐄, 𝔽: Word's Cambria Math) on their plain letter, accents (``û``,
+   or an accent glyph raised over a letter) as ``\\hat{u}``. Tables: :mod:`formula_symbols`.
    Spaces follow the gaps the page shows.
 
 The TeX is checked (:func:`sound`): balanced braces and ``\\left``/``\\right``, only ASCII,
@@ -27,9 +29,20 @@ character with no TeX form, raise :class:`Confused`: the caller shows an image c
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass, field
 
 from workbench.engines.cpu.boxes import Box, union_all
+from workbench.engines.cpu.formula_symbols import (
+    ALPHABETS,
+    BIG_OPS,
+    CMEX,
+    COMBINING,
+    GREEK,
+    NAMED,
+    SPACING,
+    SYMBOLS,
+)
 from workbench.schema import TextWord
 
 
@@ -56,52 +69,6 @@ class Atom:
         return (self.box[0] + self.box[2]) / 2
 
 
-GREEK = {
-    "α": "alpha", "β": "beta", "γ": "gamma", "δ": "delta", "ε": "varepsilon", "ϵ": "epsilon",
-    "ζ": "zeta", "η": "eta", "θ": "theta", "ϑ": "vartheta", "ι": "iota", "κ": "kappa",
-    "λ": "lambda", "μ": "mu", "µ": "mu", "ν": "nu", "ξ": "xi", "π": "pi", "ϖ": "varpi",
-    "ρ": "rho", "ϱ": "varrho", "σ": "sigma", "ς": "varsigma", "τ": "tau", "υ": "upsilon",
-    "φ": "varphi", "ϕ": "phi", "χ": "chi", "ψ": "psi", "ω": "omega", "Γ": "Gamma",
-    "Δ": "Delta", "Θ": "Theta", "Λ": "Lambda", "Ξ": "Xi", "Π": "Pi", "Σ": "Sigma",
-    "Υ": "Upsilon", "Φ": "Phi", "Ψ": "Psi", "Ω": "Omega",
-}  # fmt: skip
-SYMBOLS = {
-    "×": "\\times", "÷": "\\div", "⋅": "\\cdot", "·": "\\cdot", "∙": "\\cdot", "±": "\\pm",
-    "∓": "\\mp", "−": "-", "–": "-", "∗": "*", "∘": "\\circ", "≤": "\\leq", "≥": "\\geq",
-    "≠": "\\neq", "≈": "\\approx", "≡": "\\equiv", "∼": "\\sim", "≃": "\\simeq",
-    "≅": "\\cong", "∝": "\\propto", "≪": "\\ll", "≫": "\\gg", "∈": "\\in", "∉": "\\notin",
-    "∋": "\\ni", "⊂": "\\subset", "⊃": "\\supset", "⊆": "\\subseteq", "⊇": "\\supseteq",
-    "∪": "\\cup", "∩": "\\cap", "∖": "\\setminus", "∧": "\\wedge", "∨": "\\vee", "¬": "\\neg",
-    "∀": "\\forall", "∃": "\\exists", "∅": "\\emptyset", "∞": "\\infty", "∂": "\\partial",
-    "∇": "\\nabla", "√": "\\surd", "→": "\\to", "←": "\\leftarrow", "↔": "\\leftrightarrow",
-    "⇒": "\\Rightarrow", "⇐": "\\Leftarrow", "⇔": "\\Leftrightarrow", "↦": "\\mapsto",
-    "…": "\\ldots", "⋯": "\\cdots", "ℓ": "\\ell", "ℏ": "\\hbar", "⟨": "\\langle",
-    "⟩": "\\rangle", "⌊": "\\lfloor", "⌋": "\\rfloor", "⌈": "\\lceil", "⌉": "\\rceil",
-    "∥": "\\|", "‖": "\\|", "⊕": "\\oplus", "⊗": "\\otimes", "⊥": "\\perp", "□": "\\square",
-    "{": "\\{", "}": "\\}", "\\": "\\backslash", "#": "\\#", "%": "\\%", "&": "\\&",
-    "$": "\\$", "_": "\\_", "~": "\\sim", "ℕ": "\\mathbb{N}", "ℤ": "\\mathbb{Z}",
-    "ℚ": "\\mathbb{Q}", "ℝ": "\\mathbb{R}", "ℂ": "\\mathbb{C}", "ﬁ": "fi", "ﬂ": "fl",
-    "′": "\\prime", "″": "\\prime\\prime",
-}  # fmt: skip
-BIG_OPS = {
-    "∑": "\\sum", "∏": "\\prod", "∫": "\\int", "∮": "\\oint", "⋃": "\\bigcup",
-    "⋂": "\\bigcap", "∐": "\\coprod", "∬": "\\iint", "∭": "\\iiint", "⨁": "\\bigoplus",
-    "⨂": "\\bigotimes",
-}  # fmt: skip
-# TeX's extension font (CMEX) without a Unicode map: PDFium reports its character codes
-CMEX = {
-    " ": ("(", "l"), "!": (")", "r"), '"': ("[", "l"), "#": ("]", "r"), "$": ("\\lfloor", "l"),
-    "%": ("\\rfloor", "r"), "&": ("\\lceil", "l"), "'": ("\\rceil", "r"), "(": ("\\{", "l"),
-    ")": ("\\}", "r"), "*": ("\\langle", "l"), "+": ("\\rangle", "r"), "D": ("\\langle", "l"),
-    "E": ("\\rangle", "r"), "P": ("\\sum", "op"), "X": ("\\sum", "op"), "Q": ("\\prod", "op"),
-    "Y": ("\\prod", "op"), "R": ("\\int", "op"), "Z": ("\\int", "op"), "H": ("\\oint", "op"),
-    "I": ("\\oint", "op"), "S": ("\\bigcup", "op"), "[": ("\\bigcup", "op"),
-    "T": ("\\bigcap", "op"), "\\": ("\\bigcap", "op"), "`": ("\\coprod", "op"),
-    "a": ("\\coprod", "op"), "]": ("]", "r"),
-}  # fmt: skip
-NAMED = {"sin", "cos", "tan", "cot", "sec", "csc", "log", "ln", "exp", "lim", "max", "min",
-         "sup", "inf", "det", "deg", "dim", "ker", "gcd", "arg", "sinh", "cosh", "tanh",
-         "arcsin", "arccos", "arctan", "Pr", "hom", "lg", "liminf", "limsup"}  # fmt: skip
 _ASCII_OK = re.compile(r"[A-Za-z0-9+\-=<>()\[\]|/,.;:!?'*@]")
 _DASHES = "−-–—_"
 _PRIMES = "′″"
@@ -141,6 +108,8 @@ def _atom(ch: str, box: Box, size: float, style: str) -> Atom:
     if "x" in style and ch in CMEX:
         tex, kind = CMEX[ch]
         return Atom(tex, box, size, kind, ch, style)
+    if ch in SPACING and ch != "~":
+        return Atom("\\" + SPACING[ch] + "{}", box, size, "", ch, style)
     if ch in BIG_OPS:
         return Atom(BIG_OPS[ch], box, size, "op", ch, style)
     if ch in GREEK:
@@ -154,6 +123,27 @@ def _atom(ch: str, box: Box, size: float, style: str) -> Atom:
         elif ch.isupper() and "s" in style:
             tex = f"\\mathcal{{{ch}}}"
         return Atom(tex, box, size, "", ch, style)
+    return _composed(ch, box, size, style)
+
+
+def _composed(ch: str, box: Box, size: float, style: str) -> Atom:
+    """Math alphanumerics (𝑥, 𝐄, ℝ's kin: Word and Cambria Math write them) and accented
+    letters (û) as TeX on their plain letter."""
+    plain = unicodedata.normalize("NFKC", ch)
+    if len(plain) == 1 and plain != ch and unicodedata.name(ch, "").startswith("MATHEMATICAL"):
+        name = unicodedata.name(ch)
+        atom = _atom(plain, box, size, style.replace("b", "") + ("b" if "BOLD" in name else ""))
+        for word, command in ALPHABETS:
+            if word in name and plain.isascii():
+                atom.tex = f"\\{command}{{{plain}}}"
+        atom.ch = ch
+        return atom
+    parts = unicodedata.normalize("NFD", ch)
+    if len(parts) == 2 and parts[0].isascii() and parts[1] in COMBINING:
+        atom = _atom(parts[0], box, size, style)
+        atom.tex = f"\\{COMBINING[parts[1]]}{{{atom.tex}}}"
+        atom.ch = ch
+        return atom
     raise Confused(f"no TeX for {ch!r}")
 
 
@@ -169,9 +159,29 @@ def _parse(atoms: list[Atom], rules: list[Box], depth: int) -> str:
         raise Confused("nested too deep")
     if not atoms:
         return ""
-    atoms = _fractions(sorted(atoms, key=lambda a: a.box[0]), rules, depth)
+    atoms = _accents(sorted(atoms, key=lambda a: a.box[0]))
+    atoms = _fractions(atoms, rules, depth)
     atoms = _limits(atoms, rules, depth)
     return _baseline(atoms, rules, depth)
+
+
+def _accents(atoms: list[Atom]) -> list[Atom]:
+    """An accent glyph set over a letter (TeX draws ``\\hat{u}`` as two) goes on it."""
+    out = list(atoms)
+    for acc in atoms:
+        if acc.ch not in SPACING or len(acc.ch) != 1:
+            continue
+        under = [
+            a
+            for a in out
+            if a is not acc and a.kind == "" and a.box[0] - 1 <= acc.cx <= a.box[2] + 1
+            and a.cy - acc.cy > 0.1 * a.size  # raised: TeX sets it on a higher baseline
+        ]  # fmt: skip
+        if under:
+            base = min(under, key=lambda a: a.cy - acc.cy)
+            base.tex = f"\\{SPACING[acc.ch]}{{{base.tex}}}"
+            out.remove(acc)
+    return out
 
 
 def _main(atoms: list[Atom]) -> float:
