@@ -106,6 +106,13 @@ def test_no_closing_where_a_word_touches_the_line_above():
     assert rules.closing_signature([*_body(), word, name], LINE) == name
 
 
+def test_closing_phrase_dipping_into_the_names_line_is_left_out():
+    """Charles Foster: the flourish of "Yours truly" dips into the name's line; the name is
+    the piece written under the phrase, not the phrase, the widest piece."""
+    phrase, name = (480.0, 560.0, 820.0, 660.0), (660.0, 620.0, 860.0, 690.0)
+    assert rules.closing_signature([*_body(), phrase, name], LINE) == name
+
+
 def test_no_closing_without_a_page_of_writing():
     assert rules.closing_signature([(560.0, 600.0, 900.0, 650.0)], LINE) is None
 

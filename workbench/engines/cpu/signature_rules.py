@@ -140,7 +140,7 @@ def closing_line(boxes: list[Box], line_h: float, name: float = NAME) -> tuple[B
     indent = start + INDENT * width
     for i in range(len(lines) - 1, len(lines) - 1 - len(tail), -1):
         pieces = _segments(lines[i], line_h)
-        best = max(pieces, key=lambda s: s[2] - s[0])
+        best = _lowest(pieces, max(pieces, key=lambda s: s[2] - s[0]))
         if _body_lines(spans[i], start, width, line_h):
             break  # the letter goes on below: what is above is not its closing
         under = bool(i) and _under_closing(best, spans[i - 1], indent, width, line_h)
@@ -169,6 +169,21 @@ def _hangs_from_above(word: Box, left: Box, line_h: float) -> bool:
     touch the line above (J. A. Early's "him for civil" joined to "that"), where a name beside
     words ("best advice — Yrs [name]") shares their line or reaches below it."""
     return abs(word[3] - left[3]) <= BASELINE * line_h and left[1] - word[1] > RISE * line_h
+
+
+def _lowest(pieces: list[Box], best: Box) -> Box:
+    """``best``, or the widest of the pieces written under it (overlapping its columns, their
+    top below its middle, written along a line: twice as wide as tall): a closing phrase whose flourish dips into the name's line is
+    grouped with the name (Charles Foster's "Yours truly" above "Charles  Foster")."""
+    mid = (best[1] + best[3]) / 2
+    below = [
+        p
+        for p in pieces
+        if p[1] > mid
+        and min(p[2], best[2]) > max(p[0], best[0])
+        and p[2] - p[0] >= 2 * (p[3] - p[1])
+    ]
+    return max(below, key=lambda p: p[2] - p[0]) if below else best
 
 
 def _under_closing(name: Box, above: Box, indent: float, width: float, line_h: float) -> bool:
