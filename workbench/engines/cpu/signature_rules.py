@@ -173,8 +173,9 @@ def _hangs_from_above(word: Box, left: Box, line_h: float) -> bool:
 
 def _lowest(pieces: list[Box], best: Box) -> Box:
     """``best``, or the widest of the pieces written under it (overlapping its columns, their
-    top below its middle, written along a line: twice as wide as tall): a closing phrase whose flourish dips into the name's line is
-    grouped with the name (Charles Foster's "Yours truly" above "Charles  Foster")."""
+    top below its middle, written along a line: twice as wide as tall): a closing phrase
+    whose flourish dips into the name's line is grouped with the name (Charles Foster's
+    "Yours truly" above "Charles  Foster")."""
     mid = (best[1] + best[3]) / 2
     below = [
         p
