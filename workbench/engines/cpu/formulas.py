@@ -18,7 +18,9 @@ and the :class:`Formula` records made of the others.
   pieces the layer drew apart), or a one-line group right under a prose line at its leading
   and starting where one of its words starts (a sentence's math wrapped onto the next line),
   is given back to the text.
-* An item number before a formula on its row ("150.", "(b)") stays text (``label``).
+* An item number before a formula on its row ("150. s(t) = …") stays in the formula: as
+  text it would start a Markdown line and need escaping ("150\\."), and a list item's
+  inline math is not written yet.
 * A group is cut into rows at vertical gaps of a third of its size (Maxwell's four
   equations are four formulas); each row gets its TeX from geometry (:mod:`formula_tex`).
   A row whose TeX cannot be built soundly keeps ``tex=None``: the engine shows it as an image
@@ -35,7 +37,7 @@ Table blocks keep their lines.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from itertools import pairwise
 
 from workbench.engines.cpu.boxes import Box, Line, union_all
@@ -71,7 +73,6 @@ class Formula:
     tex: str | None  # None: the geometry gave no sound TeX (show the crop)
     text: str  # the words' text, left to right
     size: float  # the main font size, px
-    label: Run = field(default_factory=list)  # an exercise number before it ("150."): text
 
 
 def _prose_chars(run: Run) -> int:
@@ -201,8 +202,6 @@ def find(
     for group in _groups(runs, kinds, scale):
         words = [wb for i in group for wb in runs[i]]
         em = max(w.size for w, _ in words) * scale
-        label = _enumerator(words, em)
-        words = [wb for wb in words if wb not in label]
         box = union_all([b for _, b in words])
         if _beside_prose(box, em, prose) or _continues(box, em, starts):
             continue
@@ -227,26 +226,10 @@ def find(
             made.append(Formula(sorted(group), mine, rbox, tex, text, size))
         if not made or not any(_operator(f.tex or f.text) for f in made):
             continue
-        made[0].label = label
         used.update(group)
         found.extend(made)
     keep = [i for i in range(len(runs)) if i not in used]
     return keep, found
-
-
-_ENUM = re.compile(r"\(?(?:\d{1,4}|[a-z]|[ivx]{1,4})[.)]")
-
-
-def _enumerator(words: Run, em: float) -> Run:
-    """The exercise or item number set before a formula on its row ("150. s(t) = ..."), with
-    a gap after it: it is text, not math."""
-    first = min(words, key=lambda wb: wb[1][0])
-    if not _ENUM.fullmatch(first[0].text):
-        return []
-    fb = first[1]
-    row = [b for w, b in words if w is not first[0] and min(b[3], fb[3]) > max(b[1], fb[1])]
-    right = min((b[0] for b in row if b[0] >= fb[2] - 1), default=None)
-    return [first] if right is not None and right - fb[2] >= 0.4 * em else []
 
 
 def _inside(word: Box, row: Box) -> bool:

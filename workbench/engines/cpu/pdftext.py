@@ -74,10 +74,7 @@ def lines_from_layer(layer: TextLayer, width: int, height: int) -> list[Line]:
     lines: list[Line] = []
     kept = set(keep)
     for i, r in enumerate(runs):
-        for f in at.get(i, []):
-            if f.label:
-                lines.append(_line(f.label, scale))
-            lines.append(_formula_line(f))
+        lines.extend(_formula_line(f) for f in at.get(i, []))
         if i in kept:
             lines.append(_line(r, scale))
     return lines
