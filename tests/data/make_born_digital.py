@@ -244,6 +244,41 @@ def formulas(path: Path) -> None:
     pdf.save(path)
 
 
+def furniture(path: Path) -> None:
+    """Two report pages with page furniture: page 1 a running head with its folio at the top
+    ("Field Notes on Soil" … "17") and a document-control line spread over the foot
+    ("Rev. 3.1" … "Doc. No. 88-204" … "4 May 2026"), both at body size and inside the page's
+    outer 12 % but not its outer 8 %; page 2 ends mid-page, then a small "Spring Meeting
+    2026" and the folio "18" after a wide gap, well above the bottom margin."""
+    pdf = pdfium.PdfDocument.new()
+    body = (
+        "Clay soils hold water long after rain, and a field that stays wet into spring is "
+        "sown late. Tile drains laid at a depth of three feet carry the water to a ditch; "
+        "the question the trials asked is how far apart the lines may be laid before the "
+        "middle of the field stays as wet as an undrained one. Plots were drained at spacings "
+        "of twenty, forty and sixty feet, and the water table was read every week."
+    )
+    p = Page(pdf)  # furniture at body size, just inside the page's outer 12 %
+    p.text(72, 72, "Field Notes on Soil", 10, "Times-Italic")
+    p.text(540, 72, "17", 10, "Times-Roman", "right")
+    p.text(72, 112, "Drainage Trials on Clay Soils", 16, "Times-Bold")
+    y = 140.0
+    for _ in range(4):
+        y = p.paragraph(72, y, 468, body) + 8
+    p.text(72, 712, "Rev. 3.1", 10, "Times-Roman")
+    p.text(306, 712, "Doc. No. 88-204", 10, "Times-Roman", "center")
+    p.text(540, 712, "4 May 2026", 10, "Times-Roman", "right")
+    p.close()
+    p = Page(pdf)
+    y = 72.0
+    for _ in range(3):
+        y = p.paragraph(72, y, 468, body) + 8
+    p.text(540, y + 60, "Spring Meeting 2026", 7, "Helvetica", "right")
+    p.text(306, y + 90, "18", 9, "Times-Roman", "center")
+    p.close()
+    pdf.save(path)
+
+
 def group_table(path: Path) -> None:
     """Two tables: (1) a group header row, "Spring 2025" and "Autumn 2025" each centred over
     its two sub-columns with a rule under it, beside "Site" and "Plot description" set on the
@@ -318,4 +353,5 @@ if __name__ == "__main__":
     financial(HERE / "financial_statement.pdf")
     article(HERE / "two_column_article.pdf")
     formulas(HERE / "born_digital_formulas.pdf")
+    furniture(HERE / "furniture_pages.pdf")
     group_table(HERE / "group_header_table.pdf")

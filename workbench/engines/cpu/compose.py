@@ -46,7 +46,16 @@ from itertools import pairwise
 import numpy as np
 from PIL import Image
 
-from workbench.engines.cpu import captions, figures, formulas, headings, table_boxes, tables, text
+from workbench.engines.cpu import (
+    captions,
+    figures,
+    formulas,
+    furniture,
+    headings,
+    table_boxes,
+    tables,
+    text,
+)
 from workbench.engines.cpu.boxes import Box, LayoutBox, Line, area, cover, inter, median, union_all
 from workbench.engines.cpu.layout import canonical
 from workbench.engines.cpu.reading_order import reading_order
@@ -76,8 +85,15 @@ def compose(
     boxes += [LayoutBox("signature", s, 1.0) for s in signatures or []]
 
     members = _assign(boxes, lines)
+    dissolved = {
+        k for k, b in enumerate(boxes) if canonical(b.native) is Label.FORMULA
+        and _prosy(members.get(k, []))
+    }  # fmt: skip
+    if dissolved:  # its lines go to the boxes under it (a figure that spans the page ...)
+        gone: Box = (0.0, 0.0, 0.0, 0.0)
+        members = _assign([LayoutBox(b.native, gone, 0.0) if k in dissolved else b
+                           for k, b in enumerate(boxes)], lines)  # fmt: skip
     _caption_tails(boxes, members, line_h)
-    dissolved = set()
     for k, b in enumerate(boxes):
         if b.native == "figure" and _texty(b, members.get(k, []), line_h):
             members.setdefault(-1, []).extend(members.pop(k))
@@ -97,8 +113,9 @@ def compose(
     blocks = formulas.split_blocks(blocks)  # display formulas (text layer) stand alone
     blocks = captions.attach(blocks, line_h)
     blocks = _not_furniture(blocks, lines, height)
+    blocks = furniture.split_off(blocks, lines, width, height)
     blocks = headings.split(blocks, lines, line_h, height)
-    order = reading_order([b[1] for b in blocks])
+    order = reading_order([b[1] for b in blocks], numbers=[_section_number(b) for b in blocks])
     title_seen = False
     regions: list[Region] = []
     for pos, k in enumerate(order):
@@ -268,6 +285,25 @@ def _caption_tails(boxes: list[LayoutBox], members: dict[int, list[Line]], line_
                 x0, _, x1, y1 = b.box  # the table is drawn from under the line it gave back
                 boxes[k] = LayoutBox(b.native, (x0, max(top.box[3], b.box[1]), x1, y1), b.score)
                 break
+
+
+_SECTION = re.compile(r"^\s*(\d{1,3})(\.\d{1,2})?[.)]?\s+[A-Za-z]")
+
+
+def _section_number(block: tuple[str, Box, list[Line], float]) -> float | None:
+    """A heading's section number ("2. Pythagorean Theorem" → 2, "3.1 Area" → 3.1): it
+    tells reading order whether a grid of numbered cards reads by rows or by columns."""
+    native, _, group, _ = block
+    if not native.startswith("heading") or not group:
+        return None
+    found = _SECTION.match(_sorted_lines(group)[0].text)
+    return float(found.group(1) + (found.group(2) or "")) if found else None
+
+
+def _prosy(group: list[Line]) -> bool:
+    """Three lines or more of prose (four words of three letters or more each): a formula box
+    the layout model drew over paragraphs (a page of cards read as one equation)."""
+    return sum(len(re.findall(r"\b[A-Za-z]{3,}\b", ln.text)) >= 4 for ln in group) >= 3
 
 
 def _texty(box: LayoutBox, group: list[Line], line_h: float) -> bool:

@@ -36,6 +36,8 @@ CDLA_LABELS: dict[str, Label] = {
     "reference": Label.TEXT,
     "equation": Label.FORMULA,
     "aligned_table": Label.TABLE,  # found from word alignment (tables.find_tables), not CDLA
+    "running_header": Label.HEADER,  # furniture found by position, size, content (furniture)
+    "running_footer": Label.FOOTER,
 }
 
 TESSERACT_LABELS: dict[str, Label] = {

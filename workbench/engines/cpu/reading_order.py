@@ -11,31 +11,90 @@ level with each other across two columns do not interleave the columns.
 
 Projections shrink each box a little (``slack``) so that neighbours whose boxes overlap by a
 few pixels (common with layout models) do not hide a real gap.
+
+A *container* (a box holding at least ``CONTAINED`` of another box's area, and at least twice
+as large: a picture drawn behind a page of cards, a frame around a sidebar) takes no part in
+the cuts, since it would bridge every gap it spans; it is read right before the first box it
+holds.
 """
 
 from __future__ import annotations
 
-from workbench.engines.cpu.boxes import Box
+from itertools import pairwise
+
+from workbench.engines.cpu.boxes import Box, area, cover
+
+CONTAINED = 0.9
 
 
-def reading_order(boxes: list[Box], min_gap: float = 8.0) -> list[int]:
-    """Indices of ``boxes`` in reading order."""
+def reading_order(
+    boxes: list[Box], min_gap: float = 8.0, numbers: list[float | None] | None = None
+) -> list[int]:
+    """Indices of ``boxes`` in reading order. ``numbers``: each box's section number (a
+    numbered heading's "2"), or None; when the column-first order reads three numbers or more
+    out of sequence and the row-first order (bands first, columns inside each band) reads
+    them in sequence, the page is a grid numbered by rows, and is read by rows."""
+    held = {
+        i: [j for j, b in enumerate(boxes) if j != i and _holds(a, b)] for i, a in enumerate(boxes)
+    }
+    containers = {i for i, js in held.items() if js}
+    idx = [i for i in range(len(boxes)) if i not in containers]
     order: list[int] = []
-    _cut(list(range(len(boxes))), boxes, min_gap, order, depth=0)
+    _cut(idx, boxes, min_gap, order, 0, (0, 1))
+    if numbers and not _ascending(order, numbers):
+        by_rows = _by_rows(idx, boxes, min_gap, numbers)
+        if _ascending(by_rows, numbers):
+            order = by_rows
+    if not order:  # every box holds another (identical boxes): plain top-to-bottom order
+        return sorted(range(len(boxes)), key=lambda i: (boxes[i][1], boxes[i][0]))
+    # outermost containers last, so each lands before whatever it holds, itself included
+    for i in sorted(containers, key=lambda i: area(boxes[i])):
+        rank = {k: n for n, k in enumerate(order)}
+        first = min((rank[j] for j in held[i] if j in rank), default=len(order))
+        order.insert(first, i)
     return order
 
 
-def _cut(idx: list[int], boxes: list[Box], min_gap: float, out: list[int], depth: int) -> None:
+def _by_rows(
+    idx: list[int], boxes: list[Box], min_gap: float, numbers: list[float | None]
+) -> list[int]:
+    """Bands that each start at a row holding a numbered heading (a row of cards: headings,
+    then what is under them), each read column by column."""
+    rows: list[list[int]] = []
+    for band in _split(idx, boxes, 1, min_gap) if idx else []:
+        if rows and all(numbers[i] is None for i in band):
+            rows[-1].extend(band)
+        else:
+            rows.append(band)
+    out: list[int] = []
+    for row in rows:
+        _cut(row, boxes, min_gap, out, 1, (0, 1))
+    return out
+
+
+def _ascending(order: list[int], numbers: list[float | None]) -> bool:
+    seq = [n for i in order if (n := numbers[i]) is not None]
+    return len(seq) < 3 or all(a < b for a, b in pairwise(seq))
+
+
+def _holds(outer: Box, inner: Box) -> bool:
+    return cover(inner, outer) >= CONTAINED and area(outer) >= 2 * max(area(inner), 1.0)
+
+
+def _cut(
+    idx: list[int], boxes: list[Box], min_gap: float, out: list[int], depth: int,
+    axes: tuple[int, int],
+) -> None:  # fmt: skip
     if len(idx) <= 1 or depth > 60:
         out.extend(sorted(idx, key=lambda i: (boxes[i][1], boxes[i][0])))
         return
-    for axis in (0, 1):  # 0: columns (x), 1: bands (y)
+    for axis in axes:  # 0: columns (x), 1: bands (y)
         groups = _split(idx, boxes, axis, min_gap)
-        if axis == 1:
+        if axis == 1 and axes[0] == 0:
             groups = _join_columns(groups, boxes, min_gap)
         if len(groups) > 1:
             for g in groups:
-                _cut(g, boxes, min_gap, out, depth + 1)
+                _cut(g, boxes, min_gap, out, depth + 1, axes)
             return
     out.extend(sorted(idx, key=lambda i: (boxes[i][1], boxes[i][0])))
 

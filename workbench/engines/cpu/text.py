@@ -5,7 +5,10 @@
   ("exam-" + "ple" → "example"), and kept with its hyphen otherwise ("self-" + "Help"); a URL,
   path or e-mail address broken at a hyphen is joined with it ("…/online-" + "form.html").
 * A block whose lines start with bullets or enumerators is a list: one Markdown item a line,
-  continuation lines joined to their item.
+  continuation lines joined to their item; a numbered item ("157. A potato …") keeps its
+  number as an ordered-list marker, the others are "- " items. A paragraph that opens with a
+  number of up to three digits, a "." or ")" and a capital is such a numbered item too, and
+  a paragraph that is only such a number ("150." before its displayed formula) is left as is.
 * Formulas are wrapped as display math ``$$ … $$`` with a few OCR-to-LaTeX substitutions
   (Greek letters, ≤ ≥ ≠ × · ∞ ∑ ∫ √ ±).
 * ``is_page_number`` recognises "12", "- 12 -", "Page 3", "Page 3 of 9", "3 of 9", roman
@@ -69,7 +72,8 @@ def _escape_start(m: re.Match[str]) -> str:
 
 
 def join_lines(lines: list[str]) -> str:
-    """One paragraph from OCR lines, de-hyphenating line breaks."""
+    """One paragraph from OCR lines, de-hyphenating line breaks; TeX's doubled single quotes
+    (‘‘ … ’’, two glyphs in the text layer) become the double quotes they print as."""
     out = ""
     for raw in lines:
         line = raw.strip()
@@ -83,7 +87,7 @@ def join_lines(lines: list[str]) -> str:
             out = out + line if url else out[:-1] + line
         else:
             out = f"{out} {line}"
-    return out
+    return out.replace("‘‘", "“").replace("’’", "”")
 
 
 def is_list(lines: list[str]) -> bool:
@@ -98,7 +102,16 @@ def list_markdown(lines: list[str]) -> str:
             items.append([_strip_bullet(line)])
         else:
             items[-1].append(line)
-    return "\n".join(f"- {escape(join_lines(item))}" for item in items)
+    return "\n".join(_item(join_lines(item)) for item in items)
+
+
+def _item(text: str) -> str:
+    """A list item: one numbered "157." / "3)" keeps its number as the Markdown list marker
+    (an ordered item starting at 157), anything else is a "- " item."""
+    m = re.match(r"^(\d{1,9}[.)])\s+(\S.*)$", text)
+    if m:
+        return f"{m.group(1)} {escape(m.group(2), line_start=False)}"
+    return f"- {escape(text)}"
 
 
 def _strip_bullet(line: str) -> str:
@@ -118,7 +131,17 @@ def paragraphs(lines: list[str], gaps: list[float], line_height: float) -> str:
         if i and gaps[i - 1] > 1.2 * line_height:
             paras.append([])
         paras[-1].append(line)
-    return "\n\n".join(escape(join_lines(p)) for p in paras if p)
+    return "\n\n".join(_paragraph(join_lines(p)) for p in paras if p)
+
+
+def _paragraph(text: str) -> str:
+    """A paragraph that opens with its own number ("153. A rocket is fired …", an exercise)
+    is a numbered item; any other is escaped text ("1986\\. was …" stays literal)."""
+    if re.match(r"^\d{1,3}[.)]\s+[A-Z(\"“‘']", text):
+        return _item(text)
+    if re.fullmatch(r"\d{1,3}[.)]", text):  # an item's number alone ("150." before its formula)
+        return text
+    return escape(text)
 
 
 def is_page_number(text: str) -> bool:

@@ -1,0 +1,243 @@
+"""Page furniture on one page: folios, running heads and feet, document-control lines.
+
+The engine sees one page at a time, so repetition across pages is not available; furniture
+is judged by position, size, content and alignment, on *rows*: lines whose vertical extents
+overlap by half the smaller height. A row's *segments* are its runs of words split at gaps
+wider than :data:`SEGMENT_GAP` × its height (a running head "Chapter 3 | Derivatives … 273"
+is two segments).
+
+Only the rows at the page's top and bottom edges are candidates. From each edge, a *group*
+of at most :data:`MAX_ROWS` rows is taken up to the first **separation**: a distance between
+the centres of two consecutive rows of at least :data:`PITCH_RATIO` × the page's median
+distance (centres, not gaps: OCR boxes are padded and overlap). No separation within
+:data:`MAX_ROWS` rows: the body reaches the edge, nothing is furniture there. A group is
+furniture when every row in it is at most :data:`MAX_WORDS` words, not a caption, not a
+sentence (six words or more, half in lower case), in the top or bottom :data:`BAND` of the
+page (a folio may stand anywhere), and at least one row is furniture by content; the others
+must be short (at most :data:`SMALL_WORDS` words, not larger than the body: "PREVIOUS EDITION
+IS OBSOLETE." under a form's footer) on a page of :data:`FULL_ROWS` rows or more. Up to
+:data:`MAX_GROUPS` groups are peeled from each edge ("NETS 2015" above a slide's page
+number), always leaving :data:`MIN_BODY` rows. Rows furniture by content:
+
+* a **folio**: the whole row is a page number ("62", "- 3 -", "Page 3 of 9", "iv", see
+  :func:`~workbench.engines.cpu.text.is_page_number`), not *larger* than the body (text layer:
+  font size at least :data:`LARGE` × the body size; scans: line height at least
+  :data:`LARGE` × the median line height), centred on the page or the text, or flush with
+  the text's left or right edge; outside the band too (a 10-K page whose text ends mid-page
+  has its folio there);
+* a **running head/foot**: two or more segments, the first or last a page number, not
+  larger than the body ("400 … BRITISH HUSBANDRY. … [Ch. XIX."; a larger "3   Methods" is a
+  heading);
+* a **document-control line**: revision, version, part, document or form number,
+  copyright, "confidential" (:data:`CONTROL`);
+* **spread**: three or more short segments (at most :data:`SMALL_WORDS` words each)
+  spanning 60 % of the text's width, with a figure among them ("Revision … P/N … date");
+* **small**: set smaller than the body (text layer: under :data:`SMALL` × body size;
+  scans: line height under :data:`SMALL_OCR` × the median), at most :data:`SMALL_WORDS`
+  words ("NETS 2015" in a slide's footer), on a page of :data:`FULL_ROWS` rows or more (a
+  poster's byline "by FutureSkill" under its title is content: there is no body to be
+  smaller than).
+
+:func:`split_off` takes furniture rows out of the blocks that hold them (text-like blocks
+only: a row inside a figure, table, formula or signature is that region's) and gives each
+row a block of its own, ``running_header`` or ``running_footer``; a block's box is cut to its
+remaining lines' height. Pages of fewer than :data:`MIN_ROWS` rows are left alone, and
+compose gives a page whose only text is furniture back its text (a one-line page is
+content).
+"""
+
+from __future__ import annotations
+
+import re
+from itertools import pairwise
+
+from workbench.engines.cpu.boxes import Box, Line, Word, median, union_all
+from workbench.engines.cpu.captions import is_caption
+from workbench.engines.cpu.text import is_page_number
+
+MAX_ROWS = 3
+MAX_GROUPS = 2
+MIN_ROWS = 4
+MIN_BODY = 2
+FULL_ROWS = 8
+BAND = 0.12
+PITCH_RATIO = 1.3
+SEGMENT_GAP = 1.5
+LARGE = 1.15
+SMALL = 0.9
+SMALL_OCR = 0.75
+MAX_WORDS = 14
+SMALL_WORDS = 6
+CONTROL = re.compile(
+    r"\b(?:rev(?:ision)?\b\.?\s*[:#]?\s*[\dA-Z]|version\s*:?\s*\d|v\d+\.\d|p/n\b|part\s+(?:no|number)"
+    r"|doc(?:ument)?\.?\s*(?:no|id|number|#)|form\s+[\w-]*\d|copyright|all rights reserved"
+    r"|confidential|proprietary|printed in)|©|\(c\)\s*\d{4}",
+    re.IGNORECASE,
+)
+_TEXTY = {
+    "text", "reference", "ocr_lines", "title", "header", "footer", "figure_caption",
+    "table_caption", "FLOWING_TEXT", "HEADING_TEXT", "PULLOUT_TEXT",
+}  # fmt: skip
+
+Block = tuple[str, Box, list[Line], float]
+
+
+def rows(lines: list[Line]) -> list[list[Line]]:
+    """Lines grouped into rows (vertical overlap of half the smaller height), top to bottom;
+    each row's lines left to right."""
+    out: list[list[Line]] = []
+    for ln in sorted(lines, key=lambda ln: (ln.box[1] + ln.box[3]) / 2):
+        for row in out:
+            y0, y1 = min(r.box[1] for r in row), max(r.box[3] for r in row)
+            h = min(ln.height, y1 - y0)
+            if min(y1, ln.box[3]) - max(y0, ln.box[1]) >= 0.5 * max(h, 1.0):
+                row.append(ln)
+                break
+        else:
+            out.append([ln])
+    out = [sorted(r, key=lambda ln: ln.box[0]) for r in out]
+    return sorted(out, key=lambda r: min(ln.box[1] for ln in r))
+
+
+def segments(row: list[Line]) -> list[str]:
+    """The row's texts split at wide gaps between words (see the module docstring)."""
+    words: list[Word] = []
+    for ln in row:
+        words.extend(ln.words or [Word(ln.text, ln.box, ln.conf)])
+    words.sort(key=lambda w: w.box[0])
+    h = median([ln.height for ln in row], 1.0)
+    out: list[list[str]] = []
+    end = None
+    for w in words:
+        if end is None or w.box[0] - end > SEGMENT_GAP * h:
+            out.append([])
+        out[-1].append(w.text)
+        end = w.box[2] if end is None else max(end, w.box[2])
+    return [" ".join(s) for s in out if s]
+
+
+def find(lines: list[Line], width: float, height: float) -> list[tuple[str, list[Line]]]:
+    """Furniture rows, each as ``("running_header" | "running_footer", lines)``."""
+    page_rows = rows([ln for ln in lines if ln.text.strip()])
+    if len(page_rows) < MIN_ROWS:
+        return []
+    boxes = [union_all([ln.box for ln in r]) for r in page_rows]
+    mids = [(b[1] + b[3]) / 2 for b in boxes]
+    pitch = median([b - a for a, b in pairwise(mids) if b > a], 0.0)
+    text_box = union_all(boxes)
+    sized = [ln for ln in lines if ln.size > 0]
+    body = _weighted_median([(ln.size, len(ln.text)) for ln in sized])
+    line_h = median([ln.height for ln in lines], 1.0)
+    out: list[tuple[str, list[Line]]] = []
+    n, used = len(page_rows), 0
+    full = n >= FULL_ROWS  # enough body to call a row small, or short beside furniture
+    for edge in ("running_header", "running_footer"):
+        order = list(range(n)) if edge == "running_header" else list(range(n - 1, -1, -1))
+        pos = 0
+        for _ in range(MAX_GROUPS):
+            group: list[int] = []
+            for k in range(pos, min(pos + MAX_ROWS, n - 1)):
+                group.append(order[k])
+                if abs(mids[order[k]] - mids[order[k + 1]]) >= PITCH_RATIO * pitch:
+                    break  # separated from the next row inwards
+            else:
+                break  # no gap within MAX_ROWS rows: the body reaches the edge
+            if n - used - len(group) < MIN_BODY:
+                break
+            found = [
+                _furniture(page_rows[i], boxes[i], text_box, width, height, body, line_h, full)
+                for i in group
+            ]
+            if None in found or not any(found):
+                break
+            out.extend((edge, page_rows[i]) for i in group)
+            used += len(group)
+            pos += len(group)
+    return out
+
+
+def _furniture(
+    row: list[Line], box: Box, text_box: Box, width: float, height: float, body: float,
+    line_h: float, full: bool,
+) -> bool | None:  # fmt: skip
+    """True: furniture by content; False: may stand beside furniture (short, at the edge);
+    None: the page's own content."""
+    raw = " ".join(ln.text.strip() for ln in row)
+    words = raw.split()
+    if not words or len(words) > MAX_WORDS or is_caption(raw) or _sentence(words):
+        return None
+    sizes = [ln.size for ln in row if ln.size > 0]
+    if sizes and body > 0:
+        size = median(sizes)
+        large, small = size >= LARGE * body, size < SMALL * body
+    else:
+        h = median([ln.height for ln in row])
+        large, small = h >= LARGE * line_h, h < SMALL_OCR * line_h
+    if is_page_number(raw):
+        return None if large or not _aligned(box, text_box, width) else True
+    centre = (box[1] + box[3]) / 2
+    if BAND * height < centre < (1 - BAND) * height:
+        return None
+    segs = segments(row)
+    if len(segs) >= 2 and (is_page_number(segs[0]) or is_page_number(segs[-1])) and not large:
+        return True  # (a larger "3   Methods" is a heading)
+    if CONTROL.search(raw):
+        return True
+    spread = (
+        len(segs) >= 3
+        and box[2] - box[0] >= 0.6 * (text_box[2] - text_box[0])
+        and all(len(s.split()) <= SMALL_WORDS for s in segs)
+    )
+    if spread and re.search(r"\d", raw):
+        return True
+    if not full or large or len(words) > SMALL_WORDS:
+        return None
+    return small  # small: furniture; else short, beside furniture
+
+
+def _aligned(box: Box, text_box: Box, width: float) -> bool:
+    """Centred on the page or the text, or flush with the text's left or right edge."""
+    h = max(box[3] - box[1], 1.0)
+    centre = (box[0] + box[2]) / 2
+    centred = min(abs(centre - width / 2), abs(centre - (text_box[0] + text_box[2]) / 2))
+    flush = min(abs(box[0] - text_box[0]), abs(box[2] - text_box[2]))
+    return centred <= 0.05 * width or flush <= 2 * h
+
+
+def _sentence(words: list[str]) -> bool:
+    lower = sum(w[:1].islower() for w in words)
+    return len(words) >= 6 and lower >= 0.5 * len(words)
+
+
+def _weighted_median(pairs: list[tuple[float, int]]) -> float:
+    pairs = sorted(pairs)
+    total = sum(n for _, n in pairs)
+    acc = 0
+    for value, n in pairs:
+        acc += n
+        if acc >= total / 2:
+            return value
+    return 0.0
+
+
+def split_off(blocks: list[Block], lines: list[Line], width: float, height: float) -> list[Block]:
+    """``blocks`` with furniture rows (:func:`find`) cut out into blocks of their own."""
+    found = find(lines, width, height)
+    if not found:
+        return blocks
+    held = {id(ln): native for native, _, group, _ in blocks for ln in group}
+    # a row held by a figure, table, formula or signature is that region's own text
+    found = [(e, row) for e, row in found if all(held.get(id(ln), "text") in _TEXTY for ln in row)]
+    taken = {id(ln) for _, row in found for ln in row}
+    out: list[Block] = []
+    for native, box, group, score in blocks:
+        rest = [ln for ln in group if id(ln) not in taken]
+        if len(rest) == len(group):
+            out.append((native, box, group, score))
+        elif rest:  # the block's box stops where its remaining lines do
+            y0, y1 = min(ln.box[1] for ln in rest), max(ln.box[3] for ln in rest)
+            cut = (box[0], max(box[1], y0 - 1), box[2], min(box[3], y1 + 1))
+            out.append((native, cut, rest, score))
+    for edge, row in found:
+        out.append((edge, union_all([ln.box for ln in row]), row, 0.0))
+    return out
