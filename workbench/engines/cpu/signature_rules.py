@@ -59,6 +59,7 @@ BASELINE = 0.3  # a word on the baseline of the words left of it, within this ma
 RISE = 1.2  # ...rising this many lines above them, touches the line above
 CLOSE_GAP = 1.5  # a name under a closing phrase starts within this many lines below it...
 CLOSE_LEFT = 0.2  # ...and at most this share of the text width left of it (an addressee: more)
+LABEL_GAP = 12.0  # handwriting this many text lines after a printed label on its row fills it
 MERGED = 3.0  # a blob this many line heights tall is lines whose strokes touch: cut into lines
 
 
@@ -382,3 +383,19 @@ def is_note(box: Box, body_start: float, body_width: float, line_h: float) -> bo
         return False
     starts_with_body = abs(box[0] - body_start) <= 1.5 * line_h
     return starts_with_body and box[2] - box[0] >= 0.6 * body_width
+
+
+def is_field_entry(box: Box, labels: list[Box], line_h: float) -> bool:
+    """Handwriting written after a printed label on its row ("STREET  Sodus, N.Y.", "LAST
+    Mills"): a form's field entry, not a signature (whose label, "Signature", is a cue and
+    never gets here). The label ends left of the writing, at most ``LABEL_GAP`` text lines
+    before it, and shares its row: at least half of the lower of the two heights overlaps."""
+    for lab in labels:
+        if lab[2] > box[0] + 0.5 * line_h:
+            continue  # a word over or right of the writing (OCR's reading of it) is no label
+        gap = box[0] - lab[2]
+        overlap = min(box[3], lab[3]) - max(box[1], lab[1])
+        low = min(box[3] - box[1], lab[3] - lab[1])
+        if -0.5 * line_h <= gap <= LABEL_GAP * line_h and overlap >= 0.5 * low:
+            return True
+    return False

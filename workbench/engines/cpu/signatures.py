@@ -187,13 +187,19 @@ def measure(
         return _closing(ink, boxes, line_h, lines)
     figures = [b.box for b in layout if b.native.lower() in FIGURES]
     body = _body(lines, line_h)
+    labels = [  # printed words: OCR joins a field's label and its entry into one line
+        wd.box
+        for ln in lines
+        for wd in ln.words
+        if wd.conf >= SURE_CONF and not _CUE.search(wd.text)
+    ]
     found: list[Blob] = []
     for box in _join_words(boxes):
         x0, y0, x1, y1 = (int(v) for v in box)
         near = any(_near(box, c, line_h) for c in cues)
         blob = _judge(ink[y0:y1, x0:x1], box, line_h, (w, h), near, trusted)
         if blob.ok and not near:
-            blob.reason = _context(ink[y0:y1, x0:x1], box, line_h, body, figures)
+            blob.reason = _context(ink[y0:y1, x0:x1], box, line_h, body, figures, labels)
         found.append(blob)
     return found
 
@@ -309,6 +315,7 @@ def _context(
     line_h: float,
     body: tuple[float, float],
     figures: list[Box],
+    labels: list[Box],
 ) -> str:
     """Why a blob that looks like a signature on its own is something else ("" if not)."""
     import cv2
@@ -320,6 +327,8 @@ def _context(
         return "grid of alike pieces"
     if rules.is_note(box, body[0], body[1], line_h):
         return "note line"
+    if rules.is_field_entry(box, labels, line_h):
+        return "form field entry"
     return ""
 
 
