@@ -19,12 +19,13 @@ Spanning headers need at least two header cells under them in the run they span
 (sub-headers). A header fragment between others in its row spans the widest run of columns
 between its neighbours' that it is centred on (within ``CENTRED`` of the run's width):
 "ReACT" over "Procedure / Completion / Knowledge". A header alone in its row spans the run of
-number columns under it when it is centred on the run or clearly off the centre of its own
-column ("Year Ended" over three dates); centred on its own column it stays there (the first
-line of a wrapped header). A header cell with nothing above it in the header rows spans
-upward (``rowspan``: "#" beside a two-row header). Two header rows set close together (gap
-under ``TIGHT`` × line height) whose cells are all one column wide, one row's columns within
-the other's or sharing half of them, are one wrapped header row ("Under 18 / years").
+number columns under it when it is centred on the run or clearly off the centre of the head
+under it ("Year Ended" over three dates); centred on that head it stays there (the first
+line of a wrapped head: "Net" over "income"). A header cell with nothing above it in the
+header rows spans upward (``rowspan``: "#" beside a two-row header). Two header rows set
+close together (gap under ``TIGHT`` × line height) whose cells are all one column wide, one
+row's columns within the other's or sharing half of them, are one wrapped header row
+("Under 18 / years").
 
 Multi-line cells (body): a row with no number in it joins a neighbouring row
 
@@ -259,8 +260,9 @@ def _spans(rows: list[_Row], cols: list[tuple[float, float]], numeric: set[int])
                 # on them or clearly not on its own column ("Year Ended" over the years);
                 # centred on its own column it is one ("American" over "Indian/Alaskan")
                 na, nb = _numeric_run(s.c0, numeric) if s.c0 in numeric else (a, a)
-                own = (cols[s.c0][0] + cols[s.c0][1]) / 2
-                off = abs(centre - own) > 0.25 * (cols[s.c0][1] - cols[s.c0][0])
+                sub = next((t for t in below[0].slots.values() if t.c0 <= s.c0 <= t.c1), None)
+                x0, x1 = (sub.box[0], sub.box[2]) if sub is not None else cols[s.c0]
+                off = abs(centre - (x0 + x1) / 2) > 0.25 * (x1 - x0)
                 centred = _centred(centre, (na, nb), cols) == (na, nb)
                 if na < nb and (centred or off) and set(range(na, nb + 1)) <= below[0].cols():
                     a, b = min(a, na), max(b, nb)
