@@ -15,7 +15,10 @@
   a descender written apart that hangs from it. A line right under a closing phrase (a short
   line standing apart, right of the indent) is the name wherever it starts and however low
   it is, unless it starts at the margin well left of the closing (an addressee or a date:
-  :func:`_under_closing`). A blob several lines tall that starts with the
+  :func:`_under_closing`); where a phrase's flourish dips into the name's line, the name is
+  the piece written under it (:func:`_lowest`), and a word on the last line's baseline that
+  rises into the line above continues the text (:func:`_hangs_from_above`). A blob several
+  lines tall that starts with the
   body and is as long as a body line is text whose lines touch: the letter goes on below it,
   so no line above it closes the letter.
 * :func:`sheet_lines`: a photographed sheet's edges and folds are upright lines that lean a
@@ -35,6 +38,8 @@
   size on a regular pitch; a pen name is a few joined strokes of uneven width.
 * :func:`is_note`: a handwritten line amid print that starts at the body's left edge and runs
   as long as a printed line is a note, not a signature.
+* :func:`is_field_entry`: handwriting written after a printed label on its row ("STREET
+  Sodus, N.Y.") fills a form's field; a signature's label ("Signature") is a cue instead.
 
 All boxes ``page_px``; ``line_h`` is the text-line height in pixels.
 """

@@ -18,11 +18,13 @@ closing written last. Steps, on the page image (all boxes ``page_px``):
    height is measured on the writing, the sheet's edges are dropped, and only the closing
    block can pass (:func:`signature_rules.closing_signature`: one of the last two ink lines,
    or the third above an address set to its left, indented past the body's median line
-   start, shorter than a body line); a closing phrase whose strokes touch the name is cut
-   off at the row valley between them (:func:`signature_rules.name_part`). Sheet edges and
-   folds are erased first (:func:`signature_rules.sheet_lines`); where no closing is found,
-   blobs of touching lines are cut into lines and the closing looked for again
-   (:func:`signature_rules.split_lines`).
+   start, shorter than a body line, or any line right under a short indented closing
+   phrase); a closing phrase whose strokes touch the name is cut off at the row valley
+   between them (:func:`signature_rules.name_part`). Sheet edges and folds are erased first
+   (:func:`signature_rules.sheet_lines`); where no closing is found, blobs of touching lines
+   are cut into lines and the closing looked for again (:func:`signature_rules.split_lines`);
+   a closing box with under ``MIN_INK`` ink (a smudge at the sheet's foot) is dropped and
+   the lines above it looked at again.
 4. Otherwise what is left is smeared into blobs (closing one text line wide, half a line
    high), and blobs side by side on one baseline, of alike height and closer than 1.2× their
    height, are joined (the words of one name). Each blob is judged on its own ink, first
@@ -38,46 +40,36 @@ closing written last. Steps, on the page image (all boxes ``page_px``):
    * it is not mostly (≥ 30 %) covered by words OCR still explains;
    * away from a cue, its context: not inside a layout figure (a photo), not a grid of alike
      pieces on a regular pitch (keypad, keyboard), not a note (a line from the body's left
-     edge as long as most of a printed line).
+     edge as long as most of a printed line), not a form field's entry (written after a
+     printed label on its row: :func:`signature_rules.is_field_entry`).
 
 The text-line height is the median height of the page's OCR lines (a 200-DPI page: ~25 px).
 A cue is a line matching ``_CUE`` ("signature", "signed", "sincerely", "yours", ...); a blob
 within three line heights below or beside it (twelve across) is "near".
 
-Measured (``python benchmarks/signatures.py``, 200 DPI, Tesseract 5 + CDLA + RapidOCR): 25
-hits, 2 misses of 27 signatures (IoU ≥ 0.5 with the hand-measured ink box), median IoU 0.95;
-no false positive on 17 unsigned pages; on the signed ones one box off the truth (Wilson's
-name, one word of it). On the 24 signatures measured before touching lines were cut apart:
-23 hits (22 before), median IoU 0.96, no false positive. Positives: five real pen signatures
-written into real forms, three placements each (15/15), and twelve real signed letters
-(photographs, tests/data/signatures/), 10/12: handwritten Tourgée 1894 (IoU 0.98; 0.69 before
-"Sincerely", which touches the name, was cut off at the row valley), Fitzhugh Lee (0.87; 0.55
-with "Very truly yours," in the box), Butterfield (0.97, the name beside "Yrs" on the last
-line), Ross (0.77), Ferris under a printed letterhead (0.81), Bidwell above an addressee's two
-lines (0.78; missed while only the last two lines could close), Tracy (0.62: a large hand whose
-lines, closing and name touch in one blob; missed until such blobs were cut into lines),
-Charles King (0.79), M. J. Holmes (0.70) and a typed letter signed under "Very cordially
-yours," (0.99). Missed: Lockwood (the closing ends the body's last line, the name starts at
-the margin, as long and nearly as low as a text line) and A. E. Wilson (the name's words lie
-more than a line apart: "Evans Wilson" is boxed, IoU 0.23). Negatives: born-digital forms
-with empty signature fields, Census tables, 4 LaTeX pages, 2 book scans, an 1871 Senate print
-whose signers are set in type, four unsigned handwritten pages (Anthony's ends in an indented
-line of text height: a false positive until a closing had to be taller than the text;
-Robertson's small hand joins its whole body into one blob, and the date line above it was
-taken for a closing until such a blob counted as text going on below) and a diary spread of
-handwriting amid print. Before the closing rules (same engine, first five letters) the
-handwritten letters gave no hit and 2-14 lines of writing each flagged as signatures, an
-unsigned letter page 5, and the typed letter's signature was rejected, its closing line merged
-in. Beyond the test set, on the same collection's 64 letter photographs (davekeder/thebook;
-grey, 1100 px wide, uncropped; judged by eye, no IoU) the session-16 rules boxed the name on 15
-of 36 signed pages and flagged 1 of 15 unsigned ones; cutting touching lines apart, erasing
-leaning sheet edges, the text-goes-on rule and joining a name's words then changed 10 pages,
-none for the worse: the name newly boxed on 6 (Beauregard, King, Holmes, Carr with its
-closing, Wilson's second page and Fitzhugh Lee's instead of a closing line or a fragment), part
-of a name from the margin on 1 (Gunter), Octave Thanet's whole name instead of its first word,
-Verne's without the flourish below, and the unsigned page's false positive gone.
-No permissively licensed product photo with a keypad was found offline; the grid and figure
-rules are tested on built ink only.
+Measured (``python benchmarks/signatures.py``, 200 DPI, Tesseract 5 + CDLA + RapidOCR): 29
+hits, 1 miss of 30 signatures (IoU ≥ 0.5 with the hand-measured ink box), median IoU 0.96,
+no false positive on 17 unsigned pages (25/27, 0.95 before session 18). Positives: five real
+pen signatures written into real forms, three placements each (15/15), and fifteen real
+signed letters (photographs, tests/data/signatures/), 14/15: Tourgée 0.98, Fitzhugh Lee 0.87,
+Butterfield 0.97, Ross 0.77, Ferris under a letterhead 0.81, Bidwell above an addressee 0.78,
+Tracy (a large hand whose lines touch) 0.62, King 0.79, M. J. Holmes 0.70, a typed letter
+signed under "Very cordially yours," 0.99, A. E. Wilson 0.83 (her name's words far apart:
+one word boxed until words up to the text's right edge and a loose descender were joined),
+and three names under a closing phrase on a line of their own (Howe 0.96, Dow 1.00, O. W.
+Holmes 0.97; missed, or the phrase boxed, until such a line could be the name wherever it
+starts). Missed: Lockwood ("Yours &c" ends the body's last line and no reader reads it; the
+name, from the margin, is as long and nearly as low as a line of the text). Negatives:
+born-digital forms, Census tables, LaTeX pages, book scans, an 1871 print whose signers are
+set in type, five unsigned handwritten pages and a diary spread of handwriting amid print.
+Beyond the test set, on the same collection's 64 letter photographs (davekeder/thebook;
+grey, 1100 px wide; the engine's cached OCR and layout, boxes judged by eye) the name was
+boxed whole on 25 of 45 signed pages (2 in part) with 5 boxes that are no signature (1 on an
+unsigned page), and after session 18 on 31 (2 in part) with 1 such box (an address line under
+a name) and none on the 19 unsigned pages. Handwriting in a real form's fields (address,
+date) is no signature; a name in the NAME field still is (tests/.../test_cpu_signatures_forms).
+A permissively licensed product photograph with a keypad was not found (the one under an MIT
+repository is a vendor's photo): the grid and figure rules are tested on built ink only.
 """
 
 from __future__ import annotations
