@@ -317,9 +317,11 @@ class TextWord:
     # font class of the first character: "b" bold, "i" italic, "m" math font, "s" TeX symbol
     # font (CMSY: letters are calligraphic), "x" TeX extension font (CMEX: codes are glyphs)
     style: str = ""
-    # per character (text, x0, y0, x1, y1, size, style), points; only for words that may be
-    # math (a math font, characters outside ASCII, or mixed sizes): formulas read geometry
-    glyphs: tuple[tuple[str, float, float, float, float, float, str], ...] = ()
+    # per character (text, x0, y0, x1, y1, size, style, baseline y), points; only for words
+    # that may be math (a math font, characters outside ASCII, or mixed sizes): formulas
+    # read geometry
+    glyphs: tuple[tuple[str, float, float, float, float, float, str, float], ...] = ()
+    base: float = 0.0  # baseline y of the first character, points (0: not measured)
 
 
 @dataclass(frozen=True)

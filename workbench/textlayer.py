@@ -15,8 +15,10 @@ Contract
   characters are smaller and raised or lowered, a TeX form (``t^{2}``, ``x_{i}``) for formulas.
 * For formulas (:mod:`workbench.engines.cpu.formulas`): each word's font class (``style``:
   bold, italic, math font, TeX symbol or extension font, from the font's name and flags), the
-  characters of words that may be math (``glyphs``: box, size and style of each, for words in
-  a math font, with characters outside ASCII, or of mixed sizes), and thin horizontal paths
+  characters of words that may be math (``glyphs``: box, size, style and baseline of each,
+  for words in a math font, with characters outside ASCII, or of mixed sizes; TeX's symbol
+  and extension fonts by their glyphs' own tight boxes, since their fonts declare huge
+  ascents and descents), each word's baseline (``base``), and thin horizontal paths
   (``rules``: fraction bars).
 * Spacing accents that TeX draws as glyphs of their own (``´ ˇ ¨ ˆ …`` over a letter, often out
   of reading order: "Min ´ a´c ... ˇ") are composed onto the letter they sit over ("Mináč").
@@ -30,11 +32,11 @@ Extraction is a few ctypes calls per character: about 10-40 ms for a dense page.
 from __future__ import annotations
 
 import ctypes
-import sys
 import threading
 from pathlib import Path
 from typing import Any
 
+from workbench import textglyphs
 from workbench.errors import DocumentError, PageRangeError
 from workbench.schema import TextLayer, TextWord
 
@@ -42,15 +44,9 @@ from workbench.schema import TextLayer, TextWord
 #: (:mod:`workbench.documents` uses the same one).
 PDFIUM_LOCK = threading.RLock()
 
-_BOLD_NAMES = ("bold", "black", "heavy", "semibold", "demi", "-bd", ",bd", "cmbx", "cmb1")
+_BOLD_NAMES = textglyphs.BOLD_NAMES
 _FORCE_BOLD = 1 << 18  # PDF font descriptor flag
 _MIN_IMAGE = 0.01  # image objects under this share of the page area are ignored (icons, rules)
-_ITALIC = 1 << 6  # PDF font descriptor flag
-_MATH_FONTS = ("cmmi", "cmsy", "cmex", "cmbsy", "msam", "msbm", "math", "symbol", "stix",
-               "cambria", "katex", "eufm", "rsfs", "esint", "lmmi", "lmsy", "lmex")  # fmt: skip
-_ITALIC_NAMES = ("ital", "oblique", "cmmi", "cmti", "cmsl", "lmmi", "-it")
-_MAX_GLYPH_WORD = 40  # longer words are prose: no per-character record
-_MAX_PATHS = 3000  # path objects looked at for fraction rules (charts have thousands)
 #: spacing accents → combining marks; TeX's ``\\'a`` draws the accent as its own glyph
 _ACCENTS = {
     "\u00b4": "\u0301", "\u0060": "\u0300", "\u02c6": "\u0302", "\u02dc": "\u0303",
@@ -114,7 +110,7 @@ def extract(page: Any) -> TextLayer | None:
         unmapped=unmapped,
         invisible=invisible,
         images=tuple(_images(page, to_pt, width * height)),
-        rules=tuple(_rules(page, to_pt)),
+        rules=tuple(textglyphs.rules(page, to_pt)),
     )
 
 
@@ -205,7 +201,7 @@ def _words(raw: Any, tp: Any, n: int, to_pt: Transform) -> tuple[list[TextWord],
                 close()  # a space beside a moved accent is the accent's: the gap rule decides
             continue
         chars += 1
-        if ch == "\ufffd" or ord(ch) < 32 or map_error(tp, i) == 1:
+        if ch == "\ufffd" or ord(ch[0]) < 32 or map_error(tp, i) == 1:
             unmapped += 1
         size = get_size(tp, i)
         if size != last_raw or cur is None:  # effective size: font size × text matrix scale
@@ -248,65 +244,15 @@ def _words(raw: Any, tp: Any, n: int, to_pt: Transform) -> tuple[list[TextWord],
         bold = (
             weight >= 600 or bool(flags.value & _FORCE_BOLD) or any(b in name for b in _BOLD_NAMES)
         )
-        style = _style(name, flags.value, styles)
-        glyphs: tuple[tuple[str, float, float, float, float, float, str], ...] = ()
-        if len(word.text) <= _MAX_GLYPH_WORD and (
-            "m" in style
-            or not word.text.isascii()
-            or word.tex is not None
-            or not word.text[0].isalnum()  # the style of "(" says nothing of its letters
-        ):
-            glyphs = _glyphs(raw, tp, src, to_pt, buf, flags, styles)
+        style = textglyphs.style(name, flags.value, styles)
+        glyphs: tuple[tuple[str, float, float, float, float, float, str, float], ...] = ()
+        if textglyphs.wanted(word.text, style, word.tex):
+            glyphs = textglyphs.glyphs(raw, tp, src.chars, src.boxes, to_pt, buf, flags, styles)
+        base = textglyphs.baseline(raw, tp, i, to_pt)
         styled.append(
-            TextWord(word.text, word.box, word.size, bold, word.line, word.tex, style, glyphs)
+            TextWord(word.text, word.box, word.size, bold, word.line, word.tex, style, glyphs, base)
         )
     return styled, chars, unmapped, invisible
-
-
-def _style(name: str, flags: int, cache: dict[str, str]) -> str:
-    """A font's class for formulas (see :class:`~workbench.schema.TextWord`)."""
-    key = f"{name}|{flags & _ITALIC}"
-    if key not in cache:
-        plain = name.split("+", 1)[-1]  # subset prefix "ABCDEF+"
-        style = "b" if any(b in plain for b in _BOLD_NAMES) else ""
-        if flags & _ITALIC or any(n in plain for n in _ITALIC_NAMES):
-            style += "i"
-        if any(n in plain for n in _MATH_FONTS):
-            style += "m"
-        if plain.startswith(("cmsy", "cmbsy", "lmsy")):
-            style += "s"
-        if plain.startswith(("cmex", "lmex")):
-            style += "x"
-        cache[key] = sys.intern(style)
-    return cache[key]
-
-
-def _glyphs(
-    raw: Any,
-    tp: Any,
-    src: _Word,
-    to_pt: Transform,
-    buf: Any,
-    flags: Any,
-    styles: dict[str, str],
-) -> tuple[tuple[str, float, float, float, float, float, str], ...]:
-    out = []
-    for (ch, size, _, _), (i, lt, bt, rt, tpp) in zip(src.chars, src.boxes, strict=True):
-        raw.FPDFText_GetFontInfo(tp, i, buf, len(buf), ctypes.byref(flags))
-        style = _style(buf.value.decode("latin-1", "replace").lower(), flags.value, styles)
-        b = _box(to_pt, lt, bt, rt, tpp)
-        out.append(
-            (
-                ch,
-                round(b[0], 2),
-                round(b[1], 2),
-                round(b[2], 2),
-                round(b[3], 2),
-                round(size, 2),
-                style,
-            )
-        )
-    return tuple(out)
 
 
 def _has_accent(text: str) -> bool:
@@ -386,24 +332,6 @@ def _finish(w: _Word, to_pt: Transform) -> TextWord:
         line=w.line,
         tex=tex,
     )
-
-
-def _rules(page: Any, to_pt: Transform) -> list[tuple[float, float, float, float]]:
-    """Thin horizontal path objects (fraction bars, underlines, table rules), points."""
-    import pypdfium2.raw as raw
-
-    out: list[tuple[float, float, float, float]] = []
-    try:
-        for k, obj in enumerate(page.get_objects(filter=(raw.FPDF_PAGEOBJ_PATH,), max_depth=3)):
-            if k >= _MAX_PATHS:
-                break
-            left, bottom, right, top = obj.get_bounds()
-            b = _box(to_pt, left, bottom, right, top)
-            if b[3] - b[1] <= 2.0 and b[2] - b[0] >= 3.0 and b[2] - b[0] > 3 * (b[3] - b[1]):
-                out.append((round(b[0], 2), round(b[1], 2), round(b[2], 2), round(b[3], 2)))
-    except Exception:  # a broken object tree must not cost the text layer
-        return out
-    return out
 
 
 def _images(

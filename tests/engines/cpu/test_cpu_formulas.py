@@ -135,3 +135,42 @@ def test_math_alphanumerics_and_accents():
         ("ˆ", (23, 6, 29, 20), 14, ""),  # TeX's \hat: the accent glyph on a raised baseline
     )
     assert row_tex(atoms, []) == "x = \\hat{u}"
+
+
+def test_tex_symbol_font_codes_without_unicode():
+    """CMSY drawn without a Unicode map: PDFium reports its codes ("7" the maps-to bar, "6"
+    the negation slash, "k" the double bar); they become TeX, in the order TeX means."""
+    maps = _row(
+        ("z", (0, 10, 8, 24), 14, "im"),
+        ("7", (11, 12, 13, 22), 14, "ims"),
+        ("→", (11, 12, 25, 22), 14, "ims"),
+        ("y", (28, 10, 36, 24), 14, "im"),
+    )
+    assert row_tex(maps, []) == "z \\mapsto y"
+    neq = _row(
+        ("a", (0, 10, 8, 24), 14, "im"),
+        ("=", (11, 12, 21, 22), 14, ""),
+        ("6", (13, 10, 19, 24), 14, "ims"),  # the slash starts right of the "=" it crosses
+        ("b", (24, 10, 32, 24), 14, "im"),
+    )
+    assert row_tex(neq, []) == "a \\not= b"
+    norm = _row(
+        ("k", (0, 10, 4, 24), 14, "ims"),
+        ("x", (5, 10, 13, 24), 14, "im"),
+        ("k", (14, 10, 18, 24), 14, "ims"),
+    )
+    assert row_tex(norm, []) == "\\|x\\|"
+
+
+def test_list_item_with_math_is_text_and_a_figure_keeps_its_labels():
+    from workbench.schema import TextWord
+
+    def run(*words: tuple[str, float]) -> list:
+        return [(TextWord(t, (x, 100, x + 10, 114), 12.0, style="im"), (x, 100, x + 10, 114))
+                for t, x in words]  # fmt: skip
+
+    keep, found = formulas.find([run(("•", 10), ("x", 30), ("=", 42), ("1", 54))], [], 1, 1)
+    assert keep == [0] and found == []  # a bulleted item's math is inline in its text
+    label = Line("R^n", (500, 500, 540, 520), 100.0, "text_layer", display=True, tex="R^{n}")
+    out = formulas.split_blocks([("figure", (0, 0, 800, 800), [label], 0.9)])
+    assert out == [("figure", (0, 0, 800, 800), [label], 0.9)]

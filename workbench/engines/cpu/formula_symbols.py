@@ -29,7 +29,8 @@ SYMBOLS = {
     "{": "\\{", "}": "\\}", "\\": "\\backslash", "#": "\\#", "%": "\\%", "&": "\\&",
     "$": "\\$", "_": "\\_", "~": "\\sim", "ℕ": "\\mathbb{N}", "ℤ": "\\mathbb{Z}",
     "ℚ": "\\mathbb{Q}", "ℝ": "\\mathbb{R}", "ℂ": "\\mathbb{C}", "ﬁ": "fi", "ﬂ": "fl",
-    "′": "\\prime", "″": "\\prime\\prime",
+    "′": "\\prime", "″": "\\prime\\prime", "•": "\\bullet", "◦": "\\circ",
+    "∆": "\\Delta", "Ω": "\\Omega", "∠": "\\angle",
 }  # fmt: skip
 BIG_OPS = {
     "∑": "\\sum", "∏": "\\prod", "∫": "\\int", "∮": "\\oint", "⋃": "\\bigcup",
@@ -45,7 +46,10 @@ CMEX = {
     "Y": ("\\prod", "op"), "R": ("\\int", "op"), "Z": ("\\int", "op"), "H": ("\\oint", "op"),
     "I": ("\\oint", "op"), "S": ("\\bigcup", "op"), "[": ("\\bigcup", "op"),
     "T": ("\\bigcap", "op"), "\\": ("\\bigcap", "op"), "`": ("\\coprod", "op"),
-    "a": ("\\coprod", "op"), "]": ("]", "r"),
+    "a": ("\\coprod", "op"), "\x00": ("(", "l"), "\x01": (")", "r"), "\x02": ("[", "l"),
+    "\x03": ("]", "r"), "\x08": ("\\{", "l"), "\x09": ("\\}", "r"), "\x10": ("(", "l"),
+    "\x11": (")", "r"), "\x12": ("(", "l"), "\x13": (")", "r"), "\x14": ("[", "l"),
+    "\x15": ("]", "r"), "\x1a": ("\\{", "l"), "\x1b": ("\\}", "r"), "]": ("]", "r"),
 }  # fmt: skip
 NAMED = {"sin", "cos", "tan", "cot", "sec", "csc", "log", "ln", "exp", "lim", "max", "min",
          "sup", "inf", "det", "deg", "dim", "ker", "gcd", "arg", "sinh", "cosh", "tanh",
@@ -58,3 +62,17 @@ COMBINING = {"\u0302": "hat", "\u0303": "tilde", "\u0304": "bar", "\u0307": "dot
 
 SPACING = {"ˆ": "hat", "^": "hat", "˜": "tilde", "~": "tilde", "¯": "bar", "˙": "dot",
             "¨": "ddot", "ˇ": "check", "˘": "breve", "´": "acute", "⃗": "vec"}  # fmt: skip
+
+# TeX's symbol font (CMSY) without a Unicode map: its character codes for lower-case letters
+# and digits (its capitals are the calligraphic letters, kept as \mathcal)
+CMSY = {
+    "0": "\\prime", "1": "\\infty", "2": "\\in", "3": "\\ni", "4": "\\triangle",
+    "6": "\\not", "7": "\\mapstochar", "8": "\\forall", "9": "\\exists", "`": "\\vdash",
+    "a": "\\dashv", "b": "\\lfloor", "c": "\\rfloor", "d": "\\lceil", "e": "\\rceil",
+    "f": "\\{", "g": "\\}", "h": "\\langle", "i": "\\rangle", "j": "|", "k": "\\|",
+    "l": "\\updownarrow", "m": "\\Updownarrow", "n": "\\backslash", "o": "\\wr",
+    "p": "\\surd", "q": "\\amalg", "r": "\\nabla", "s": "\\int", "t": "\\sqcup",
+    "u": "\\sqcap", "v": "\\sqsubseteq", "w": "\\sqsupseteq", "x": "\\S", "y": "\\dagger",
+    "z": "\\ddagger", "<": "\\Re", "=": "\\Im", ">": "\\top", "?": "\\perp",
+    ";": "\\emptyset", ":": "\\neg", "@": "\\aleph", "5": "\\bigtriangledown",
+}  # fmt: skip

@@ -37,6 +37,7 @@ from workbench.engines.cpu.formula_symbols import (
     ALPHABETS,
     BIG_OPS,
     CMEX,
+    CMSY,
     COMBINING,
     GREEK,
     NAMED,
@@ -59,6 +60,7 @@ class Atom:
     ch: str = ""  # the character (ordinary atoms)
     style: str = ""
     cy: float = field(default=0.0)
+    by: float = 0.0  # baseline y (0: unknown; built atoms sit on the row's baseline)
 
     def __post_init__(self) -> None:
         if not self.cy:
@@ -71,6 +73,7 @@ class Atom:
 
 _ASCII_OK = re.compile(r"[A-Za-z0-9+\-=<>()\[\]|/,.;:!?'*@]")
 _DASHES = "−-–—_"
+_NEGATED = re.compile(r"(=|<|>|\\in|\\equiv|\\sim|\\subset|\\subseteq|\\leq|\\geq) ?\\not")
 _PRIMES = "′″"
 
 
@@ -85,22 +88,27 @@ def atoms_of(words: list[tuple[TextWord, Box]], sx: float, sy: float) -> list[At
     for w, box in words:
         if w.glyphs:
             parts = [
-                (g[0], (g[1] * sx, g[2] * sy, g[3] * sx, g[4] * sy), g[5] * scale, g[6])
+                (g[0], (g[1] * sx, g[2] * sy, g[3] * sx, g[4] * sy), g[5] * scale, g[6], g[7] * sy)
                 for g in w.glyphs
             ]
         else:
             step = (box[2] - box[0]) / max(len(w.text), 1)
             parts = [
                 (c, (box[0] + k * step, box[1], box[0] + (k + 1) * step, box[3]), w.size * scale,
-                 w.style)
+                 w.style, w.base * sy)
                 for k, c in enumerate(w.text)
             ]  # fmt: skip
-        for ch, b, size, style in parts:
+        for ch, b, size, style, base in parts:
             key = (ch, round(b[0]), round(b[1]))
             if ch.isspace() or key in seen:  # drawn twice (fake bold): once
                 continue
             seen.add(key)
-            out.append(_atom(ch, b, size, style))
+            try:
+                atom = _atom(ch, b, size, style)
+            except Confused:  # kept, so that the row is known confused (shown as a crop)
+                atom = Atom("", b, size, "?", ch, style)
+            atom.by = base
+            out.append(atom)
     return out
 
 
@@ -110,6 +118,8 @@ def _atom(ch: str, box: Box, size: float, style: str) -> Atom:
         return Atom(tex, box, size, kind, ch, style)
     if ch in SPACING and ch != "~":
         return Atom("\\" + SPACING[ch] + "{}", box, size, "", ch, style)
+    if "s" in style and ch in CMSY and "x" not in style:
+        return Atom(CMSY[ch], box, size, "", ch, style)
     if ch in BIG_OPS:
         return Atom(BIG_OPS[ch], box, size, "op", ch, style)
     if ch in GREEK:
@@ -139,7 +149,7 @@ def _composed(ch: str, box: Box, size: float, style: str) -> Atom:
         atom.ch = ch
         return atom
     parts = unicodedata.normalize("NFD", ch)
-    if len(parts) == 2 and parts[0].isascii() and parts[1] in COMBINING:
+    if len(parts) == 2 and parts[1] in COMBINING:
         atom = _atom(parts[0], box, size, style)
         atom.tex = f"\\{COMBINING[parts[1]]}{{{atom.tex}}}"
         atom.ch = ch
@@ -148,7 +158,13 @@ def _composed(ch: str, box: Box, size: float, style: str) -> Atom:
 
 
 def row_tex(atoms: list[Atom], rules: list[Box], depth: int = 0) -> str:
+    if any(a.kind == "?" for a in atoms):
+        raise Confused("a character with no TeX form")
     tex = _parse(atoms, rules, depth)
+    tex = re.sub(r"\\mapstochar ?\\to", r"\\mapsto", tex)  # CMSY draws ↦ as two glyphs
+    tex = _NEGATED.sub(r"\\not\1", tex)  # ≠ is "=" under a slash that starts right of it
+    if "\\mapstochar" in tex or re.search(r"\\not(?![a-zA-Z]) *(?:$|[}^_])", tex):
+        raise Confused("a negation or maps-to bar with nothing after it")
     if not sound(tex):
         raise Confused(tex)
     return tex
@@ -269,21 +285,28 @@ def _grow(op: Atom, cands: list[Atom], reach: float) -> list[Atom]:
 
 def _baseline(atoms: list[Atom], rules: list[Box], depth: int) -> str:
     em = _main(atoms)
+    plain_atoms = [a for a in atoms if a.kind == ""]
+    if plain_atoms and all(a.by for a in plain_atoms):
+        v = {id(a): a.by for a in atoms}  # the glyphs' own baselines: exact
+        shift, small, lift, drop = 0.15, 0.05, 0.12, 0.06
+    else:
+        v = {id(a): a.cy for a in atoms}  # loose boxes' centres: fonts differ a little
+        shift, small, lift, drop = 0.2, 0.08, 0.08, 0.08
     base = [a for a in atoms if a.kind or a.size >= 0.8 * em]
-    plain = sorted(a.cy for a in base if a.kind == "" and not _is(a, _PRIMES))
+    plain = sorted(v[id(a)] for a in base if a.kind == "" and not _is(a, _PRIMES))
     if len(plain) <= 2:  # x_i set at one size: the first is the base
-        plain = [min(base, key=lambda a: a.box[0]).cy]
+        plain = [v[id(min(base, key=lambda a: a.box[0]))]]
     mid = plain[len(plain) // 2]
     primes = [a for a in base if _is(a, _PRIMES)]
     base = [a for a in base if a not in primes]
     for a in list(base):
-        if a.kind == "" and abs(a.cy - mid) > 0.45 * em:
+        if a.kind == "" and abs(v[id(a)] - mid) > 0.45 * em:
             raise Confused("full-size atoms off the baseline")
-        if a.kind == "" and a is not base[0] and abs(a.cy - mid) > 0.2 * em:
-            base.remove(a)  # a script set at full size: lowered or raised by a fifth of an em
+        if a.kind == "" and a is not base[0] and abs(v[id(a)] - mid) > shift * em:
+            base.remove(a)  # a script set at full size: lowered or raised off the baseline
     scripts = [a for a in atoms if a not in base]
     for s in scripts:
-        if abs(s.cy - mid) <= 0.08 * em and s.kind == "":
+        if abs(v[id(s)] - mid) <= small * em and s.kind == "" and s not in primes:
             base.append(s)  # smaller, but on the baseline: small capitals, a smaller font
     base.sort(key=lambda a: a.box[0])
     subs: dict[int, list[Atom]] = {}
@@ -295,8 +318,8 @@ def _baseline(atoms: list[Atom], rules: list[Box], depth: int) -> str:
         for k, b in enumerate(base):
             if b.box[0] < s.cx - 0.05 * em:
                 owner = k
-        target = sups if s in primes or s.cy < mid - 0.08 * em else subs
-        target.setdefault(owner, []).append(s)
+        raised = s in primes or v[id(s)] < mid - lift * em or v[id(s)] <= mid + drop * em
+        (sups if raised else subs).setdefault(owner, []).append(s)
     out: list[tuple[str, Box]] = []
     if -1 in subs or -1 in sups:
         out.append((_scripted("{}", subs.get(-1), sups.get(-1), depth), base[0].box))

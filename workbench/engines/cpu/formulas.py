@@ -31,7 +31,8 @@ formula line out of the block it fell in: it becomes an ``equation`` block of it
 without TeX, an empty ``figure`` block (the crop). The block's other lines keep its label,
 cut at the formula into the parts above and below; a layout ``equation`` box whose layer
 lines hold no display formula is text (a prose line the layout model took for math).
-Table blocks keep their lines.
+Table blocks keep their lines, and so do figures the formulas do not fill (a diagram's
+labels).
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ import re
 from dataclasses import dataclass
 from itertools import pairwise
 
-from workbench.engines.cpu.boxes import Box, Line, union_all
+from workbench.engines.cpu.boxes import Box, Line, area, union_all
 from workbench.engines.cpu.formula_tex import Atom, Confused, atoms_of, row_tex
 from workbench.engines.cpu.layout import canonical
 from workbench.schema import Label, TextWord
@@ -59,6 +60,7 @@ MATH_CHARS = set(
     "αβγδεϵζηθϑικλμνξπϖρϱσςτυφϕχψωΓΔΘΛΞΠΣΥΦΨΩ"
 )
 _WORD = re.compile(r"[(\[{\"'“‘]*([A-Za-z][a-z]+(?:[-'’][a-z]+)*)[)\]}\"'”’.,;:!?]*")
+_BULLETS = {"•", "◦", "▪", "‣", "∙", "·", "–", "—"}
 _LOWER = re.compile(r"[a-z]{3,}")
 JOIN_X = 0.8  # em: horizontal reach that joins two math runs
 JOIN_Y = 0.45  # em: vertical reach (limits, numerators)
@@ -99,8 +101,8 @@ def _mathy(run: Run) -> bool:
 
 def _kind(run: Run) -> str:
     """``prose``, ``math`` (seeds a formula) or empty (may join one)."""
-    if _prose_chars(run):
-        return "prose"
+    if _prose_chars(run) or run[0][0].text in _BULLETS:
+        return "prose"  # (a list item's math is inline math in the item's text)
     return "math" if _mathy(run) else ""
 
 
@@ -238,13 +240,15 @@ def _inside(word: Box, row: Box) -> bool:
 
 
 _OPERATOR = re.compile(
-    r"[=<>+\-−∑∏∫≤≥≠≈∈×⋅]|\\(?:frac|sum|prod|int|oint|leq|geq|neq|approx|in|times|cdot)"
+    r"[=<>+\-−∑∏∫≤≥≠≈∈×⋅→⊆⊂∀∃]"
+    r"|\\(?:frac|sum|prod|int|oint|leq|geq|neq|approx|in|times|cdot|to|mapsto|subset|forall)"
 )
 
 
 def _operator(tex: str) -> bool:
-    """A display formula relates or combines something (a lone ``x_{i}`` is not one)."""
-    return bool(_OPERATOR.search(tex)) or "^{" in tex
+    """A display formula relates or combines something: a lone ``x_{i}``, ``R^{n}`` or
+    ``-0.5`` (a figure's label or tick) is not one."""
+    return bool(_OPERATOR.search(tex.lstrip(" -−+(")))
 
 
 Block = tuple[str, Box, list[Line], float]
@@ -255,6 +259,10 @@ def split_blocks(blocks: list[Block]) -> list[Block]:
     for native, box, group, score in blocks:
         label = canonical(native)
         shown = [ln for ln in group if ln.display]
+        if label is Label.FIGURE and shown:
+            covered = sum(area(ln.box) for ln in shown)
+            if covered < 0.5 * area(box) or len(shown) < len(group):
+                shown = []  # a figure's labels (an axis "R^n", a tick "-0.5") stay its text
         if label is Label.TABLE or not shown:
             layer = group and all(ln.source == "text_layer" for ln in group)
             out.append(("text" if label is Label.FORMULA and layer else native, box, group, score))
