@@ -191,3 +191,13 @@ def test_pdf_text_layer_feeds_cer() -> None:
         pdf_text_layer(pdf, 2)
     with pytest.raises(DocumentError):
         pdf_text_layer(b"not a pdf", 1)
+
+
+def test_plain_text_keeps_the_numbers_an_ordered_list_shows():
+    md = "157. A potato is launched\n158. A train\n\n- a. Find it\n\nYear 1986\\. ends"
+    assert plain_text(md).splitlines() == [
+        "157. A potato is launched",
+        "158. A train",
+        "a. Find it",
+        "Year 1986. ends",
+    ]

@@ -9,7 +9,9 @@ plain text (:func:`plain_text`, model output only)
     Page Markdown rendered with markdown-it (tables on, inline HTML kept) and stripped back to
     its text, so ``| a | b |`` and ``<table><td>a</td>...`` both read ``a b``. The workbench's
     own placeholders are not text: figure links and ``*[signature]*`` are dropped, and so are
-    the ``$$`` lines around a display formula (the formula itself stays as written).
+    the ``$$`` lines around a display formula (the formula itself stays as written). An
+    ordered list item keeps the number a renderer shows ("157. A potato", from ``<ol
+    start="157">``).
 normalised text (:func:`normalize_text`, both sides, every metric)
     NFKC, then every whitespace run one space, stripped. A reference (typed, or a PDF text
     layer) is only normalised, never read as Markdown.
@@ -56,15 +58,24 @@ class _TextOnly(HTMLParser):
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
         self.parts: list[str] = []
+        self.lists: list[int | None] = []  # the next item's number in each open <ol>
 
     def handle_data(self, data: str) -> None:
         self.parts.append(data)
 
-    def handle_starttag(self, tag: str, attrs: object) -> None:
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag in _BLOCK_TAGS:
             self.parts.append(" ")
+        if tag in ("ol", "ul"):  # an ordered item's number is seen ("157." of "157. A potato")
+            start = dict(attrs).get("start") or "1"
+            self.lists.append(int(start) if tag == "ol" and start.isdigit() else None)
+        elif tag == "li" and self.lists and self.lists[-1] is not None:
+            self.parts.append(f"{self.lists[-1]}. ")
+            self.lists[-1] += 1
 
     def handle_endtag(self, tag: str) -> None:
+        if tag in ("ol", "ul") and self.lists:
+            self.lists.pop()
         if tag in _BLOCK_TAGS:
             self.parts.append("\n" if tag in {"p", "tr", "li", "div"} or tag[0] == "h" else " ")
 
