@@ -142,12 +142,13 @@ def test_year_ended_spans_the_three_year_columns(engine, mode):
         assert ["Revenue", "$1,204", "$1,087", "$962"] in [[c[1] for c in r] for r in rows]
 
 
-def test_census_group_headers_and_wrapped_heads(engine):
+@pytest.mark.parametrize("mode", ["auto", "never"])
+def test_census_group_headers_and_wrapped_heads(engine, mode):
     """Table 324: Total, Male and Female each over three columns whose heads are wrapped
     ("Under 18 / years"); "Offense charged" spans both header rows; the wrapped label
     "Murder and nonnegligent / manslaughter" is one row. Table 325 has no spanning cell: a
     pipe table whose wrapped heads are joined."""
-    arrests, race = _tables(engine, "census_12s0324.pdf", "auto")
+    arrests, race = _tables(engine, "census_12s0324.pdf", mode)
     rows = html_rows(arrests.text)
     assert rows[0] == [
         ("th", "Offense charged", 2, 1),

@@ -121,7 +121,8 @@ class CpuEngine:
         (:func:`~workbench.engines.cpu.pdftext.judge`) and OCRs the rest; ``never`` always
         OCRs; ``only`` uses the layer as it is and never OCRs (a page without one gives no
         text). ``handwriting_threshold``: median Tesseract word confidence under which
-        RapidOCR reads the whole page. ``detect_tables``: table regions become pipe tables."""
+        RapidOCR reads the whole page. ``detect_tables``: table regions become tables
+        (pipe tables; HTML where a cell spans columns or rows)."""
         if text_layer not in TEXT_LAYER_MODES:
             raise ValueError(f"text_layer must be one of {TEXT_LAYER_MODES}, not {text_layer!r}")
         other = copy.copy(self)
