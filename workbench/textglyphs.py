@@ -33,9 +33,10 @@ MAX_PATHS = 3000  # path objects looked at for fraction rules (charts have thous
 
 
 def wanted(text: str, kind: str, tex: str | None) -> bool:
-    return len(text) <= MAX_GLYPH_WORD and (
-        "m" in kind or not text.isascii() or tex is not None or not text[0].isalnum()
-    )
+    if len(text) > MAX_GLYPH_WORD:
+        return False
+    bracket = not text[0].isalnum() and any(c.isalpha() for c in text)  # "(gu)", not "(1)"
+    return "m" in kind or not text.isascii() or tex is not None or bracket
 
 
 def _apply(t: Transform, left: float, bottom: float, right: float, top: float) -> tuple[float, ...]:
@@ -85,9 +86,13 @@ def glyphs(
     out = []
     box4 = [ctypes.c_double() for _ in range(4)]
     tight = [ctypes.byref(v) for v in box4]  # left, right, bottom, top
+    last, kind = None, ""
     for (ch, size, _, _), (i, lt, bt, rt, tpp) in zip(chars, boxes, strict=True):
-        raw.FPDFText_GetFontInfo(tp, i, buf, len(buf), ctypes.byref(flags))
-        kind = style(buf.value.decode("latin-1", "replace").lower(), flags.value, styles)
+        obj = ctypes.cast(raw.FPDFText_GetTextObject(tp, i), ctypes.c_void_p).value
+        if obj != last or obj is None:  # one font a text object: its name is read once
+            raw.FPDFText_GetFontInfo(tp, i, buf, len(buf), ctypes.byref(flags))
+            kind = style(buf.value.decode("latin-1", "replace").lower(), flags.value, styles)
+            last = obj
         if ("s" in kind or "x" in kind) and raw.FPDFText_GetCharBox(tp, i, *tight):
             # TeX's symbol and extension fonts declare huge ascents and descents: the glyph's
             # own box is the one that says where a big operator or a relation sits
@@ -109,16 +114,23 @@ def glyphs(
 
 
 def rules(page: Any, to_pt: Transform) -> list[tuple[float, float, float, float]]:
-    """Thin horizontal path objects (fraction bars, underlines, table rules), points."""
+    """Thin horizontal path objects (fraction bars, underlines, table rules), points: the
+    page's own objects (pdfTeX and word processors draw rules there), through the raw API
+    (a form full of boxes has thousands of paths; wrapping each costs milliseconds)."""
     import pypdfium2.raw as raw
 
     out: list[tuple[float, float, float, float]] = []
+    edges = [ctypes.c_float() for _ in range(4)]
+    refs = [ctypes.byref(v) for v in edges]  # left, bottom, right, top
     try:
-        for k, obj in enumerate(page.get_objects(filter=(raw.FPDF_PAGEOBJ_PATH,), max_depth=3)):
-            if k >= MAX_PATHS:
-                break
-            left, bottom, right, top = obj.get_bounds()
-            b = _apply(to_pt, left, bottom, right, top)
+        n = min(raw.FPDFPage_CountObjects(page.raw), MAX_PATHS)
+        for k in range(n):
+            obj = raw.FPDFPage_GetObject(page.raw, k)
+            if raw.FPDFPageObj_GetType(obj) != raw.FPDF_PAGEOBJ_PATH:
+                continue
+            if not raw.FPDFPageObj_GetBounds(obj, *refs):
+                continue
+            b = _apply(to_pt, *(v.value for v in edges))
             if b[3] - b[1] <= 2.0 and b[2] - b[0] >= 3.0 and b[2] - b[0] > 3 * (b[3] - b[1]):
                 out.append((round(b[0], 2), round(b[1], 2), round(b[2], 2), round(b[3], 2)))
     except Exception:  # a broken object tree must not cost the text layer
