@@ -113,6 +113,14 @@ def test_closing_phrase_dipping_into_the_names_line_is_left_out():
     assert rules.closing_signature([*_body(), phrase, name], LINE) == name
 
 
+def test_name_above_its_address_under_a_closing_phrase():
+    """Frank H. Willard: "Sincerely", the name, then "1900 Oakmont" and "Tampa", shorter,
+    whose flourish makes it tall enough to pass for a name on its own."""
+    closing, name = (450.0, 560.0, 700.0, 600.0), (300.0, 610.0, 900.0, 660.0)
+    street, town = (420.0, 665.0, 750.0, 705.0), (500.0, 710.0, 760.0, 790.0)
+    assert rules.closing_signature([*_body(), closing, name, street, town], LINE) == name
+
+
 def test_no_closing_without_a_page_of_writing():
     assert rules.closing_signature([(560.0, 600.0, 900.0, 650.0)], LINE) is None
 

@@ -128,9 +128,12 @@ def closing_signature(boxes: list[Box], line_h: float, name: float = NAME) -> Bo
     return found[0] if found is not None else None
 
 
-def closing_line(boxes: list[Box], line_h: float, name: float = NAME) -> tuple[Box, bool] | None:
-    """:func:`closing_signature`, and whether the name stands on a line of its own under its
-    closing phrase (then no phrase is in its box to cut off: :func:`name_part`)."""
+def closing_line(
+    boxes: list[Box], line_h: float, name: float = NAME
+) -> tuple[Box, float | None] | None:
+    """:func:`closing_signature`, and where the name stands on a line of its own under its
+    closing phrase, the bottom of that phrase (a box reaching no higher holds no phrase to cut
+    off: :func:`name_part`)."""
     lines = [ln for ln in ink_lines(boxes) if _span(ln)[2] - _span(ln)[0] >= 2 * line_h]
     if len(lines) < 3:  # not a page of writing
         return None
@@ -144,7 +147,10 @@ def closing_line(boxes: list[Box], line_h: float, name: float = NAME) -> tuple[B
     if len(lines) > LAST and _address(spans[-LAST:], spans[-LAST - 1], width):
         tail = lines[-LAST - 1 :]
     indent = start + INDENT * width
-    for i in range(len(lines) - 1, len(lines) - 1 - len(tail), -1):
+    order = list(range(len(lines) - 1, len(lines) - 1 - len(tail), -1))
+    if _signed_above(lines, spans, indent, width, line_h, name):
+        order.insert(0, len(lines) - LAST - 1)  # a name above its address, both under it
+    for i in order:
         pieces = _segments(lines[i], line_h)
         best = _lowest(pieces, max(pieces, key=lambda s: s[2] - s[0]))
         if _body_lines(spans[i], start, width, line_h):
@@ -165,7 +171,7 @@ def closing_line(boxes: list[Box], line_h: float, name: float = NAME) -> tuple[B
             if any(_hangs_from_above(best, p, line_h) for p in pieces if p[2] <= best[0]):
                 continue  # a word of the line touching the line above: the letter goes on
         whole = _whole_name(best, pieces, indent, right + line_h, line_h)
-        return _with_descenders(whole, boxes, line_h), under
+        return _with_descenders(whole, boxes, line_h), spans[i - 1][3] if under else None
     return None
 
 
@@ -193,6 +199,30 @@ def _lowest(pieces: list[Box], best: Box) -> Box:
     return max(below, key=lambda p: p[2] - p[0]) if below else best
 
 
+def _signed_above(
+    lines: list[list[Box]],
+    spans: list[Box],
+    indent: float,
+    width: float,
+    line_h: float,
+    name: float,
+) -> bool:
+    """The third line from the end is a name under its closing phrase with the last two
+    lines shorter than it below (an address or a place and date written under a name: Frank
+    H. Willard's "1900 Oakmont / Tampa", whose flourish would pass for a name)."""
+    if len(lines) < LAST + 2:
+        return False
+    i = len(lines) - LAST - 1
+    best = max(_segments(lines[i], line_h), key=lambda s: s[2] - s[0])
+    long = best[2] - best[0]
+    below = all(b[2] - b[0] < long for b in spans[i + 1 :])
+    return (
+        long >= name * line_h
+        and below
+        and _under_closing(best, spans[i - 1], indent, width, line_h)
+    )
+
+
 def _under_closing(name: Box, above: Box, indent: float, width: float, line_h: float) -> bool:
     """``name`` is written under a closing phrase ("Yours truly," "Respectfully"): the line
     right above it stands apart from the body (starts right of the indent, at most ``SHORT``
@@ -203,7 +233,8 @@ def _under_closing(name: Box, above: Box, indent: float, width: float, line_h: f
     closing = above[0] >= indent and above[2] - above[0] <= SHORT * width
     near = name[1] - above[3] <= CLOSE_GAP * line_h
     tall = name[3] - name[1] >= line_h
-    return closing and near and tall and name[0] >= above[0] - CLOSE_LEFT * width
+    margin = name[0] < min(indent, above[0] - CLOSE_LEFT * width)
+    return closing and near and tall and not margin
 
 
 def _with_descenders(name: Box, boxes: list[Box], line_h: float) -> Box:

@@ -274,7 +274,8 @@ def _closing(ink: np.ndarray, boxes: list[Box], line_h: float, lines: list[Line]
     sig = found[0] if found is not None else None
     if sig is not None and any(cover(ln.box, sig) >= 0.5 and _FOLIO.match(ln.text) for ln in lines):
         sig = None
-    if sig is not None and found is not None and not found[1]:  # its closing phrase may touch it
+    phrase = found[1] if found is not None else None
+    if sig is not None and (phrase is None or sig[1] < phrase):  # a closing phrase in its box
         sig = rules.name_part(ink, sig, line_h)
     out = []
     for box in [b for b in boxes if b != sig] + ([sig] if sig is not None else []):
