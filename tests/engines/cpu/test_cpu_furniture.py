@@ -220,3 +220,24 @@ def test_numbered_exercises_keep_their_numbers_and_tex_quotes_print_as_quotes():
     assert paragraphs(["The term ‘‘corporate’’ is in ‘vogue’."], [], 10.0) == (
         "The term “corporate” is in ‘vogue’."
     )
+
+
+def test_text_and_reference_boxes_on_one_paragraph_make_one_region():
+    """The layout model drew a text box and a reference box over one paragraph, the second
+    starting half a line lower: one region holds the whole paragraph, each line once."""
+    lines = [
+        _line(
+            f"line {k} of an exercise that runs across the column",
+            (200, 700 + 30 * k, 820, 722 + 30 * k),
+            20,
+        )
+        for k in range(8)
+    ]
+    layout = [
+        LayoutBox("text", (198, 696, 828, 940), 0.7),
+        LayoutBox("reference", (197, 710, 827, 940), 0.8),
+    ]
+    regions = [r for r in compose(1700, 2200, layout, lines) if r.text]
+    assert len(regions) == 1, [r.text for r in regions]
+    assert "\n" not in regions[0].text
+    assert all(regions[0].text.count(f"line {k} ") == 1 for k in range(8))

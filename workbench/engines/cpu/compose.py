@@ -14,17 +14,25 @@ Contract:
    that still holds much text (≥ 12 lines, or ≥ 6 covering ≥ 12 % of it; tick labels not
    counted) is a form or a diagram the layout model misread: it is dissolved and its lines
    regrouped as text, since the assembler would print the figure's text unstructured anyway.
-   Captions (:mod:`captions`): near-duplicate text/caption/figure boxes on one paragraph are
-   resolved before lines are assigned; a "Figure 3:"/"Fig. 2."/"Table 1:" line directly
-   above or below a figure or table (or swallowed at its box's edge) is its caption region.
-3. Layout boxes nearly duplicated by a higher-scoring box of the same label are dropped; text,
+   A formula box holding three lines of prose or more (a page of cards read as one equation)
+   is dissolved first, its lines going to the boxes under it. Captions (:mod:`captions`):
+   near-duplicate text/caption/figure boxes on one paragraph are resolved before lines are
+   assigned; a "Figure 3:"/"Fig. 2."/"Table 1:" line directly above or below a figure or
+   table (or swallowed at its box's edge) is its caption region.
+3. Layout boxes nearly duplicated by a higher-scoring box of the same label (text and
+   reference count as one: the surer box grows over the other) are dropped; text,
    title, caption, header and footer boxes that received no line are dropped; figures,
    tables, formulas and signatures are kept even when empty.
 4. Titles: a CDLA ``title`` whose lines are ≥ 1.4× the page's median line height and which is
    the first such box from the top is the page title; others are section headers. Headers and
    footers (and text blocks in the top/bottom 6 % of the page) whose text is only a page
    number become ``page_number``. Ungrouped lines (one or two) in the bottom 7 % or top 5 %
-   of the page are running footers/headers the layout model missed.
+   of the page are running footers/headers the layout model missed. Furniture judged on the
+   page alone (:mod:`furniture`: the outer rows, set apart from the body, that are a folio, a
+   running head with its page number, a document-control line, or small type) is cut out of
+   whatever text block holds it into ``running_header``/``running_footer`` regions
+   (``header``/``footer``, ``page_number`` when only a number): out of the Markdown, still
+   drawn in the viewer.
 5. Headings come from type (:mod:`headings`): font size and weight on the text layer, line
    height and stroke weight (measured on ``image``) on OCR lines; heading-like lines are cut
    out of text blocks into ``section_header`` regions whose text carries its level
@@ -35,7 +43,10 @@ Contract:
 7. A page whose only text is furniture keeps it as text: a one-line page is content.
 8. Each region records its reader (``source``: the reader of most of its characters) and a
    ``confidence`` (character-weighted mean line confidence, 0-1).
-9. Regions are ordered by :func:`reading_order`; ids ``r0, r1, …`` follow that order.
+9. Regions are ordered by :func:`reading_order`, given the numbered headings' section numbers
+   (a grid of numbered cards reads in their order, by rows or by columns) and the empty
+   figures as frames (a picture behind text blocks does not block the column cut); ids
+   ``r0, r1, …`` follow that order.
 """
 
 from __future__ import annotations
@@ -115,7 +126,11 @@ def compose(
     blocks = _not_furniture(blocks, lines, height)
     blocks = furniture.split_off(blocks, lines, width, height)
     blocks = headings.split(blocks, lines, line_h, height)
-    order = reading_order([b[1] for b in blocks], numbers=[_section_number(b) for b in blocks])
+    order = reading_order(
+        [b[1] for b in blocks],
+        numbers=[_section_number(b) for b in blocks],
+        frames={k for k, b in enumerate(blocks) if b[0] == "figure" and not b[2]},
+    )
     title_seen = False
     regions: list[Region] = []
     for pos, k in enumerate(order):
@@ -224,12 +239,23 @@ def _keep_only_content(regions: list[Region]) -> list[Region]:
     ]
 
 
+_PARAGRAPH = {"text", "reference"}  # two names the layout model gives one paragraph
+
+
 def _dedupe(layout: list[LayoutBox]) -> list[LayoutBox]:
+    """Boxes less those mostly (80 %) inside a higher-scoring box of the same label. A text
+    and a reference box on one paragraph (their boxes a line apart) are one box too: the
+    surer one, grown over the other, so no line is left to a box of its own."""
     kept: list[LayoutBox] = []
     for b in sorted(layout, key=lambda b: -b.score):
-        if any(k.native == b.native and cover(b.box, k.box) > 0.8 for k in kept):
-            continue
-        kept.append(b)
+        for n, k in enumerate(kept):
+            same = k.native == b.native or {k.native, b.native} <= _PARAGRAPH
+            if same and cover(b.box, k.box) > 0.8:
+                if k.native != b.native and cover(k.box, b.box) > 0.8:
+                    kept[n] = LayoutBox(k.native, union_all([k.box, b.box]), k.score)
+                break
+        else:
+            kept.append(b)
     return kept
 
 

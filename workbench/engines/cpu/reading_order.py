@@ -12,8 +12,8 @@ level with each other across two columns do not interleave the columns.
 Projections shrink each box a little (``slack``) so that neighbours whose boxes overlap by a
 few pixels (common with layout models) do not hide a real gap.
 
-A *container* (a box holding at least ``CONTAINED`` of another box's area, and at least twice
-as large: a picture drawn behind a page of cards, a frame around a sidebar) takes no part in
+A *container* (one of the ``frames`` holding at least ``CONTAINED`` of another box's area, and
+at least twice as large: a picture drawn behind a page of cards) takes no part in
 the cuts, since it would bridge every gap it spans; it is read right before the first box it
 holds.
 """
@@ -28,15 +28,19 @@ CONTAINED = 0.9
 
 
 def reading_order(
-    boxes: list[Box], min_gap: float = 8.0, numbers: list[float | None] | None = None
+    boxes: list[Box],
+    min_gap: float = 8.0,
+    numbers: list[float | None] | None = None,
+    frames: set[int] | None = None,
 ) -> list[int]:
     """Indices of ``boxes`` in reading order. ``numbers``: each box's section number (a
     numbered heading's "2"), or None; when the column-first order reads three numbers or more
-    out of sequence and the row-first order (bands first, columns inside each band) reads
-    them in sequence, the page is a grid numbered by rows, and is read by rows."""
-    held = {
-        i: [j for j, b in enumerate(boxes) if j != i and _holds(a, b)] for i, a in enumerate(boxes)
-    }
+    out of sequence and the row-first order (:func:`_by_rows`) reads them in sequence, the
+    page is a grid numbered by rows, and is read by rows. ``frames``: the boxes that may be
+    containers (all when None; compose passes its empty pictures: a text block whose box
+    happens to span others is not a frame)."""
+    frames = set(range(len(boxes))) if frames is None else frames
+    held = {i: [j for j, b in enumerate(boxes) if j != i and _holds(boxes[i], b)] for i in frames}
     containers = {i for i, js in held.items() if js}
     idx = [i for i in range(len(boxes)) if i not in containers]
     order: list[int] = []
