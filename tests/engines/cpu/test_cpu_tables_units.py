@@ -43,6 +43,28 @@ def test_lone_header_centred_over_the_number_columns_spans_them():
     )
 
 
+def test_two_line_group_headers_are_one_header_row():
+    """10-Q style: "Three Months Ended" / "September 30," over two years, twice."""
+    nums = [(250.0, 300.0), (330.0, 380.0), (450.0, 500.0), (530.0, 580.0)]
+    frags = [_centred("Three Months Ended", 315.0, 0.0), _centred("Nine Months Ended", 515.0, 0.0)]
+    frags += [_centred("September 30,", 315.0, 13.0), _centred("September 30,", 515.0, 13.0)]
+    years = ("2024", "2023", "2024", "2023")
+    frags += [_centred(y, (a + b) / 2, 28.0) for y, (a, b) in zip(years, nums, strict=True)]
+    for k, y in enumerate((50.0, 66.0, 82.0)):
+        frags.append((f"Item {k}", (20.0, y, 120.0, y + 12)))
+        frags += [
+            (v, (b - 30, y, b, y + 12))
+            for v, (_, b) in zip(("$12", "9", "40", "31"), nums, strict=True)
+        ]
+    table = table_grid.build(frags)
+    assert table.header_rows == 2
+    assert [(c.text, c.row, c.col, c.colspan) for c in table.cells[:2]] == [
+        ("Three Months Ended September 30,", 0, 1, 2),
+        ("Nine Months Ended September 30,", 0, 3, 2),
+    ]
+    assert table.rows()[2] == ["Item 0", "$12", "9", "40", "31"]
+
+
 def test_first_line_of_a_wrapped_head_centred_on_its_column_stays_there():
     """ "Net" over "income" is a wrapped head, not a header over all the columns: set close
     above, centred on its own column, it joins the head under it."""

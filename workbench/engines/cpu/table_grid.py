@@ -23,9 +23,9 @@ number columns under it when it is centred on the run or clearly off the centre 
 under it ("Year Ended" over three dates); centred on that head it stays there (the first
 line of a wrapped head: "Net" over "income"). A header cell with nothing above it in the
 header rows spans upward (``rowspan``: "#" beside a two-row header). Two header rows set
-close together (gap under ``TIGHT`` × line height) whose cells are all one column wide, one
-row's columns within the other's or sharing half of them, are one wrapped header row
-("Under 18 / years").
+close together (gap under ``TIGHT`` × line height) whose cells cover the same columns
+("Three Months Ended / September 30,"), or are all one column wide with one row's columns
+within the other's or sharing half of them ("Under 18 / years"), are one wrapped header row.
 
 Multi-line cells (body): a row with no number in it joins a neighbouring row
 
@@ -207,6 +207,10 @@ def _join(a: _Row, b: _Row) -> _Row:
     return _Row(slots, min(a.top, b.top), max(a.bottom, b.bottom))
 
 
+def _extents(row: _Row) -> set[tuple[int, int]]:
+    return {(s.c0, s.c1) for s in row.slots.values()}
+
+
 def _wrapped_header(rows: list[_Row]) -> list[_Row]:
     out: list[_Row] = []
     for row in rows:
@@ -215,11 +219,10 @@ def _wrapped_header(rows: list[_Row]) -> list[_Row]:
             gap = row.top - out[-1].bottom
             tight = gap < TIGHT * max(row.height(), out[-1].height())
             shared = len(up & me) if up is not None and me is not None else 0
-            if (
-                tight
-                and up
-                and me
-                and (up <= me or me <= up or 2 * shared >= min(len(up), len(me)))
+            same = _extents(out[-1]) == _extents(row)  # "Three Months Ended / September 30,"
+            if tight and (
+                same
+                or (up and me and (up <= me or me <= up or 2 * shared >= min(len(up), len(me))))
             ):
                 out[-1] = _join(out[-1], row)
                 continue
