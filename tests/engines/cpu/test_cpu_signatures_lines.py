@@ -9,6 +9,7 @@ from PIL import Image, ImageDraw
 
 from workbench.engines.cpu import signature_rules as rules
 from workbench.engines.cpu.boxes import Box
+from workbench.engines.cpu.signature_closing import NAME_MERGED, closing_signature
 
 LINE = 40.0
 Shape = tuple[str, tuple[float, ...]]
@@ -94,17 +95,17 @@ def test_closing_as_long_as_three_lines_only_where_lines_touch():
         y = 100 + 70 * i
         body += [(100, y, 380, y + LINE), (420, y, 700, y + LINE), (740, y, 1000, y + LINE)]
     name = (560.0, 600.0, 700.0, 670.0)  # "B. F. Tracy": 3.5 lines long
-    assert rules.closing_signature([*body, name], LINE) is None
-    assert rules.closing_signature([*body, name], LINE, rules.NAME_MERGED) == name
+    assert closing_signature([*body, name], LINE) is None
+    assert closing_signature([*body, name], LINE, NAME_MERGED) == name
 
 
 def test_closing_joins_the_words_of_a_name_written_apart():
     body = [(100.0, 100 + 70.0 * i, 1000.0, 140 + 70.0 * i) for i in range(6)]
     first, last = (400.0, 600.0, 600.0, 670.0), (670.0, 605.0, 900.0, 665.0)  # 1.75 lines apart
-    assert rules.closing_signature([*body, first, last], LINE) == (400.0, 600.0, 900.0, 670.0)
+    assert closing_signature([*body, first, last], LINE) == (400.0, 600.0, 900.0, 670.0)
 
 
 def test_closing_does_not_join_a_word_far_beside_the_name():
     body = [(100.0, 100 + 70.0 * i, 1000.0, 140 + 70.0 * i) for i in range(6)]
     yrs, name = (300.0, 610.0, 400.0, 650.0), (520.0, 600.0, 900.0, 670.0)  # 3 lines apart
-    assert rules.closing_signature([*body, yrs, name], LINE) == name
+    assert closing_signature([*body, yrs, name], LINE) == name

@@ -1,6 +1,7 @@
-"""The signature detector's page-level rules (workbench/engines/cpu/signature_rules.py), each
-on ink built for the case, and the handwritten-page path of ``signatures.measure`` on a page
-written with the real pen signatures of tests/data/signatures (MIT, see SOURCES.md)."""
+"""The signature detector's page-level rules (workbench/engines/cpu/signature_rules.py and
+signature_closing.py), each on ink built for the case, and the handwritten-page path of
+``signatures.measure`` on a page written with the real pen signatures of
+tests/data/signatures (MIT, see SOURCES.md)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from PIL import Image, ImageChops, ImageDraw
 from workbench.engines.cpu import signature_rules as rules
 from workbench.engines.cpu import signatures
 from workbench.engines.cpu.boxes import Box, LayoutBox, Line, Word
+from workbench.engines.cpu.signature_closing import closing_signature
 
 SIGS = Path(__file__).resolve().parents[2] / "data" / "signatures"
 LINE = 40.0
@@ -28,39 +30,39 @@ def _body(n: int = 6) -> list[Box]:
 
 def test_closing_found_indented_last_line():
     closing = (560.0, 600.0, 900.0, 670.0)
-    assert rules.closing_signature([*_body(), closing], LINE) == closing
+    assert closing_signature([*_body(), closing], LINE) == closing
 
 
 def test_closing_not_found_when_last_line_starts_with_the_body():
     last = (100.0, 600.0, 520.0, 640.0)  # the end of a paragraph: left-aligned, short
-    assert rules.closing_signature([*_body(), last], LINE) is None
+    assert closing_signature([*_body(), last], LINE) is None
 
 
 def test_closing_not_found_on_a_paragraph_first_line():
     first = (180.0, 600.0, 1000.0, 640.0)  # indented a little, runs to the right margin
-    assert rules.closing_signature([*_body(), first], LINE) is None
+    assert closing_signature([*_body(), first], LINE) is None
 
 
 def test_closing_takes_the_name_beside_words_on_the_last_line():
     yrs, name = (330.0, 610.0, 400.0, 650.0), (520.0, 600.0, 950.0, 670.0)
-    assert rules.closing_signature([*_body(), yrs, name], LINE) == name
+    assert closing_signature([*_body(), yrs, name], LINE) == name
 
 
 def test_closing_takes_the_second_last_line_above_an_address():
     name, address = (560.0, 600.0, 900.0, 670.0), (100.0, 690.0, 400.0, 730.0)
-    assert rules.closing_signature([*_body(), name, address], LINE) == name
+    assert closing_signature([*_body(), name, address], LINE) == name
 
 
 def test_closing_takes_the_name_above_a_two_line_address():
     name = (560.0, 600.0, 900.0, 670.0)
     address = [(100.0, 690.0, 400.0, 730.0), (180.0, 750.0, 450.0, 790.0)]  # "Mr C.W. Mills"
-    assert rules.closing_signature([*_body(), name, *address], LINE) == name
+    assert closing_signature([*_body(), name, *address], LINE) == name
 
 
 def test_no_closing_three_lines_up_when_the_letter_goes_on_below():
     tall = (560.0, 600.0, 900.0, 670.0)  # indented and tall, but the body goes on under it
     more = [(100.0, 690.0, 1000.0, 730.0), (100.0, 750.0, 700.0, 790.0)]
-    assert rules.closing_signature([*_body(), tall, *more], LINE) is None
+    assert closing_signature([*_body(), tall, *more], LINE) is None
 
 
 def test_closing_joins_a_long_name_and_its_loose_descender():
@@ -72,7 +74,7 @@ def test_closing_joins_a_long_name_and_its_loose_descender():
         (830.0, 580.0, 1030.0, 640.0),
     ]
     descender = (320.0, 630.0, 350.0, 700.0)
-    found = rules.closing_signature([*_body(), *words, descender], LINE)
+    found = closing_signature([*_body(), *words, descender], LINE)
     assert found == (240.0, 560.0, 1030.0, 700.0)
 
 
@@ -80,37 +82,37 @@ def test_name_under_a_closing_phrase_found_from_the_margin():
     """O. W. Holmes: "Yours very truly" indented, the name below it from the body's edge and
     no taller than the text."""
     closing, name = (300.0, 560.0, 700.0, 600.0), (160.0, 610.0, 800.0, 650.0)
-    assert rules.closing_signature([*_body(), closing, name], LINE) == name
+    assert closing_signature([*_body(), closing, name], LINE) == name
 
 
 def test_date_at_the_margin_under_a_name_is_not_the_name():
     """Julia Ward Howe: closing, name no taller than the text, then the date at the margin."""
     closing, name = (450.0, 560.0, 800.0, 600.0), (500.0, 610.0, 900.0, 650.0)
     date = (100.0, 670.0, 400.0, 710.0)
-    assert rules.closing_signature([*_body(), closing, name, date], LINE) == name
+    assert closing_signature([*_body(), closing, name, date], LINE) == name
 
 
 def test_addressee_at_the_margin_under_a_low_name_is_not_taken():
     """J. A. Early: a name no taller than a line, then "C. W. Mills" at the margin; the name
     is not found (it is no taller than the text), the addressee is not taken for it."""
     name, addressee = (340.0, 560.0, 900.0, 615.0), (120.0, 630.0, 700.0, 680.0)
-    assert rules.closing_signature([*_body(), name, addressee], LINE) is None
+    assert closing_signature([*_body(), name, addressee], LINE) is None
 
 
 def test_no_closing_where_a_word_touches_the_line_above():
     """J. A. Early p. 1: "him for civil" after "qualifies" on the last line, its ascenders
     joined to the line above, sits on the line's baseline: text going on, not a name."""
     word, joined = (100.0, 620.0, 380.0, 660.0), (480.0, 560.0, 900.0, 655.0)
-    assert rules.closing_signature([*_body(), word, joined], LINE) is None
+    assert closing_signature([*_body(), word, joined], LINE) is None
     name = (480.0, 600.0, 900.0, 700.0)  # a name beside the words, reaching below them
-    assert rules.closing_signature([*_body(), word, name], LINE) == name
+    assert closing_signature([*_body(), word, name], LINE) == name
 
 
 def test_closing_phrase_dipping_into_the_names_line_is_left_out():
     """Charles Foster: the flourish of "Yours truly" dips into the name's line; the name is
     the piece written under the phrase, not the phrase, the widest piece."""
     phrase, name = (480.0, 560.0, 820.0, 660.0), (660.0, 620.0, 860.0, 690.0)
-    assert rules.closing_signature([*_body(), phrase, name], LINE) == name
+    assert closing_signature([*_body(), phrase, name], LINE) == name
 
 
 def test_name_above_its_address_under_a_closing_phrase():
@@ -118,11 +120,11 @@ def test_name_above_its_address_under_a_closing_phrase():
     whose flourish makes it tall enough to pass for a name on its own."""
     closing, name = (450.0, 560.0, 700.0, 600.0), (300.0, 610.0, 900.0, 660.0)
     street, town = (420.0, 665.0, 750.0, 705.0), (500.0, 710.0, 760.0, 790.0)
-    assert rules.closing_signature([*_body(), closing, name, street, town], LINE) == name
+    assert closing_signature([*_body(), closing, name, street, town], LINE) == name
 
 
 def test_no_closing_without_a_page_of_writing():
-    assert rules.closing_signature([(560.0, 600.0, 900.0, 650.0)], LINE) is None
+    assert closing_signature([(560.0, 600.0, 900.0, 650.0)], LINE) is None
 
 
 def _zigzag(draw: ImageDraw.ImageDraw, x0: int, x1: int, top: int, bottom: int) -> None:
@@ -290,7 +292,7 @@ def test_handwritten_page_closing_read_as_a_page_number_is_a_footer():
 
 def test_no_closing_for_a_mark_shorter_than_a_name():
     mark = (900.0, 600.0, 1040.0, 650.0)  # 3.5 lines wide: a blot or a page-curl shadow
-    assert rules.closing_signature([*_body(), mark], LINE) is None
+    assert closing_signature([*_body(), mark], LINE) is None
 
 
 def test_handwriting_under_a_printed_letterhead_is_a_handwritten_page():
@@ -304,4 +306,4 @@ def test_handwriting_under_a_printed_letterhead_is_a_handwritten_page():
 
 def test_no_closing_as_low_as_a_text_line():
     """An indented last line of text height ends a paragraph; a name is written larger."""
-    assert rules.closing_signature([*_body(), (560.0, 600.0, 900.0, 640.0)], LINE) is None
+    assert closing_signature([*_body(), (560.0, 600.0, 900.0, 640.0)], LINE) is None

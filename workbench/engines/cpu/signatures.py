@@ -16,7 +16,7 @@ closing written last. Steps, on the page image (all boxes ``page_px``):
 3. Handwritten page: the engine read it as handwriting (``handwritten``), or fewer than
    ``MIN_WORDS`` words are trusted and ``UNEXPLAINED`` of the ink is left. Then the line
    height is measured on the writing, the sheet's edges are dropped, and only the closing
-   block can pass (:func:`signature_rules.closing_signature`: one of the last two ink lines,
+   block can pass (:func:`signature_closing.closing_signature`: one of the last two ink lines,
    or the third above an address set to its left, indented past the body's median line
    start, shorter than a body line, or any line right under a short indented closing
    phrase); a closing phrase whose strokes touch the name is cut off at the row valley
@@ -81,6 +81,7 @@ from dataclasses import dataclass
 import numpy as np
 from PIL import Image
 
+from workbench.engines.cpu import signature_closing as closing
 from workbench.engines.cpu import signature_rules as rules
 from workbench.engines.cpu.boxes import Box, LayoutBox, Line, cover, inter, median
 
@@ -261,16 +262,16 @@ def _erase_rules(ink: np.ndarray, line_h: float) -> np.ndarray:
 def _closing(ink: np.ndarray, boxes: list[Box], line_h: float, lines: list[Line]) -> list[Blob]:
     """Blobs of a handwritten page: the closing signature (if any) passes, the rest is text.
     A closing that OCR reads as a page number ("12", "Page 3 of 9") is the page's footer."""
-    name = rules.NAME
-    found = rules.closing_line(boxes, line_h, name)
+    name = closing.NAME
+    found = closing.closing_line(boxes, line_h, name)
     if found is None:  # a large hand's lines may touch: look again line by line
-        boxes, name = rules.split_lines(ink, boxes, line_h), rules.NAME_MERGED
-        found = rules.closing_line(boxes, line_h, name)
+        boxes, name = rules.split_lines(ink, boxes, line_h), closing.NAME_MERGED
+        found = closing.closing_line(boxes, line_h, name)
     for _ in range(2):  # a faint smudge or shadow under the name is no writing: look above it
         if found is None or _ink_share(ink, found[0]) >= MIN_INK:
             break
         boxes = [b for b in boxes if cover(b, found[0]) < 0.5]
-        found = rules.closing_line(boxes, line_h, name)
+        found = closing.closing_line(boxes, line_h, name)
     sig = found[0] if found is not None else None
     if sig is not None and any(cover(ln.box, sig) >= 0.5 and _FOLIO.match(ln.text) for ln in lines):
         sig = None
