@@ -65,11 +65,15 @@ set in type, five unsigned handwritten pages and a diary spread of handwriting a
 Beyond the test set, on the same collection's 64 letter photographs (davekeder/thebook;
 grey, 1100 px wide; the engine's cached OCR and layout, boxes judged by eye) the name was
 boxed whole on 25 of 45 signed pages (2 in part) with 5 boxes that are no signature (1 on an
-unsigned page), and after session 18 on 31 (2 in part) with 1 such box (an address line under
-a name) and none on the 19 unsigned pages. Handwriting in a real form's fields (address,
-date) is no signature; a name in the NAME field still is (tests/.../test_cpu_signatures_forms).
-A permissively licensed product photograph with a keypad was not found (the one under an MIT
-repository is a vendor's photo): the grid and figure rules are tested on built ink only.
+unsigned page), and after session 18 on 32 (2 in part) with no such box; still missed:
+closings on the body's last line (Lockwood, Sankey, Miller), names no taller than the text
+above an addressee, spreads and collages of several notes, a large hand's touching lines.
+Handwriting in a real form's fields (address, date) is no signature; a name in the NAME field
+still is (test_cpu_signatures_forms).
+No product photograph with a keypad and a licence of its own was found: the one in an
+MIT-licensed repository (rbarros/Arduino-MembraneKeyPad) looks like a vendor's product photo
+the repository cannot license; run locally, nothing on it is a signature. The grid and figure
+rules are tested on built ink only.
 """
 
 from __future__ import annotations
