@@ -238,8 +238,12 @@ def formulas(path: Path) -> None:
     p.text(sx + 1, 252, "i = 1", 8, "Times-Italic")
     w = p.text(sx + 18, 240, "i", 12, "Times-Italic")
     p.text(sx + 18 + w + 0.5, 235, "2", 8, "Times-Roman")
-    p.paragraph(right, 275, 210, "The sum of the first squares grows as the cube of their "
-                "number, as Archimedes knew.")  # fmt: skip
+    y = p.paragraph(right, 275, 210, "The sum of the first squares grows as the cube of "
+                    "their number, as Archimedes knew.")  # fmt: skip
+    w = p.text(right, y, "Each entry ", 10, "Times-Roman")  # inline math plain text cannot say
+    w += p.text(right + w, y, "a", 10, "Times-Italic")
+    w += p.text(right + w + 0.3, y + 2.5, "ij", 7, "Times-Italic")
+    p.text(right + w + 3, y, "of the matrix is summed once.", 10, "Times-Roman")
     p.close()
     pdf.save(path)
 

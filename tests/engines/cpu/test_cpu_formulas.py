@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from workbench.engines.cpu import formulas, pdftext
+from workbench.engines.cpu import formulas, pdftext, text
 from workbench.engines.cpu.boxes import Line
 from workbench.engines.cpu.formula_tex import Confused, _atom, row_tex, sound
 from workbench.textlayer import extract_pdf
@@ -174,3 +174,30 @@ def test_list_item_with_math_is_text_and_a_figure_keeps_its_labels():
     label = Line("R^n", (500, 500, 540, 520), 100.0, "text_layer", display=True, tex="R^{n}")
     out = formulas.split_blocks([("figure", (0, 0, 800, 800), [label], 0.9)])
     assert out == [("figure", (0, 0, 800, 800), [label], 0.9)]
+
+
+def test_inline_math_plain_text_cannot_say_becomes_tex_in_the_sentence():
+    from workbench.engines.cpu.compose import compose
+
+    lines = _lines("born_digital_formulas.pdf")
+    entry = [ln for ln in lines if ln.text.startswith("Each entry")]
+    assert len(entry) == 1 and not entry[0].display
+    regions = compose(1700, 2200, [], lines)
+    texts = "\n".join(r.text for r in regions)
+    assert "Each entry $a_{ij}$ of the matrix is summed once." in texts  # not "a\_(ij)"
+    # what Unicode can say stays plain: pdfTeX's "x² = 9 means x ∈ {3, −3}"
+    tex_lines = [ln.text for ln in _lines("superscript_pdftex.pdf")]
+    assert any("x² = 9" in t for t in tex_lines)
+    assert not any(text.MATH_OPEN in t for t in tex_lines)
+
+
+def test_escape_keeps_inline_tex_and_escapes_around_it():
+    raw = f"cost $5 for {text.MATH_OPEN}x_{{i}} * y{text.MATH_CLOSE} *each*"
+    assert text.escape(raw) == "cost \\$5 for $x_{i} * y$ \\*each\\*"
+    assert text.escape(f"{text.MATH_OPEN}a^{{2}}{text.MATH_CLOSE} # 1") == "$a^{2}$ # 1"
+
+
+def test_double_scripts_are_unsound():
+    assert not sound("\\sum_{k}^{n}_{=1} a")  # KaTeX: "Double subscript"
+    assert not sound("x_{a}_{b}")
+    assert sound("x_{a}^{b} + {x_{a}}_{b}")

@@ -33,6 +33,7 @@ import unicodedata
 from dataclasses import dataclass, field
 
 from workbench.engines.cpu.boxes import Box, union_all
+from workbench.engines.cpu.formula_check import sound
 from workbench.engines.cpu.formula_symbols import (
     ALPHABETS,
     BIG_OPS,
@@ -61,6 +62,7 @@ class Atom:
     style: str = ""
     cy: float = field(default=0.0)
     by: float = 0.0  # baseline y (0: unknown; built atoms sit on the row's baseline)
+    limits: tuple[list[Atom], list[Atom]] | None = None  # a big operator's (below, above)
 
     def __post_init__(self) -> None:
         if not self.cy:
@@ -79,6 +81,10 @@ _PRIMES = "′″"
 
 def _is(a: Atom, chars: str) -> bool:
     return len(a.ch) == 1 and a.ch in chars
+
+
+def _prime(a: Atom) -> bool:
+    return _is(a, _PRIMES) or a.tex.startswith("\\prime")
 
 
 def atoms_of(words: list[tuple[TextWord, Box]], sx: float, sy: float) -> list[Atom]:
@@ -248,13 +254,10 @@ def _limits(atoms: list[Atom], rules: list[Box], depth: int) -> list[Atom]:
         lo = _grow(op, down, reach)
         if not hi and not lo:
             continue
-        tex = op.tex
-        if lo:
-            tex += f"_{{{_parse(lo, [], depth + 1)}}}"
-        if hi:
-            tex += f"^{{{_parse(hi, [], depth + 1)}}}"
+        tex = _scripted(op.tex, lo, hi, depth)
         taken = {id(a) for a in hi + lo} | {id(op)}
         built = Atom(tex, union_all([a.box for a in [op, *hi, *lo]]), op.size, "op", cy=op.cy)
+        built.ch, built.limits = op.tex, (lo, hi)  # scripts found later join these limits
         atoms = sorted([a for a in atoms if id(a) not in taken] + [built], key=lambda a: a.box[0])
     return atoms
 
@@ -293,11 +296,11 @@ def _baseline(atoms: list[Atom], rules: list[Box], depth: int) -> str:
         v = {id(a): a.cy for a in atoms}  # loose boxes' centres: fonts differ a little
         shift, small, lift, drop = 0.2, 0.08, 0.08, 0.08
     base = [a for a in atoms if a.kind or a.size >= 0.8 * em]
-    plain = sorted(v[id(a)] for a in base if a.kind == "" and not _is(a, _PRIMES))
+    plain = sorted(v[id(a)] for a in base if a.kind == "" and not _prime(a))
     if len(plain) <= 2:  # x_i set at one size: the first is the base
         plain = [v[id(min(base, key=lambda a: a.box[0]))]]
     mid = plain[len(plain) // 2]
-    primes = [a for a in base if _is(a, _PRIMES)]
+    primes = [a for a in base if _prime(a)]
     base = [a for a in base if a not in primes]
     for a in list(base):
         if a.kind == "" and abs(v[id(a)] - mid) > 0.45 * em:
@@ -306,7 +309,7 @@ def _baseline(atoms: list[Atom], rules: list[Box], depth: int) -> str:
             base.remove(a)  # a script set at full size: lowered or raised off the baseline
     scripts = [a for a in atoms if a not in base]
     for s in scripts:
-        if abs(v[id(s)] - mid) <= small * em and s.kind == "" and s not in primes:
+        if abs(v[id(s)] - mid) <= small * em and s.kind == "" and not _prime(s):
             base.append(s)  # smaller, but on the baseline: small capitals, a smaller font
     base.sort(key=lambda a: a.box[0])
     subs: dict[int, list[Atom]] = {}
@@ -318,8 +321,14 @@ def _baseline(atoms: list[Atom], rules: list[Box], depth: int) -> str:
         for k, b in enumerate(base):
             if b.box[0] < s.cx - 0.05 * em:
                 owner = k
-        raised = s in primes or v[id(s)] < mid - lift * em or v[id(s)] <= mid + drop * em
+        raised = v[id(s)] < mid - lift * em or v[id(s)] <= mid + drop * em  # (primes too)
         (sups if raised else subs).setdefault(owner, []).append(s)
+    for owner, low in subs.items():  # λ_{g′}: a raised script set after a subscript (not
+        end = max(a.box[2] for a in low)  # over it, as λ_g^′ is) is the subscript's own
+        later = [a for a in sups.get(owner, []) if a.box[0] >= end - 0.05 * em]
+        if later and len(later) == len(sups[owner]):
+            low.extend(later)
+            del sups[owner]
     out: list[tuple[str, Box]] = []
     if -1 in subs or -1 in sups:
         out.append((_scripted("{}", subs.get(-1), sups.get(-1), depth), base[0].box))
@@ -335,7 +344,11 @@ def _baseline(atoms: list[Atom], rules: list[Box], depth: int) -> str:
             out.append((_scripted(tex, subs.get(last), sups.get(last), depth), box))
             k += run
             continue
-        out.append((_scripted(a.tex, subs.get(k), sups.get(k), depth), a.box))
+        if a.limits and (subs.get(k) or sups.get(k)):  # ∑_{k} with "=1" read as a script
+            lo, hi = a.limits[0] + subs.get(k, []), a.limits[1] + sups.get(k, [])
+            out.append((_scripted(a.ch, lo, hi, depth), a.box))
+        else:
+            out.append((_scripted(a.tex, subs.get(k), sups.get(k), depth), a.box))
         k += 1
     return _join(_delimiters(out, base), em)
 
@@ -359,7 +372,7 @@ def _scripted(tex: str, sub: list[Atom] | None, sup: list[Atom] | None, depth: i
     if sub:
         tex += f"_{{{_parse(sub, [], depth + 1)}}}"
     if sup:
-        primes = all(_is(a, _PRIMES) for a in sup)
+        primes = all(_prime(a) for a in sup)
         body = "".join(a.tex for a in sup) if primes else _parse(sup, [], depth + 1)
         tex += f"^{{{body}}}"
     return tex
@@ -393,23 +406,3 @@ def _join(parts: list[tuple[str, Box]], em: float) -> str:
         text += (" " if text and (gap or command) else "") + tex
         prev = box
     return text
-
-
-_BAD = re.compile(r'(?<!\\)[#$%&~"]|[^\x20-\x7e]')
-
-
-def sound(tex: str) -> bool:
-    """Balanced braces and ``\\left``/``\\right``, ASCII only, no unescaped specials."""
-    if not tex.strip() or _BAD.search(tex):
-        return False
-    depth = 0
-    for m in re.finditer(r"\\.|[{}]", tex):
-        t = m.group(0)
-        if t == "{":
-            depth += 1
-        elif t == "}":
-            depth -= 1
-            if depth < 0:
-                return False
-    lefts = len(re.findall(r"\\left(?![a-z])", tex))
-    return depth == 0 and lefts == len(re.findall(r"\\right(?![a-z])", tex))

@@ -9,6 +9,9 @@ starts where a word leaves the line's band, jumps back left, or follows a gap wi
 glued to the previous one above or below its centre is a script: ``x²``/``x₁`` in the text
 (``x^(ab)`` when Unicode has no such script character) and ``x^{2}`` in the line's TeX form.
 Lines carry the font size (px) and boldness; ``source`` is ``"text_layer"``, confidence 100.
+Display formulas (:func:`formulas.find`) leave the line flow as one ``display`` line each,
+with their TeX; inline math plain text cannot say (``λ_g``) becomes TeX inside its line
+(:mod:`formula_inline`).
 
 :func:`judge` says whether the layer can replace OCR on this page (``auto`` mode):
 
@@ -33,7 +36,7 @@ import re
 import numpy as np
 from PIL import Image
 
-from workbench.engines.cpu import formulas
+from workbench.engines.cpu import formula_inline, formulas
 from workbench.engines.cpu.boxes import Box, Line, Word, cover
 from workbench.schema import TextLayer, TextWord
 
@@ -76,7 +79,7 @@ def lines_from_layer(layer: TextLayer, width: int, height: int) -> list[Line]:
     for i, r in enumerate(runs):
         lines.extend(_formula_line(f) for f in at.get(i, []))
         if i in kept:
-            lines.append(_line(r, scale))
+            lines.append(_line(formula_inline.inline(r, sx, sy), scale))
     return lines
 
 
@@ -257,6 +260,7 @@ _TOKEN = re.compile(r"[^\W\d_]{3,}")
 
 
 def _tokens(text: str) -> list[str]:
+    text = re.sub("\ue000[^\ue001]*\ue001", " ", text)  # inline TeX: no words to OCR
     return [t.casefold() for t in _TOKEN.findall(text)]
 
 

@@ -18,7 +18,9 @@
   ``_`` next to a word, ``[`` before ``](``/``][``, ``<`` before a tag-like letter, ``$`` always,
   since the viewer renders ``$…$`` as math), and a line start that would make a heading,
   list, quote or rule (``#``, ``1.``, ``-``, ``+``, ``>``, ``=``) gets a backslash. A
-  ``snake_case`` word or ``a * b`` stays as it is.
+  ``snake_case`` word or ``a * b`` stays as it is. Inline TeX a text-layer line carries
+  between ``MATH_OPEN`` and ``MATH_CLOSE`` (:mod:`formula_inline`) is written as ``$…$``,
+  untouched.
 """
 
 from __future__ import annotations
@@ -53,9 +55,21 @@ _LINE_START = re.compile(
 )
 
 
+#: inline TeX in a line's text (:mod:`formula_inline`): escape writes it as ``$…$``, untouched
+MATH_OPEN, MATH_CLOSE = "\ue000", "\ue001"
+_MATH = re.compile("\ue000([^\ue000\ue001]*)\ue001")
+
+
 def escape(text: str, line_start: bool = True) -> str:
     """``text`` as literal Markdown (see the module docstring); ``line_start=False`` for text
-    that never starts a Markdown line (table cells, the rest of a list item)."""
+    that never starts a Markdown line (table cells, the rest of a list item). Inline TeX
+    between :data:`MATH_OPEN` and :data:`MATH_CLOSE` becomes ``$…$`` as it is."""
+    if MATH_OPEN in text:
+        parts = _MATH.split(text)  # plain, tex, plain, tex, ..., plain
+        out = "".join(
+            f"${p}$" if k % 2 else escape(p, line_start and k == 0) for k, p in enumerate(parts)
+        )
+        return out.replace(MATH_OPEN, "").replace(MATH_CLOSE, "")
     out = _INLINE.sub(
         lambda m: "&amp;" if m.group(0) == "&" else "\\" + "\\".join(m.group(0)), text
     )
