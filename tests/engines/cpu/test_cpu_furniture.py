@@ -241,3 +241,19 @@ def test_text_and_reference_boxes_on_one_paragraph_make_one_region():
     assert len(regions) == 1, [r.text for r in regions]
     assert "\n" not in regions[0].text
     assert all(regions[0].text.count(f"line {k} ") == 1 for k in range(8))
+
+
+def test_lines_sticking_out_of_their_paragraph_box_stay_with_it():
+    """OCR lines overhang their paragraph's box by five pixels; a picture box drawn round the
+    whole page holds them entirely. The paragraph keeps them (90 % inside counts as whole)."""
+    lines = [
+        _line(f"line {k} of the paragraph", (95, 300 + 30 * k, 905, 322 + 30 * k)) for k in range(6)
+    ]
+    layout = [
+        LayoutBox("figure", (0, 0, 1000, 1000), 0.9),
+        LayoutBox("text", (100, 298, 900, 474), 0.6),
+    ]
+    regions = compose(1000, 1000, layout, lines)
+    text = [r for r in regions if r.label is Label.TEXT]
+    assert len(text) == 1 and all(f"line {k} " in text[0].text for k in range(6))
+    assert all(not r.text for r in regions if r.label is Label.FIGURE)

@@ -3,11 +3,12 @@
 Contract:
 
 1. Every OCR line lands in exactly one region, so no text is lost: it goes to the layout box
-   that holds the largest share of it (at least half; the smaller box wins ties, so a caption
-   inside a figure goes to the caption). Lines no box holds are grouped into new text regions
-   (``native_label="ocr_lines"``) by vertical proximity and horizontal overlap. Once ordered,
-   each region's box grows to the union of its lines, so a heading box the layout model drew
-   short (``1 Foo`` without its number) covers all its words.
+   that holds the largest share of it (at least half; 90 % counts as whole; the smaller box
+   wins ties, so a caption inside a figure goes to the caption). Lines no box holds are
+   grouped into new text regions (``native_label="ocr_lines"``) by vertical proximity and
+   horizontal overlap. Once ordered, each region's box grows to the union of its lines, so a
+   heading box the layout model drew short (``1 Foo`` without its number) covers all its
+   words.
 2. Figures (:mod:`figures`): a figure box that swallowed a paragraph at its bottom or top edge
    (exercises under a diagram) is cut above it and the paragraph gets its own box; tick labels
    and short labels around a figure join it, and tick labels are not printed. A figure box
@@ -19,8 +20,8 @@ Contract:
    near-duplicate text/caption/figure boxes on one paragraph are resolved before lines are
    assigned; a "Figure 3:"/"Fig. 2."/"Table 1:" line directly above or below a figure or
    table (or swallowed at its box's edge) is its caption region.
-3. Layout boxes nearly duplicated by a higher-scoring box of the same label (text and
-   reference count as one: the surer box grows over the other) are dropped; text,
+3. Layout boxes nearly duplicated by a higher-scoring box of the same label (text, reference
+   and title count as one: the surer box grows over the other) are dropped; text,
    title, caption, header and footer boxes that received no line are dropped; figures,
    tables, formulas and signatures are kept even when empty.
 4. Titles: a CDLA ``title`` whose lines are ≥ 1.4× the page's median line height and which is
@@ -239,13 +240,14 @@ def _keep_only_content(regions: list[Region]) -> list[Region]:
     ]
 
 
-_PARAGRAPH = {"text", "reference"}  # two names the layout model gives one paragraph
+_PARAGRAPH = {"text", "reference", "title"}  # names the layout model gives one paragraph
 
 
 def _dedupe(layout: list[LayoutBox]) -> list[LayoutBox]:
-    """Boxes less those mostly (80 %) inside a higher-scoring box of the same label. A text
-    and a reference box on one paragraph (their boxes a line apart) are one box too: the
-    surer one, grown over the other, so no line is left to a box of its own."""
+    """Boxes less those mostly (80 %) inside a higher-scoring box of the same label. Text,
+    reference and title boxes on one paragraph (each 80 % inside the other: their edges a
+    line apart) are one box too: the surer one, grown over the other, so no line is left to
+    a box of its own and the block's lines are not split between two regions read apart."""
     kept: list[LayoutBox] = []
     for b in sorted(layout, key=lambda b: -b.score):
         for n, k in enumerate(kept):
@@ -260,14 +262,16 @@ def _dedupe(layout: list[LayoutBox]) -> list[LayoutBox]:
 
 
 def _assign(boxes: list[LayoutBox], lines: list[Line]) -> dict[int, list[Line]]:
-    """Line → index of the box holding most of it (-1: none holds half)."""
+    """Line → index of the box holding most of it (-1: none holds half). A box holding 90 %
+    of the line holds it whole: an OCR line sticking out of its paragraph's box by two pixels
+    must not go to a picture box drawn round the whole page instead."""
     members: dict[int, list[Line]] = {}
     for ln in lines:
         best, best_key = -1, (0.5, 0.0)
         a = max(area(ln.box), 1.0)
         for k, b in enumerate(boxes):
             share = inter(ln.box, b.box) / a
-            key = (round(share, 2), -area(b.box))
+            key = (min(round(share, 2), 0.9), -area(b.box))
             if share >= 0.5 and key > best_key:
                 best, best_key = k, key
         members.setdefault(best, []).append(ln)
