@@ -201,3 +201,13 @@ def test_double_scripts_are_unsound():
     assert not sound("\\sum_{k}^{n}_{=1} a")  # KaTeX: "Double subscript"
     assert not sound("x_{a}_{b}")
     assert sound("x_{a}^{b} + {x_{a}}_{b}")
+
+
+def test_inline_tex_markers_never_reach_html_cells_or_display_formulas():
+    from workbench.engines.cpu.table_render import _cell_html
+
+    cell = f"a {text.MATH_OPEN}x_{{i}}{text.MATH_CLOSE}"
+    assert _cell_html(cell) == "a x_{i}"
+    assert text.formula_markdown([f"{text.MATH_OPEN}x_{{i}}{text.MATH_CLOSE} = 1"]) == (
+        "$$\nx_{i} = 1\n$$"
+    )

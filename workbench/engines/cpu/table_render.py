@@ -19,7 +19,7 @@ from __future__ import annotations
 import html
 
 from workbench.engines.cpu.table_grid import Table
-from workbench.engines.cpu.text import escape
+from workbench.engines.cpu.text import MATH_CLOSE, MATH_OPEN, escape
 
 
 def render(table: Table) -> str:
@@ -40,6 +40,7 @@ def to_markdown(rows: list[list[str]]) -> str:
 
 
 def _cell_html(text: str) -> str:
+    text = text.replace(MATH_OPEN, "").replace(MATH_CLOSE, "")  # inline TeX shown as written
     return html.escape(text, quote=False).replace("$", "&#36;")
 
 

@@ -164,6 +164,7 @@ def is_page_number(text: str) -> bool:
 
 def formula_markdown(lines: list[str]) -> str:
     body = " ".join(s.strip() for s in lines if s.strip())
+    body = body.replace(MATH_OPEN, "").replace(MATH_CLOSE, "")  # inline TeX inside display
     for ch, tex in _LATEX.items():
         body = body.replace(ch, f"{tex} ")
     body = re.sub(r"\s{2,}", " ", body).strip()
