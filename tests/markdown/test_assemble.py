@@ -40,6 +40,10 @@ def test_rules_per_label_and_reading_order() -> None:
 def test_existing_markup_is_not_doubled() -> None:
     md = assemble_page([reg(0, Label.TITLE, "# Done"), reg(1, Label.FORMULA, "$$x$$")])
     assert md == "# Done\n\n$$x$$\n"
+    # a numbered exercise's formula is an ordered item with inline math: not wrapped again
+    item = assemble_page([reg(0, Label.FORMULA, "150. $s(t) = t^{2}$")])
+    assert item == "150. $s(t) = t^{2}$\n"
+    assert assemble_page([reg(0, Label.FORMULA, "x = 5")]) == "$$\nx = 5\n$$\n"
 
 
 def test_continued_blocks_join_the_previous_one() -> None:

@@ -43,6 +43,9 @@ def figure_page(name: str) -> int | None:
     return int(found.group(1)) if found else None
 
 
+_MATH = re.compile(r"\$[^$]+\$")
+
+
 def _block(region: Region, page: int) -> str:
     text = region.text.strip()
     label = region.label
@@ -51,8 +54,8 @@ def _block(region: Region, page: int) -> str:
     if label is Label.SECTION_HEADER:
         return text if text.startswith("#") or not text else f"## {text}"
     if label is Label.FORMULA:
-        if not text or text.startswith("$") or text.startswith("\\["):
-            return text
+        if not text or _MATH.search(text) or text.startswith("\\["):
+            return text  # already delimited (a numbered item "150. $s(t) = …$" too)
         return f"$$\n{text}\n$$"
     if label is Label.FIGURE:
         placeholder = f"![Figure {region.id}]({figure_filename(page, region.id)})"

@@ -101,6 +101,9 @@ def test_text_helpers():
     for s in ("206 Law Enforcement", "Table 3", ""):
         assert not is_page_number(s), s
     assert formula_markdown(["E = mc2 ± α"]) == "$$\nE = mc2 \\pm \\alpha\n$$"
+    # an exercise number before its formula: an ordered-list item with inline math
+    assert formula_markdown(["150. s(t) = 2t^{3} - 8"]) == "150. $s(t) = 2t^{3} - 8$"
+    assert formula_markdown(["12) x^{2}"]) == "12) $x^{2}$"
 
 
 def test_cjk_filter():

@@ -18,9 +18,9 @@ and the :class:`Formula` records made of the others.
   pieces the layer drew apart), or a one-line group right under a prose line at its leading
   and starting where one of its words starts (a sentence's math wrapped onto the next line),
   is given back to the text.
-* An item number before a formula on its row ("150. s(t) = …") stays in the formula: as
-  text it would start a Markdown line and need escaping ("150\\."), and a list item's
-  inline math is not written yet.
+* An item number before a formula on its row ("150. s(t) = …") stays with the formula's
+  row: :func:`~workbench.engines.cpu.text.formula_markdown` writes it as an ordered-list item
+  with inline math ("150. $s(t) = …$"), as a reader of the exercise list sees it.
 * A group is cut into rows at vertical gaps of a third of its size (Maxwell's four
   equations are four formulas); each row gets its TeX from geometry (:mod:`formula_tex`).
   A row whose TeX cannot be built soundly keeps ``tex=None``: the engine shows it as an image

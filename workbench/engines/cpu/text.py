@@ -9,6 +9,8 @@
   number as an ordered-list marker, the others are "- " items. A paragraph that opens with a
   number of up to three digits, a "." or ")" and a capital is such a numbered item too, and
   a paragraph that is only such a number ("150." before its displayed formula) is left as is.
+  An item a renderer would renumber (right after an ordered item whose number is not one
+  less) is written literally (:func:`ordered_runs`; compose applies it across regions too).
 * Formulas are wrapped as display math ``$$ … $$`` with a few OCR-to-LaTeX substitutions
   (Greek letters, ≤ ≥ ≠ × · ∞ ∑ ∫ √ ±).
 * ``is_page_number`` recognises "12", "- 12 -", "Page 3", "Page 3 of 9", "3 of 9", roman
@@ -116,7 +118,10 @@ def list_markdown(lines: list[str]) -> str:
             items.append([_strip_bullet(line)])
         else:
             items[-1].append(line)
-    return "\n".join(_item(join_lines(item)) for item in items)
+    return ordered_runs(["\n".join(_item(join_lines(item)) for item in items)])[0]
+
+
+_ORDERED = re.compile(r"^(\d{1,9})([.)]) ")
 
 
 def _item(text: str) -> str:
@@ -126,6 +131,30 @@ def _item(text: str) -> str:
     if m:
         return f"{m.group(1)} {escape(m.group(2), line_start=False)}"
     return f"- {escape(text)}"
+
+
+def ordered_runs(blocks: list[str]) -> list[str]:
+    """Markdown blocks (in the order they print, one blank line apart; "" for a block that
+    does not print) with every ordered item shown with its own number. A renderer numbers a
+    run of ordered items from the first one's number on ("15.", "16.", "18." print as 15,
+    16, 17), so an item right after an ordered item whose number is not one less is written
+    literally: "- 18\\. …" inside a block, "18\\. …" opening a paragraph block."""
+    out: list[str] = []
+    prev: tuple[int, str] | None = None
+    for block in blocks:
+        if not block.strip():
+            out.append(block)
+            continue
+        lines = block.split("\n")
+        for k, line in enumerate(lines):
+            m = _ORDERED.match(line)
+            if m and prev and prev[1] == m.group(2) and int(m.group(1)) != prev[0] + 1:
+                lead = "- " if k or len(lines) > 1 else ""
+                lines[k] = f"{lead}{m.group(1)}\\{m.group(2)} {line[m.end() :]}"
+                m = None
+            prev = (int(m.group(1)), m.group(2)) if m else None
+        out.append("\n".join(lines))
+    return out
 
 
 def _strip_bullet(line: str) -> str:
@@ -162,10 +191,17 @@ def is_page_number(text: str) -> bool:
     return bool(_PAGE.match(text.strip())) if text.strip() else False
 
 
+#: an exercise number set before a formula on its row ("150." or "150)")
+_ITEM = re.compile(r"^(\d{1,4}[.)])\s+(.*)$")
+
+
 def formula_markdown(lines: list[str]) -> str:
     body = " ".join(s.strip() for s in lines if s.strip())
     body = body.replace(MATH_OPEN, "").replace(MATH_CLOSE, "")  # inline TeX inside display
     for ch, tex in _LATEX.items():
         body = body.replace(ch, f"{tex} ")
     body = re.sub(r"\s{2,}", " ", body).strip()
+    item = _ITEM.match(body)
+    if item and item.group(2):  # "150. s(t) = …": a numbered exercise, an ordered list item
+        return f"{item.group(1)} ${item.group(2)}$"
     return f"$$\n{body}\n$$" if body else ""
