@@ -257,3 +257,30 @@ def test_lines_sticking_out_of_their_paragraph_box_stay_with_it():
     text = [r for r in regions if r.label is Label.TEXT]
     assert len(text) == 1 and all(f"line {k} " in text[0].text for k in range(6))
     assert all(not r.text for r in regions if r.label is Label.FIGURE)
+
+
+def test_numbered_items_are_never_renumbered_by_the_renderer():
+    """A renderer numbers a run of ordered items from the first one on; form fields numbered
+    10, 11, 14 (13 and 12 elsewhere on the page) must still read 14, in one block or across
+    regions."""
+    from markdown_it import MarkdownIt
+
+    from workbench.evaluate.metrics import plain_text
+
+    lines = ["10. NAME", "11. SSN", "14. RELATIONSHIP"]
+    regions = compose(
+        1700,
+        2200,
+        [],
+        [_line(t, (100, 300 + 200 * k, 900, 322 + 200 * k), 20) for k, t in enumerate(lines)],
+    )
+    md = assemble_page(regions)
+    assert " ".join(plain_text(md).split()) == " ".join(lines), md
+    assert "<li>" in MarkdownIt("commonmark").render(md)  # 10 and 11 are still a list
+    from workbench.engines.cpu.text import list_markdown
+
+    assert plain_text(list_markdown(["1. one", "2. two", "5. five"])).splitlines() == [
+        "1. one",
+        "2. two",
+        "5. five",
+    ]

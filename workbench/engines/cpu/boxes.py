@@ -2,6 +2,8 @@
 
 Boxes are ``(x0, y0, x1, y1)`` float tuples in ``page_px`` of the page image (origin top-left);
 they become :class:`workbench.schema.BBox` only when regions are built, in ``compose``.
+Two box decisions compose makes first live here: :func:`dedupe_layout` (near-duplicate layout
+boxes) and :func:`assign_lines` (each line to the box that holds it).
 """
 
 from __future__ import annotations
@@ -89,3 +91,41 @@ def median(values: list[float], default: float = 0.0) -> float:
     s = sorted(values)
     mid = len(s) // 2
     return s[mid] if len(s) % 2 else (s[mid - 1] + s[mid]) / 2
+
+
+_PARAGRAPH = {"text", "reference", "title"}  # names the layout model gives one paragraph
+
+
+def dedupe_layout(layout: list[LayoutBox]) -> list[LayoutBox]:
+    """Boxes less those mostly (80 %) inside a higher-scoring box of the same label. Text,
+    reference and title boxes on one paragraph (each 80 % inside the other: their edges a
+    line apart) are one box too: the surer one, grown over the other, so no line is left to
+    a box of its own and the block's lines are not split between two regions read apart."""
+    kept: list[LayoutBox] = []
+    for b in sorted(layout, key=lambda b: -b.score):
+        for n, k in enumerate(kept):
+            same = k.native == b.native or {k.native, b.native} <= _PARAGRAPH
+            if same and cover(b.box, k.box) > 0.8:
+                if k.native != b.native and cover(k.box, b.box) > 0.8:
+                    kept[n] = LayoutBox(k.native, union_all([k.box, b.box]), k.score)
+                break
+        else:
+            kept.append(b)
+    return kept
+
+
+def assign_lines(boxes: list[LayoutBox], lines: list[Line]) -> dict[int, list[Line]]:
+    """Line → index of the box holding most of it (-1: none holds half). A box holding 90 %
+    of the line holds it whole: an OCR line sticking out of its paragraph's box by two pixels
+    must not go to a picture box drawn round the whole page instead."""
+    members: dict[int, list[Line]] = {}
+    for ln in lines:
+        best, best_key = -1, (0.5, 0.0)
+        a = max(area(ln.box), 1.0)
+        for k, b in enumerate(boxes):
+            share = inter(ln.box, b.box) / a
+            key = (min(round(share, 2), 0.9), -area(b.box))
+            if share >= 0.5 and key > best_key:
+                best, best_key = k, key
+        members.setdefault(best, []).append(ln)
+    return members

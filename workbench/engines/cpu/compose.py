@@ -68,7 +68,16 @@ from workbench.engines.cpu import (
     tables,
     text,
 )
-from workbench.engines.cpu.boxes import Box, LayoutBox, Line, area, cover, inter, median, union_all
+from workbench.engines.cpu.boxes import (
+    Box,
+    LayoutBox,
+    Line,
+    area,
+    assign_lines,
+    dedupe_layout,
+    median,
+    union_all,
+)
 from workbench.engines.cpu.layout import canonical
 from workbench.engines.cpu.reading_order import reading_order
 from workbench.schema import FURNITURE, BBox, Label, Region
@@ -85,7 +94,7 @@ def compose(
     tables: bool = True,
     image: Image.Image | None = None,
 ) -> list[Region]:
-    boxes = captions.dedupe(_dedupe(layout), lines)
+    boxes = captions.dedupe(dedupe_layout(layout), lines)
     if tables:
         boxes = table_boxes.table_headers(table_boxes.aligned_tables(boxes, lines), lines)
     line_h = median([ln.height for ln in lines], 20.0)
@@ -96,14 +105,14 @@ def compose(
             boxes = figures.release_text(boxes, lines, gray, line_h)
     boxes += [LayoutBox("signature", s, 1.0) for s in signatures or []]
 
-    members = _assign(boxes, lines)
+    members = assign_lines(boxes, lines)
     dissolved = {
         k for k, b in enumerate(boxes) if canonical(b.native) is Label.FORMULA
         and _prosy(members.get(k, []))
     }  # fmt: skip
     if dissolved:  # its lines go to the boxes under it (a figure that spans the page ...)
         gone: Box = (0.0, 0.0, 0.0, 0.0)
-        members = _assign([LayoutBox(b.native, gone, 0.0) if k in dissolved else b
+        members = assign_lines([LayoutBox(b.native, gone, 0.0) if k in dissolved else b
                            for k, b in enumerate(boxes)], lines)  # fmt: skip
     _caption_tails(boxes, members, line_h)
     for k, b in enumerate(boxes):
@@ -145,7 +154,9 @@ def compose(
         if native in ("ocr_lines", "text") and _display_math(group):
             label = Label.FORMULA
         if label is Label.FORMULA and group and not any(ln.source == "text_layer" for ln in group):
-            label, group = Label.FIGURE, []  # OCR'd math is garbage: show the crop instead
+            # OCR'd math is garbage: show the crop instead; words are text the layout model
+            # took for math ("Earthy and saline matter .... 40" in a two-row tally)
+            label, group = (Label.TEXT, group) if _worded(group) else (Label.FIGURE, [])
         level = int(native.split(":")[1]) if native.startswith("heading:") else 0
         if level:
             label = Label.TITLE if level == 1 else Label.SECTION_HEADER
@@ -186,7 +197,24 @@ def compose(
                 confidence=_confidence(group),
             )
         )
-    return _keep_only_content(regions)
+    return _keep_only_content(_ordered_runs(regions))
+
+
+_AS_IS = {Label.TEXT, Label.LIST, Label.FOOTNOTE, Label.CAPTION}  # printed as their text
+
+
+def _ordered_runs(regions: list[Region]) -> list[Region]:
+    """No ordered item renumbered by the renderer across regions (:func:`text.ordered_runs`):
+    furniture does not print; headings, tables, formulas and figures end a run."""
+    printed = [
+        "" if r.label in FURNITURE or not r.text else r.text if r.label in _AS_IS else "x"
+        for r in regions
+    ]
+    fixed = text.ordered_runs(printed)
+    return [
+        r.model_copy(update={"text": t}) if t != p else r
+        for r, p, t in zip(regions, printed, fixed, strict=True)
+    ]
 
 
 def _display_math(group: list[Line]) -> bool:
@@ -238,44 +266,6 @@ def _keep_only_content(regions: list[Region]) -> list[Region]:
         r.model_copy(update={"label": Label.TEXT}) if r.label in FURNITURE and r.text else r
         for r in regions
     ]
-
-
-_PARAGRAPH = {"text", "reference", "title"}  # names the layout model gives one paragraph
-
-
-def _dedupe(layout: list[LayoutBox]) -> list[LayoutBox]:
-    """Boxes less those mostly (80 %) inside a higher-scoring box of the same label. Text,
-    reference and title boxes on one paragraph (each 80 % inside the other: their edges a
-    line apart) are one box too: the surer one, grown over the other, so no line is left to
-    a box of its own and the block's lines are not split between two regions read apart."""
-    kept: list[LayoutBox] = []
-    for b in sorted(layout, key=lambda b: -b.score):
-        for n, k in enumerate(kept):
-            same = k.native == b.native or {k.native, b.native} <= _PARAGRAPH
-            if same and cover(b.box, k.box) > 0.8:
-                if k.native != b.native and cover(k.box, b.box) > 0.8:
-                    kept[n] = LayoutBox(k.native, union_all([k.box, b.box]), k.score)
-                break
-        else:
-            kept.append(b)
-    return kept
-
-
-def _assign(boxes: list[LayoutBox], lines: list[Line]) -> dict[int, list[Line]]:
-    """Line → index of the box holding most of it (-1: none holds half). A box holding 90 %
-    of the line holds it whole: an OCR line sticking out of its paragraph's box by two pixels
-    must not go to a picture box drawn round the whole page instead."""
-    members: dict[int, list[Line]] = {}
-    for ln in lines:
-        best, best_key = -1, (0.5, 0.0)
-        a = max(area(ln.box), 1.0)
-        for k, b in enumerate(boxes):
-            share = inter(ln.box, b.box) / a
-            key = (min(round(share, 2), 0.9), -area(b.box))
-            if share >= 0.5 and key > best_key:
-                best, best_key = k, key
-        members.setdefault(best, []).append(ln)
-    return members
 
 
 _PROSE = ("text", "figure_caption", "table_caption", "caption")
@@ -334,6 +324,15 @@ def _prosy(group: list[Line]) -> bool:
     """Three lines or more of prose (four words of three letters or more each): a formula box
     the layout model drew over paragraphs (a page of cards read as one equation)."""
     return sum(len(re.findall(r"\b[A-Za-z]{3,}\b", ln.text)) >= 4 for ln in group) >= 3
+
+
+def _worded(group: list[Line]) -> bool:
+    """OCR lines that read as words, not math: two words of three letters or more a line,
+    and such words make most of the ink's characters (dot leaders aside)."""
+    text = re.sub(r"[.·…_]{2,}", "", " ".join(ln.text for ln in group))
+    words = re.findall(r"\b[A-Za-z]{3,}\b", text)
+    chars = len(re.sub(r"\s", "", text))
+    return len(words) >= 2 * len(group) and sum(map(len, words)) >= 0.6 * max(chars, 1)
 
 
 def _texty(box: LayoutBox, group: list[Line], line_h: float) -> bool:
