@@ -23,6 +23,11 @@ Contract
 * ``workers=0`` renders in this process, one page at a time (same pages, same bytes).
 * The PDF text layer (:mod:`workbench.textlayer`) is read only for specs whose engine does its
   own layout (``parser == "native"``: the CPU engine); VLMs get pixels only.
+* For that engine a PDF page smaller than a letter page (a pocket book's scan, a receipt, a
+  cropped line) is drawn with up to as many pixels as a letter page gets at the DPI asked,
+  at most twice that DPI (:func:`small_page_fit`; the spec's pixel cap still holds): its
+  scan's own resolution is not thrown away, and its small type reaches OCR at a readable
+  size. Image files are never upscaled.
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ import atexit
 import ctypes
 import dataclasses
 import io
+import math
 import mmap
 import multiprocessing
 import os
@@ -54,6 +60,7 @@ from workbench.engines.png import encode_png, encode_rows, row_pixels
 from workbench.engines.png import rows as png_rows
 from workbench.errors import DocumentError
 from workbench.models.registry import ModelSpec, PageSizing
+from workbench.models.sizing import LETTER
 from workbench.schema import PageImage
 from workbench.settings import Settings
 from workbench.textlayer import PDFIUM_LOCK
@@ -69,6 +76,10 @@ def default_workers() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+#: how much larger than the DPI asked a small PDF page may be drawn for the CPU engine
+SMALL_PAGE_GROWTH = 2.0
+
+
 def fit_size(
     width: int, height: int, sizing: PageSizing, *, is_image: bool = False
 ) -> tuple[int, int]:
@@ -81,6 +92,17 @@ def sized(image: Image.Image, sizing: PageSizing, *, is_image: bool = False) -> 
     """An image (not a PDF page: those are drawn at the size) resized by the rule."""
     size = fit_size(*image.size, sizing=sizing, is_image=is_image)
     return image if size == image.size else image.resize(size, Image.Resampling.LANCZOS)
+
+
+def small_page_fit(width: int, height: int, *, sizing: PageSizing, floor: int) -> tuple[int, int]:
+    """:func:`fit_size` for a PDF page the CPU engine reads: a page drawn into fewer than
+    ``floor`` pixels (a letter page's at the DPI asked) is drawn larger, up to ``floor`` and
+    at most :data:`SMALL_PAGE_GROWTH` times the DPI (Tesseract reads type best at about
+    300 DPI; much larger, its line finding merges lines)."""
+    grow = 1.0
+    if width * height < floor:
+        grow = min(math.sqrt(floor / (width * height)), SMALL_PAGE_GROWTH)
+    return fit_size(round(width * grow), round(height * grow), sizing, is_image=False)
 
 
 def render_dpi(spec: ModelSpec, default: float) -> float:
@@ -159,7 +181,11 @@ def _document(job: _Job) -> Document:
 
 
 def _render(doc: Document, index: int, dpi: float, sizing: PageSizing, text: bool) -> PageImage:
-    fit = partial(fit_size, sizing=sizing, is_image=doc.kind != "pdf")
+    if text and doc.kind == "pdf":  # the CPU engine's PDF page
+        letter = round(LETTER[0] * dpi) * round(LETTER[1] * dpi)
+        fit = partial(small_page_fit, sizing=sizing, floor=letter)
+    else:
+        fit = partial(fit_size, sizing=sizing, is_image=doc.kind != "pdf")
     if not doc.draws_with_pdfium:
         page = doc.page(index, dpi, fit=fit, text=text)
         return dataclasses.replace(page, png=encode_png(page.image))
@@ -248,11 +274,12 @@ def prepare_pages(
     workers = default_workers() if workers is None else workers
     resolution = float(dpi or render_dpi(spec, doc.settings.dpi))
     text = spec.parser == "native"
+    sizing = spec.sizing
     if workers <= 0 or not pages:
         for index in pages:
-            yield _render(doc, index, resolution, spec.sizing, text)
+            yield _render(doc, index, resolution, sizing, text)
         return
-    yield from _pooled(doc, pages, spec.sizing, resolution, text, workers, ahead or 2 * workers)
+    yield from _pooled(doc, pages, sizing, resolution, text, workers, ahead or 2 * workers)
 
 
 def _pooled(

@@ -9,7 +9,7 @@ from workbench.engines.cpu.ocr import clean_latin, is_latin_page
 from workbench.engines.cpu.reading_order import reading_order
 from workbench.engines.cpu.tables import fragments, grid, table_markdown
 from workbench.engines.cpu.text import formula_markdown, is_page_number, join_lines, paragraphs
-from workbench.schema import Label
+from workbench.schema import Label, Region
 
 
 def test_two_columns_under_a_title_read_column_by_column():
@@ -221,3 +221,34 @@ def test_cli_progress_flags_a_low_confidence_page(capsys):
     sure = page.model_copy(update={"regions": [weak[0].model_copy(update={"confidence": 0.97})]})
     progress_printer(quiet=True)(1, 1, sure)
     assert "low confidence" not in capsys.readouterr().err
+
+
+def test_ocr_lines_in_an_equation_box_are_text_when_they_are_words():
+    """OCR'd math is shown as a crop, never typeset; but words the layout model boxed as an
+    equation (a two-row tally in an old book) are text."""
+
+    def page(*texts: str) -> list[Region]:
+        lines = [
+            Line(t, (300.0, 500.0 + 30 * i, 700.0, 524.0 + 30 * i), 85.0, "tesseract")
+            for i, t in enumerate(texts)
+        ]
+        return compose(1000, 1600, [LayoutBox("equation", (290, 495, 710, 560), 0.9)], lines)
+
+    (tally,) = page("Earthy and saline matter ...... 40", "Cartilage and jelly ...... 60")
+    assert tally.label is Label.TEXT
+    assert "Earthy and saline matter" in tally.text and "Cartilage and jelly" in tally.text
+    (garbage,) = page("ye)gyP(g)∑s∈Si=1Ls,Rs=Ii", "s(7) = —161% + 5601")
+    assert garbage.label is Label.FIGURE and garbage.text == ""
+
+
+def test_a_long_lower_case_ocr_line_is_running_text_not_a_heading():
+    from workbench.engines.cpu.headings import _running_prose
+
+    line = "On light loams, the returns to the Doncaster Committee give bones a"
+    assert _running_prose(line.split())  # its OCR box took in a quote mark from above
+    for heading in (
+        "Recently Issued Accounting Pronouncements",
+        "CHAPTER XIX. ON THE USE OF BONES",
+    ):
+        assert not _running_prose(heading.split())
+    assert not _running_prose("3 Methods and data".split())  # short: height decides

@@ -53,6 +53,7 @@ OCR_BOLD_SIZE = 1.15
 BOLD_RATIO = 1.2
 TITLE_RATIO = 1.5
 PROSE_WORDS = 6
+OCR_PROSE_WORDS = 8  # an OCR line this long and mostly lower case is running text
 MIN_CHARS = 200
 MIN_BOLD_HEIGHT = 0.7  # "3 Methods" (no descender) is 0.75 × a body line
 MARGIN = 0.08
@@ -168,7 +169,7 @@ class Page:
             bold = ln.bold and ln.size >= 0.9 * self.body
         else:
             body_h = self.heights.get(ln.source) or self.line_h
-            if body_h <= 0:
+            if body_h <= 0 or _running_prose(words):
                 return ""
             ratio = ln.height / body_h
             if ratio >= OCR_RATIO or (ratio >= OCR_BOLD_SIZE and self._heavy(ln)):
@@ -204,6 +205,15 @@ def _prose(words: list[str]) -> bool:
         return False
     caps = sum(w[:1].isupper() for w in words if len(w) > 3)
     return caps < 0.5 * max(sum(len(w) > 3 for w in words), 1)
+
+
+def _running_prose(words: list[str]) -> bool:
+    """A long OCR line mostly in lower case ("On light loams, the returns to the Doncaster
+    Committee give bones a"): a line of a paragraph, whatever its box's height (an OCR box
+    that took in a mark from the line above is taller than its type)."""
+    long = [w for w in words if sum(c.isalpha() for c in w) > 1]
+    lower = sum(w[:1].islower() for w in long)
+    return len(words) >= OCR_PROSE_WORDS and lower > 0.5 * len(long)
 
 
 def _row(words: list[str]) -> bool:
