@@ -251,4 +251,4 @@ def test_a_long_lower_case_ocr_line_is_running_text_not_a_heading():
         "CHAPTER XIX. ON THE USE OF BONES",
     ):
         assert not _running_prose(heading.split())
-    assert not _running_prose("3 Methods and data".split())  # short: height decides
+    assert not _running_prose(["3", "Methods", "and", "data"])  # short: height decides
