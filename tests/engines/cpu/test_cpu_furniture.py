@@ -106,6 +106,19 @@ def test_real_pages_keep_their_content_and_drop_their_folios(engine):
     assert md.index("1 Introduction") < md.index("2 Method") < md.index("3 Results")
 
 
+@pytest.mark.slow
+def test_form_footer_at_the_forms_own_line_spacing_leaves_the_markdown(engine):
+    """DD Form 293 page 2 (real): its footer "DD FORM 293, FEB 2025 … CUI … Page 2 of 4" and
+    "PREVIOUS EDITION IS OBSOLETE." follow the last line at the form's own spacing; the page
+    number segment marks the row as furniture all the same. The last line stays."""
+    out = _run(engine, DATA / "dd0293_p1-2.pdf", 2)
+    md = assemble_page(out.regions)
+    assert "Additional information about requesting an upgrade" in md
+    for gone in ("DD FORM 293", "Page 2 of 4", "PREVIOUS EDITION"):
+        assert gone not in md, gone
+    assert "Page 2 of 4" in " ".join(_furniture(out))
+
+
 def _line(text: str, box, size: float = 0.0) -> Line:
     return Line(text, box, 95.0, "text_layer", size=size)
 

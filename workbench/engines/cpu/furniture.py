@@ -10,7 +10,9 @@ Only the rows at the page's top and bottom edges are candidates. From each edge,
 of at most :data:`MAX_ROWS` rows is taken up to the first **separation**: a distance between
 the centres of two consecutive rows of at least :data:`PITCH_RATIO` × the page's median
 distance (centres, not gaps: OCR boxes are padded and overlap). No separation within
-:data:`MAX_ROWS` rows: the body reaches the edge, nothing is furniture there. A group is
+:data:`MAX_ROWS` rows: the body reaches the edge, and only a *sure* row stands out there (a
+running head/foot with its page number: "DD FORM 293, FEB 2025 … Page 2 of 4" set at the
+form's own line spacing), with the short rows outside it. A group is
 furniture when every row in it is at most :data:`MAX_WORDS` words, not a caption, not a
 sentence (six words or more, half in lower case), in the top or bottom :data:`BAND` of the
 page (a folio may stand anywhere), and at least one row is furniture by content; the others
@@ -26,8 +28,8 @@ number), always leaving :data:`MIN_BODY` rows. Rows furniture by content:
   the text's left or right edge; outside the band too (a 10-K page whose text ends mid-page
   has its folio there);
 * a **running head/foot**: two or more segments, the first or last a page number, not
-  larger than the body ("400 … BRITISH HUSBANDRY. … [Ch. XIX."; a larger "3   Methods" is a
-  heading);
+  larger than the body unless it says so ("Page 2 of 4"): "400 … BRITISH HUSBANDRY. …
+  [Ch. XIX."; a larger "3   Methods" is a heading;
 * a **document-control line**: revision, version, part, document or form number,
   copyright, "confidential" (:data:`CONTROL`);
 * **spread**: three or more short segments (at most :data:`SMALL_WORDS` words each)
@@ -40,7 +42,8 @@ number), always leaving :data:`MIN_BODY` rows. Rows furniture by content:
 
 :func:`split_off` takes furniture rows out of the blocks that hold them (text-like blocks
 only: a row inside a figure, table, formula or signature is that region's) and gives each
-row a block of its own, ``running_header`` or ``running_footer``; a block's box is cut to its
+of the row's lines a block of its own, ``running_header`` or ``running_footer`` (so a folio
+beside a form number is a ``page_number`` region); a block's box is cut to its
 remaining lines' height. Pages of fewer than :data:`MIN_ROWS` rows are left alone, and
 compose gives a page whose only text is furniture back its text (a one-line page is
 content).
@@ -60,6 +63,7 @@ MAX_GROUPS = 2
 MIN_ROWS = 4
 MIN_BODY = 2
 FULL_ROWS = 8
+STRONG = "strong"
 BAND = 0.12
 PITCH_RATIO = 1.3
 SEGMENT_GAP = 1.5
@@ -74,6 +78,7 @@ CONTROL = re.compile(
     r"|confidential|proprietary|printed in)|©|\(c\)\s*\d{4}",
     re.IGNORECASE,
 )
+_PAGE_OF = re.compile(r"^(?:page\s+\d{1,4}(?:\s+of\s+\d{1,4})?|\d{1,4}\s+of\s+\d{1,4})$", re.I)
 _TEXTY = {
     "text", "reference", "ocr_lines", "title", "header", "footer", "figure_caption",
     "table_caption", "FLOWING_TEXT", "HEADING_TEXT", "PULLOUT_TEXT",
@@ -136,18 +141,23 @@ def find(lines: list[Line], width: float, height: float) -> list[tuple[str, list
         pos = 0
         for _ in range(MAX_GROUPS):
             group: list[int] = []
+            separated = False
             for k in range(pos, min(pos + MAX_ROWS, n - 1)):
                 group.append(order[k])
                 if abs(mids[order[k]] - mids[order[k + 1]]) >= PITCH_RATIO * pitch:
-                    break  # separated from the next row inwards
-            else:
-                break  # no gap within MAX_ROWS rows: the body reaches the edge
-            if n - used - len(group) < MIN_BODY:
-                break
+                    separated = True  # from the next row inwards
+                    break
             found = [
                 _furniture(page_rows[i], boxes[i], text_box, width, height, body, line_h, full)
                 for i in group
             ]
+            if not separated:  # the body runs on to the edge: only a sure row stands out
+                cut = found.index(None) if None in found else len(found)
+                group, found = group[:cut], found[:cut]
+                if STRONG not in found:
+                    break
+            if not group or n - used - len(group) < MIN_BODY:
+                break
             if None in found or not any(found):
                 break
             out.extend((edge, page_rows[i]) for i in group)
@@ -159,9 +169,10 @@ def find(lines: list[Line], width: float, height: float) -> list[tuple[str, list
 def _furniture(
     row: list[Line], box: Box, text_box: Box, width: float, height: float, body: float,
     line_h: float, full: bool,
-) -> bool | None:  # fmt: skip
-    """True: furniture by content; False: may stand beside furniture (short, at the edge);
-    None: the page's own content."""
+) -> bool | str | None:  # fmt: skip
+    """:data:`STRONG` or True: furniture by content (STRONG: a running head/foot with its
+    page number); False: may stand beside furniture (short, at
+    the edge); None: the page's own content."""
     raw = " ".join(ln.text.strip() for ln in row)
     words = raw.split()
     if not words or len(words) > MAX_WORDS or is_caption(raw) or _sentence(words):
@@ -179,8 +190,11 @@ def _furniture(
     if BAND * height < centre < (1 - BAND) * height:
         return None
     segs = segments(row)
-    if len(segs) >= 2 and (is_page_number(segs[0]) or is_page_number(segs[-1])) and not large:
-        return True  # (a larger "3   Methods" is a heading)
+    ends = (segs[0], segs[-1]) if len(segs) >= 2 else ()
+    if any(_PAGE_OF.match(e) for e in ends):
+        return STRONG  # "Page 2 of 4" says what it is, at any size
+    if any(is_page_number(e) for e in ends) and not large:
+        return STRONG  # (a larger "3   Methods" is a heading)
     if CONTROL.search(raw):
         return True
     spread = (
@@ -238,6 +252,6 @@ def split_off(blocks: list[Block], lines: list[Line], width: float, height: floa
             y0, y1 = min(ln.box[1] for ln in rest), max(ln.box[3] for ln in rest)
             cut = (box[0], max(box[1], y0 - 1), box[2], min(box[3], y1 + 1))
             out.append((native, cut, rest, score))
-    for edge, row in found:
-        out.append((edge, union_all([ln.box for ln in row]), row, 0.0))
+    for edge, row in found:  # a line a region: "Page 2 of 4" beside a form number is a folio
+        out.extend((edge, ln.box, [ln], 0.0) for ln in row)
     return out
