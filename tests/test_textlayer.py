@@ -4,18 +4,14 @@ objects, written here with tests/data/make_born_digital.py's Page; dd0293 is a r
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import pypdfium2 as pdfium
 
+from tests.born_digital import mbd
 from workbench.textlayer import extract_pdf
 
 DATA = Path(__file__).resolve().parent / "data"
-_spec = importlib.util.spec_from_file_location("make_born_digital", DATA / "make_born_digital.py")
-assert _spec is not None and _spec.loader is not None
-mbd = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(mbd)
 
 
 def _tex_accent_page(path: Path) -> None:

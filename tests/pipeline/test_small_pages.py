@@ -4,7 +4,6 @@ pages and other engines keep their size. Real PDFium pages, the real CPU engine.
 
 from __future__ import annotations
 
-import importlib.util
 import io
 from pathlib import Path
 
@@ -12,6 +11,7 @@ import pypdfium2 as pdfium
 import pytest
 from PIL import Image
 
+from tests.born_digital import mbd
 from workbench.documents import open_document
 from workbench.engines.base import PageRequest
 from workbench.engines.cpu import get_cpu_engine
@@ -20,10 +20,6 @@ from workbench.models.registry import CPU_SPEC, get_spec
 from workbench.pipeline.prepare import prepare_pages
 
 DATA = Path(__file__).resolve().parents[1] / "data"
-_spec = importlib.util.spec_from_file_location("make_born_digital", DATA / "make_born_digital.py")
-assert _spec is not None and _spec.loader is not None
-mbd = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(mbd)
 
 SENTENCE = (
     "The returns to the committee give bones a preference to farm-yard dung, and heavy crops "

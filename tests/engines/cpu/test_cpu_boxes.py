@@ -12,7 +12,6 @@ exercises below it (asserted, so the test says when the model stops doing so).
 from __future__ import annotations
 
 import ctypes
-import importlib.util
 import json
 import re
 from pathlib import Path
@@ -23,6 +22,7 @@ import pypdfium2.raw as raw
 import pytest
 from PIL import Image
 
+from tests.born_digital import mbd
 from workbench.engines.base import PageRequest
 from workbench.engines.cpu import figures, get_cpu_engine
 from workbench.engines.cpu.boxes import LayoutBox, Line
@@ -32,10 +32,6 @@ from workbench.textlayer import extract_pdf
 
 pytestmark = pytest.mark.slow
 DATA = Path(__file__).resolve().parents[2] / "data"
-_spec = importlib.util.spec_from_file_location("make_born_digital", DATA / "make_born_digital.py")
-assert _spec is not None and _spec.loader is not None
-mbd = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(mbd)
 
 BODY = (
     "The sample grew steadily through the run. Each reading was taken by the same instrument "
