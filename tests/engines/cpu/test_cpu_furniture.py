@@ -297,3 +297,29 @@ def test_numbered_items_are_never_renumbered_by_the_renderer():
         "2. two",
         "5. five",
     ]
+
+
+def test_tick_row_at_the_top_of_a_text_box_inside_a_graph_is_the_graphs():
+    """A list's text box drawn up over the graph's x axis: the axis's last ticks ("9 10") are
+    the picture's, not the list's first words; each list line is printed once."""
+    items = [
+        _line(
+            f"{c}. Use the graph to find the {w} of the object",
+            (912, 1760 + 40 * k, 1500, 1782 + 40 * k),
+            20,
+        )
+        for k, (c, w) in enumerate(
+            zip("abcd", ["velocity", "speed", "height", "time"], strict=True)
+        )
+    ]
+    ticks = _line("9 10", (1380, 1700, 1500, 1722), 20)
+    layout = [
+        LayoutBox("figure", (890, 1240, 1510, 2014), 0.8),
+        LayoutBox("reference", (905, 1556, 1505, 2005), 0.7),
+    ]
+    regions = compose(1700, 2200, layout, [ticks, *items])
+    md = assemble_page(regions)
+    assert "9 10" not in md, md
+    text = [r for r in regions if r.label in (Label.TEXT, Label.LIST) and r.text]
+    assert text and text[0].text.startswith("- a. Use the graph"), text[0].text
+    assert all(md.count(f"find the {w} ") == 1 for w in ["velocity", "speed", "height", "time"])

@@ -18,8 +18,10 @@ Two decisions, both on ``page_px`` boxes (called from
   ``3.5``, ``−2``, ``10%``, ``2019``) and short labels (at most three tokens, ``LABEL_CHARS``
   characters, not ending like a sentence, with no other loose text line right above or below
   them) that no box holds, or that fill text boxes on their own, within ``MARGIN`` median line
-  heights of a figure's box belong to that figure: the figure takes them (its box then grows
-  over them in ``compose``) instead of a paragraph "4 35 3 25 2 15 05" being printed.
+  heights of a figure's box belong to that figure, and so do the tick rows a text box starts
+  with inside a figure's box (the list under a graph, its box drawn up over the x axis): the
+  figure takes them (its box then grows over them in ``compose``) instead of a paragraph
+  "4 35 3 25 2 15 05" being printed.
   Tick labels (:func:`without_ticks`) are then left out of the figure's Markdown text and
   do not count as the figure's text when deciding whether it is a misread text block.
 """
@@ -272,6 +274,13 @@ def attach_ticks(
         if j < 0 or boxes[j].native not in _TEXT_BOXES or not group:
             continue
         if not all(numeric(ln) for ln in group):
+            # a text box drawn up into the picture starts with its axis's tick row
+            for ln in sorted(group, key=lambda ln: ln.box[1]):
+                k = home(ln)
+                if not numeric(ln) or k is None or cover(ln.box, boxes[k].box) < 0.8:
+                    break
+                group.remove(ln)
+                out.setdefault(k, []).append(ln)
             continue
         homes = {home(ln) for ln in group}
         if len(homes) == 1 and None not in homes:
