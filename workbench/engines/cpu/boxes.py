@@ -96,6 +96,19 @@ def median(values: list[float], default: float = 0.0) -> float:
 _PARAGRAPH = {"text", "reference", "title"}  # names the layout model gives one paragraph
 
 
+def weighted_median(pairs: list[tuple[float, int]]) -> float:
+    """The median of ``(value, weight)`` pairs (a character-weighted font size or line
+    height: long lines count for more than short ones); 0 without any."""
+    pairs = sorted(pairs)
+    total = sum(n for _, n in pairs)
+    acc = 0
+    for value, n in pairs:
+        acc += n
+        if acc >= total / 2:
+            return value
+    return 0.0
+
+
 def dedupe_layout(layout: list[LayoutBox]) -> list[LayoutBox]:
     """Boxes less those mostly (80 %) inside a higher-scoring box of the same label. Text,
     reference and title boxes on one paragraph (each 80 % inside the other: their edges a

@@ -54,7 +54,7 @@ from __future__ import annotations
 import re
 from itertools import pairwise
 
-from workbench.engines.cpu.boxes import Box, Line, Word, median, union_all
+from workbench.engines.cpu.boxes import Box, Line, Word, median, union_all, weighted_median
 from workbench.engines.cpu.captions import is_caption
 from workbench.engines.cpu.text import is_page_number
 
@@ -131,7 +131,7 @@ def find(lines: list[Line], width: float, height: float) -> list[tuple[str, list
     pitch = median([b - a for a, b in pairwise(mids) if b > a], 0.0)
     text_box = union_all(boxes)
     sized = [ln for ln in lines if ln.size > 0]
-    body = _weighted_median([(ln.size, len(ln.text)) for ln in sized])
+    body = weighted_median([(ln.size, len(ln.text)) for ln in sized])
     line_h = median([ln.height for ln in lines], 1.0)
     out: list[tuple[str, list[Line]]] = []
     n, used = len(page_rows), 0
@@ -221,17 +221,6 @@ def _aligned(box: Box, text_box: Box, width: float) -> bool:
 def _sentence(words: list[str]) -> bool:
     lower = sum(w[:1].islower() for w in words)
     return len(words) >= 6 and lower >= 0.5 * len(words)
-
-
-def _weighted_median(pairs: list[tuple[float, int]]) -> float:
-    pairs = sorted(pairs)
-    total = sum(n for _, n in pairs)
-    acc = 0
-    for value, n in pairs:
-        acc += n
-        if acc >= total / 2:
-            return value
-    return 0.0
 
 
 def split_off(blocks: list[Block], lines: list[Line], width: float, height: float) -> list[Block]:

@@ -42,7 +42,7 @@ import re
 
 import numpy as np
 
-from workbench.engines.cpu.boxes import Box, Line, union_all
+from workbench.engines.cpu.boxes import Box, Line, union_all, weighted_median
 from workbench.engines.cpu.captions import is_caption
 
 MAX_WORDS = 14
@@ -68,18 +68,7 @@ Block = tuple[str, Box, list[Line], float]
 
 def body_size(lines: list[Line]) -> float:
     """Character-weighted median font size of text-layer lines (0 without any)."""
-    return _weighted_median([(ln.size, len(ln.text)) for ln in lines if ln.size > 0])
-
-
-def _weighted_median(pairs: list[tuple[float, int]]) -> float:
-    pairs = sorted(pairs)
-    total = sum(n for _, n in pairs)
-    acc = 0
-    for value, n in pairs:
-        acc += n
-        if acc >= total / 2:
-            return value
-    return 0.0
+    return weighted_median([(ln.size, len(ln.text)) for ln in lines if ln.size > 0])
 
 
 def _size(ln: Line) -> float:
@@ -137,12 +126,12 @@ class Page:
             mine = [(ln.height, len(ln.text)) for ln in lines if ln.size <= 0 and ln.source == src]
             chars[src] = sum(n for _, n in mine)
             if chars[src] >= MIN_CHARS:  # else the page's median line height
-                self.heights[src] = _weighted_median(mine)
+                self.heights[src] = weighted_median(mine)
         most = max(chars, key=lambda k: chars[k]) if chars else ""
         self.numbers = [ln.box for ln in lines if _row(ln.text.split()) or _number(ln.text)]
         self.body_h = self.heights.get(most) or line_h
         ocr = [ln for ln in lines if ln.size <= 0 and ln.stroke > 0]
-        self.stroke = _weighted_median([(ln.stroke, len(ln.text)) for ln in ocr])
+        self.stroke = weighted_median([(ln.stroke, len(ln.text)) for ln in ocr])
         sized = sum(len(ln.text) for ln in lines if ln.size > 0)
         bold = sum(len(ln.text) for ln in lines if ln.bold)
         heavy = sum(len(ln.text) for ln in ocr if self._heavy(ln))
