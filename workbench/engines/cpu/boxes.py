@@ -9,6 +9,7 @@ boxes) and :func:`assign_lines` (each line to the box that holds it).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import pairwise
 
 Box = tuple[float, float, float, float]
 
@@ -142,3 +143,28 @@ def assign_lines(boxes: list[LayoutBox], lines: list[Line]) -> dict[int, list[Li
                 best, best_key = k, key
         members.setdefault(best, []).append(ln)
     return members
+
+
+_ENDS_SENTENCE = (".", "!", "?", ":", "\u201d", '"', ".)")
+
+
+def paragraph_gaps(group: list[Line]) -> list[float]:
+    """The vertical gaps between consecutive lines of a block, with a paragraph's end made a
+    gap of its own (``inf``): a line ending a sentence well short of the block's right edge
+    (under 75 % of its width), followed by a line starting with a capital, a digit or a
+    quote, ends a paragraph even where paragraphs are set without space between them (hanging
+    or first-line indents)."""
+    if not group:
+        return []
+    left = min(ln.box[0] for ln in group)
+    right = max(ln.box[2] for ln in group)
+    width = max(right - left, 1.0)
+    gaps = []
+    for a, b in pairwise(group):
+        gap = max(b.box[1] - a.box[3], 0.0)
+        short = a.box[2] < left + 0.75 * width and a.text.rstrip().endswith(_ENDS_SENTENCE)
+        opens = b.text.lstrip()[:1]
+        if short and (opens.isupper() or opens.isdigit() or opens in "\"\u201c\u2018'("):
+            gap = float("inf")
+        gaps.append(gap)
+    return gaps

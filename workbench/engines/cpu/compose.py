@@ -53,7 +53,6 @@ Contract:
 from __future__ import annotations
 
 import re
-from itertools import pairwise
 
 import numpy as np
 from PIL import Image
@@ -76,6 +75,7 @@ from workbench.engines.cpu.boxes import (
     assign_lines,
     dedupe_layout,
     median,
+    paragraph_gaps,
     union_all,
 )
 from workbench.engines.cpu.layout import canonical
@@ -392,5 +392,5 @@ def _body(label: Label, group: list[Line], line_h: float) -> str:
         return "\n".join(text.escape(t) for t in texts)
     if label in (Label.TITLE, Label.SECTION_HEADER):
         return text.escape(text.join_lines(texts))
-    gaps = [max(b.box[1] - a.box[3], 0.0) for a, b in pairwise(group)]
+    gaps = paragraph_gaps(group)  # a short line ending a sentence ends its paragraph too
     return text.paragraphs(texts, gaps, median([ln.height for ln in group], line_h))

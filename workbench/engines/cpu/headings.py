@@ -233,7 +233,13 @@ def split(blocks: list[Block], lines: list[Line], line_h: float, height: float) 
                 ln.box[3] < MARGIN * height and bool(_FOLIO.search(ln.text))
             )
             kind = "" if edge else page.kind(ln)
-            if runs and bool(runs[-1][0]) == bool(kind) and _same_row_or_next(runs[-1][1][-1], ln):
+            prev = runs[-1][1][-1] if runs else None
+            if (
+                prev is not None
+                and bool(runs[-1][0]) == bool(kind)
+                and _same_row_or_next(prev, ln)
+                and not (kind and _other_size(prev, ln))  # a title, then its subtitle
+            ):
                 runs[-1][1].append(ln)
                 if kind == "size":
                     runs[-1] = ("size", runs[-1][1])
@@ -272,6 +278,13 @@ def split(blocks: list[Block], lines: list[Line], line_h: float, height: float) 
             level = max(level, depth + 1)
         out[k] = (f"heading:{min(level, 4)}", box, run, score)
     return out
+
+
+def _other_size(a: Line, b: Line) -> bool:
+    """Two heading lines set in clearly different sizes (text layer): two headings, as "The
+    Crazy Ones" over its smaller date line, not one heading of two lines."""
+    small, big = sorted((_size(a), _size(b)))
+    return a.size > 0 and b.size > 0 and small < 0.92 * big
 
 
 def _same_row_or_next(prev: Line, ln: Line) -> bool:
