@@ -230,6 +230,8 @@ def test_numbered_exercises_keep_their_numbers_and_tex_quotes_print_as_quotes():
         "153. A rocket is fired from the ground."
     )
     assert paragraphs(["1986. was a dry year"], [], 10.0) == "1986\\. was a dry year"
+    # an exercise read by OCR: its formula starts in lower case, still the item "150."
+    assert paragraphs(["150. s(t) = 2t3 - 8"], [], 10.0) == "150. s(t) = 2t3 - 8"
     assert paragraphs(["The term ‘‘corporate’’ is in ‘vogue’."], [], 10.0) == (
         "The term “corporate” is in ‘vogue’."
     )

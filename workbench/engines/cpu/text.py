@@ -7,7 +7,7 @@
 * A block whose lines start with bullets or enumerators is a list: one Markdown item a line,
   continuation lines joined to their item; a numbered item ("157. A potato …") keeps its
   number as an ordered-list marker, the others are "- " items. A paragraph that opens with a
-  number of up to three digits, a "." or ")" and a capital is such a numbered item too, and
+  number of up to three digits, a "." or ")" and a letter is such a numbered item too, and
   a paragraph that is only such a number ("150." before its displayed formula) is left as is.
   An item a renderer would renumber (right after an ordered item whose number is not one
   less) is written literally (:func:`ordered_runs`; compose applies it across regions too).
@@ -180,7 +180,7 @@ def paragraphs(lines: list[str], gaps: list[float], line_height: float) -> str:
 def _paragraph(text: str) -> str:
     """A paragraph that opens with its own number ("153. A rocket is fired …", an exercise)
     is a numbered item; any other is escaped text ("1986\\. was …" stays literal)."""
-    if re.match(r"^\d{1,3}[.)]\s+[A-Z(\"“‘']", text):
+    if re.match(r"^\d{1,3}[.)]\s+[A-Za-z(\"“‘']", text):  # "150. s(t) = …" too
         return _item(text)
     if re.fullmatch(r"\d{1,3}[.)]", text):  # an item's number alone ("150." before its formula)
         return text
