@@ -252,3 +252,22 @@ def test_a_long_lower_case_ocr_line_is_running_text_not_a_heading():
     ):
         assert not _running_prose(heading.split())
     assert not _running_prose(["3", "Methods", "and", "data"])  # short: height decides
+
+
+def test_an_ocr_formula_box_gives_back_a_heading_it_swallowed():
+    lines = [
+        Line(
+            "3. The Fundamental Theorem of Calculus",
+            (300.0, 500.0, 760.0, 524.0),
+            90.0,
+            "tesseract",
+        ),
+        Line("[f(x)dx = F(b) — F(a)", (320.0, 540.0, 640.0, 580.0), 60.0, "tesseract"),
+    ]
+    regions = compose(1000, 1600, [LayoutBox("equation", (290, 495, 770, 590), 0.9)], lines)
+    assert [(r.label, r.text) for r in regions] == [
+        (Label.TEXT, "3. The Fundamental Theorem of Calculus"),  # no heading evidence alone
+        (Label.FIGURE, ""),  # the OCR'd formula: a crop, never typeset
+    ]
+    crop = regions[1].bbox
+    assert crop.y0 >= 524 and crop.x0 <= 290 and crop.x1 >= 770  # full width, under the heading

@@ -156,7 +156,7 @@ def compose(
         if label is Label.FORMULA and group and not any(ln.source == "text_layer" for ln in group):
             # OCR'd math is garbage: show the crop instead; words are text the layout model
             # took for math ("Earthy and saline matter .... 40" in a two-row tally)
-            label, group = (Label.TEXT, group) if _worded(group) else (Label.FIGURE, [])
+            label, group = (Label.TEXT, group) if formulas.worded(group) else (Label.FIGURE, [])
         level = int(native.split(":")[1]) if native.startswith("heading:") else 0
         if level:
             label = Label.TITLE if level == 1 else Label.SECTION_HEADER
@@ -324,15 +324,6 @@ def _prosy(group: list[Line]) -> bool:
     """Three lines or more of prose (four words of three letters or more each): a formula box
     the layout model drew over paragraphs (a page of cards read as one equation)."""
     return sum(len(re.findall(r"\b[A-Za-z]{3,}\b", ln.text)) >= 4 for ln in group) >= 3
-
-
-def _worded(group: list[Line]) -> bool:
-    """OCR lines that read as words, not math: two words of three letters or more a line,
-    and such words make most of the ink's characters (dot leaders aside)."""
-    text = re.sub(r"[.·…_]{2,}", "", " ".join(ln.text for ln in group))
-    words = re.findall(r"\b[A-Za-z]{3,}\b", text)
-    chars = len(re.sub(r"\s", "", text))
-    return len(words) >= 2 * len(group) and sum(map(len, words)) >= 0.6 * max(chars, 1)
 
 
 def _texty(box: LayoutBox, group: list[Line], line_h: float) -> bool:
