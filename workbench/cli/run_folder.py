@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from workbench.documents import Document
+from workbench.engines.factory import CpuOptions
 from workbench.errors import WorkbenchError, display_name
 from workbench.pipeline.runner import finished_pages
 from workbench.runs.folder import RunReader
@@ -41,10 +42,14 @@ def stated_differ(args: argparse.Namespace, cpu: dict[str, Any], old: RunInfo) -
     settings (so "nothing left to do" would be wrong)."""
     if args.engine != old.engine or (args.dpi and float(args.dpi) != old.settings.get("dpi")):
         return True
-    recorded = {"text_layer": "auto", "detect_tables": "true", "handwriting_threshold": "60.0"}
+    recorded = {k: _said(getattr(CpuOptions(), k)) for k in cpu}  # a run that did not say
     recorded.update({k: str(v) for k, v in old.settings.items() if k in recorded})
-    given = {k: str(v).lower() if isinstance(v, bool) else str(v) for k, v in cpu.items()}
-    return any(recorded[k] != v for k, v in given.items())
+    return any(recorded[k] != _said(v) for k, v in cpu.items())
+
+
+def _said(value: Any) -> str:
+    """A setting as the manifest records it (``CpuEngine.describe``: "true", "60.0")."""
+    return str(value).lower() if isinstance(value, bool) else str(value)
 
 
 def nothing_left(out: Path, wanted: list[tuple[Document, list[int]]]) -> bool:
