@@ -23,7 +23,7 @@ from workbench.errors import WorkbenchError
 from workbench.logs import quiet_libraries
 
 # Subcommand modules, imported lazily so `gpu` never loads the OCR stack and vice versa.
-COMMANDS = ("ocr", "parse", "gpu", "plan", "models")
+COMMANDS = ("ocr", "parse", "gpu", "plan", "models", "probe")
 VERBOSE_HELP = "show the libraries' INFO log lines too (off by default)"
 
 

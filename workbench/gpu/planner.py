@@ -35,14 +35,19 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from workbench.errors import PlanError
+from workbench.gpu.encoder import CONTEXT_BYTES, HEADROOM_SHARE, EncoderPlan, choose_budget
 from workbench.gpu.profiles import Profile
+from workbench.gpu.vllm_versions import behaviour
 from workbench.models import ModelSpec, PageSizing, all_specs, match_served_model, planned_page
 from workbench.models.architectures import Architecture
 
 GiB = 1024**3
 MiB = 1024**2
 MARGIN_BYTES = 1 * GiB
-FIXED_ACTIVATION_BYTES = 512 * MiB
+#: Added to the profiled activation peak. vLLM measured 0.46 GiB on LightOnOCR-2-1B at
+#: max_num_batched_tokens 16384 where the decoder rule alone gives 0.469 GiB: no slack is
+#: visible on top of the largest phase, so a small one for allocator rounding.
+FIXED_ACTIVATION_BYTES = 64 * MiB
 LETTER_ASPECT = 8.5 / 11  # width / height of the page the plan assumes (US letter portrait)
 KV_DTYPE_BYTES = {"auto": 2, "bfloat16": 2, "float16": 2}  # every fp8*/int8 variant: 1
 
@@ -63,11 +68,14 @@ def bytes_per_block(arch: Architecture, block_size: int, kv_cache_dtype: str) ->
     )
 
 
-def activation_peak(arch: Architecture, mnbt: int, max_num_seqs: int, vision_tokens: int) -> int:
+def activation_peak(arch: Architecture, mnbt: int, max_num_seqs: int, encoder: int = 0) -> int:
+    """vLLM's start-up profile peak: its phases run one after another (encoder, decoder
+    forward of ``mnbt`` tokens, sampler over ``max_num_seqs`` rows), so the peak is the
+    largest phase, not their sum. ``encoder``: the encoder step's bytes when the version
+    profiles it, else 0 (:mod:`workbench.gpu.encoder`)."""
     decoder = mnbt * (6 * arch.hidden_size + 3 * arch.intermediate_size) * 2
-    vision = 4 * vision_tokens * (6 * arch.vision_hidden + 3 * arch.vision_intermediate) * 2
     sampler = max_num_seqs * arch.vocab_size * 8
-    return decoder + vision + sampler + FIXED_ACTIVATION_BYTES
+    return max(decoder, sampler, encoder) + FIXED_ACTIVATION_BYTES
 
 
 def cuda_graph_bytes(arch: Architecture, enforce_eager: bool) -> int:
@@ -123,6 +131,8 @@ class MemoryPlan:
     advice: tuple[str, ...] = ()
     assumptions: tuple[str, ...] = ()
     engine_args: dict[str, Any] = field(default_factory=dict)
+    vllm_version: str = ""  # the release whose behaviour was planned for (vllm_versions)
+    encoder: EncoderPlan | None = None  # the vision encoder's step (budget, peak, why)
 
     @property
     def split(self) -> MemorySplit:
@@ -160,6 +170,17 @@ class MemoryPlan:
             "advice": list(self.advice),
             "assumptions": list(self.assumptions),
             "engine_args": self.engine_args,
+            "vllm_version": self.vllm_version,
+            "encoder": None
+            if self.encoder is None
+            else {
+                "budget_tokens": self.encoder.budget_tokens,
+                "pages_per_step": self.encoder.pages_per_step,
+                "peak_bytes": self.encoder.peak_bytes,
+                "profiled": self.encoder.profiled,
+                "max_num_batched_tokens": self.encoder.max_num_batched_tokens,
+                "reason": self.encoder.reason,
+            },
         }
 
 
@@ -172,10 +193,13 @@ def plan_memory(
     sizing: PageSizing | None = None,
     max_tokens: int | None = None,
     prompt_tokens: int | None = None,
+    vllm_version: str | None = None,
     _advise: bool = True,
 ) -> MemoryPlan:
     """Plan one model on one GPU. ``free_bytes`` defaults to ``total_bytes`` (an idle card);
-    ``sizing``/``max_tokens``/``prompt_tokens`` default to the spec's."""
+    ``sizing``/``max_tokens``/``prompt_tokens`` default to the spec's; ``vllm_version``: the
+    vLLM that will run the plan (None: the oldest supported, safe on all,
+    :mod:`workbench.gpu.vllm_versions`)."""
     arch = architecture_of(spec)
     free = total_bytes if free_bytes is None else free_bytes
     small = arch.small
@@ -192,12 +216,24 @@ def plan_memory(
     util = max(min(profile.util_cap, (free - MARGIN_BYTES) / total_bytes), 0.0)
     width, height = page_dimensions(sizing or spec.sizing, profile.page_longest_edge)
     vision = arch.vision_tokens(width, height)
+    version = behaviour(vllm_version)
+    enc = choose_budget(
+        arch, version, profile_mnbt=mnbt, page_tokens=vision, total_bytes=total_bytes, util=util
+    )
+    if not enc.profiled and enc.peak_bytes > HEADROOM_SHARE * enc.headroom_bytes:
+        # Even one page's encoder step does not fit outside vLLM's share: give it the room.
+        util = max(1.0 - (enc.peak_bytes / HEADROOM_SHARE + CONTEXT_BYTES) / total_bytes, 0.0)
+        enc = choose_budget(
+            arch, version, profile_mnbt=mnbt, page_tokens=vision, total_bytes=total_bytes,
+            util=util,
+        )  # fmt: skip
+    mnbt = enc.max_num_batched_tokens
     # vLLM ends a sequence at the context: the output can only use what prompt and image leave.
     out_tokens = max(min(max_tokens or spec.max_tokens, arch.context - prompt_tokens - vision), 0)
     per_page = vision + prompt_tokens + out_tokens
 
     weights = arch.weight_bytes
-    act = activation_peak(arch, mnbt, max_seqs, vision)
+    act = activation_peak(arch, mnbt, max_seqs, enc.peak_bytes if enc.profiled else 0)
     graphs = cuda_graph_bytes(arch, eager)
     budget = math.floor(util * total_bytes) - weights - act - graphs
     bpb = bytes_per_block(arch, block_size, kv_dtype)
@@ -217,6 +253,7 @@ def plan_memory(
 
     engine_args = {
         **eng,
+        "max_num_batched_tokens": mnbt,
         "gpu_memory_utilization": round(util, 4),
         "max_model_len": mml if fits else -1,
         "limit_mm_per_prompt": {
@@ -249,8 +286,13 @@ def plan_memory(
         pages_in_flight=int(in_flight),
         client_pages_in_flight=int(min(in_flight, profile.pages_in_flight)),
         fits=fits,
-        assumptions=_assumptions(arch, eager, out_tokens < (max_tokens or spec.max_tokens)),
+        assumptions=(
+            *_assumptions(arch, eager, out_tokens < (max_tokens or spec.max_tokens)),
+            enc.reason,
+        ),
         engine_args=engine_args,
+        vllm_version=version.version,
+        encoder=enc,
     )
     if fits or not _advise:
         return plan
@@ -259,8 +301,9 @@ def plan_memory(
 
 def _assumptions(arch: Architecture, eager: bool, capped: bool) -> tuple[str, ...]:
     notes = [
-        "activation peak is an estimate (decoder forward of max_num_batched_tokens + ViT on "
-        "one page + sampler + 512 MiB); vLLM measures it at start-up",
+        "activation peak is an estimate (the largest of: decoder forward of "
+        "max_num_batched_tokens, sampler, profiled encoder step; + 64 MiB); vLLM measures it "
+        "at start-up",
         "page is US letter portrait; prompt 200 tokens",
     ]
     if capped:

@@ -26,6 +26,11 @@ from typing import Literal
 
 GB = 1_000_000_000
 TokenRule = Literal["grid", "grid_rows", "fixed"]
+#: How the vision encoder attends across the pages of one encoder step: ``varlen`` (Qwen-VL
+#: family: per-image sequence lengths, memory linear in the batch) or ``dense_mask``
+#: (Pixtral: one N x N block mask over all patches where vLLM has no variable-length path;
+#: see workbench/gpu/encoder.py).
+VisionAttention = Literal["varlen", "dense_mask"]
 
 
 @dataclass(frozen=True)
@@ -46,6 +51,7 @@ class Architecture:
     vision_intermediate: int = 3420
     hybrid: bool = False  # Gated-DeltaNet layers: fixed state a running sequence
     state_bytes_per_seq: int = 0  # hybrid models only; derived estimate
+    vision_attention: VisionAttention = "varlen"
     unverified: tuple[str, ...] = ()
 
     @property

@@ -67,6 +67,7 @@ _LIGHTON_1B = Architecture(
     params_b=1.0, weight_bytes=2 * GB, kv_layers=28, kv_heads=8, head_dim=128, context=16_384,
     hidden_size=1024, intermediate_size=3072, vocab_size=151_936, px_per_token=28,
     token_rule="grid_rows", extra_vision_tokens=1, vision_hidden=1024, vision_intermediate=4096,
+    vision_attention="dense_mask",  # Pixtral's encoder (vllm/model_executor/models/pixtral.py)
     unverified=("weight bytes (~1.0 B params)",),
 )  # fmt: skip
 

@@ -1,0 +1,108 @@
+"""The vision encoder's batch: how many image tokens vLLM encodes in one step, and its peak.
+
+vLLM encodes ``max(max_num_batched_tokens, one page's tokens)`` image tokens per scheduler
+step (``compute_mm_encoder_budget`` in ``vllm/v1/core/encoder_cache_manager.py``: the
+encoder compute budget is ``max(max_num_encoder_input_tokens, largest item)`` and the former
+equals ``max_num_batched_tokens``). At 16,384 that is six LightOnOCR pages at once. Whatever
+mix of page sizes arrives, the patches of one step are at most ``budget x merge`` (a token is
+``merge`` = 2 x 2 patches in every planned model), which is what this module bounds.
+
+Peak of one encoder step, bytes (``patches`` = budget tokens x merge):
+
+``linear``  ``patches x (6 vision_hidden + 3 vision_intermediate) x 2``: the widest layer's
+            activations for every patch at once (the rule the planner always used for a page)
+``mask``    Pixtral under a vLLM whose attention is dense (:mod:`workbench.gpu.vllm_versions`):
+            ``2 x patches² x 2``: the bf16 ``N x N`` block mask plus the copy PyTorch's SDPA
+            pads it into. On the H200 six pages asked for 5.34 GiB in one allocation
+            (≈ 53.5 k patches, 53.5k² x 2 B) with 3.79 GiB free.
+
+:func:`choose_budget` picks the largest ``max_num_batched_tokens`` (not above the profile's)
+whose encoder step fits where it has to fit: inside the activation reserve when vLLM profiles
+the encoder (then the KV cache shrinks to make room, the planner counts it), else inside the
+memory vLLM leaves outside its share, of which only :data:`HEADROOM_SHARE` is used because
+the allocator fragments (4.34 GiB "reserved but unallocated" at the failure above).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from workbench.gpu.vllm_versions import VllmBehaviour
+from workbench.models.architectures import Architecture
+
+GiB = 1024**3
+PATCHES_PER_TOKEN = 4  # 2 x 2 spatial merge: Pixtral/LightOnOCR, Qwen2.5-VL, Qwen3-VL, Qwen3.5
+#: Part of the unprofiled headroom an encoder step may take: the rest is the CUDA context
+#: (529 MiB measured on the H200 before vLLM allocates), NCCL/cuBLAS workspaces that the
+#: profile does not see and fragmentation (4.34 GiB reserved-unallocated at the H200 OOM).
+HEADROOM_SHARE = 0.4
+CONTEXT_BYTES = 600 * 1024**2  # CUDA context + cuBLAS workspaces outside the profile
+STEP = 256  # budgets are multiples of this (vLLM pads batches to multiples of 8/16 anyway)
+
+
+@dataclass(frozen=True)
+class EncoderPlan:
+    budget_tokens: int  # what vLLM encodes in one step: max(mnbt, page tokens)
+    pages_per_step: int  # whole planned pages in one step
+    peak_bytes: int  # bound on one step's memory, any page mix
+    profiled: bool  # vLLM takes it out of the KV cache itself
+    max_num_batched_tokens: int  # the value to pass (≤ the profile's)
+    headroom_bytes: int  # memory outside vLLM's share (0 when profiled)
+    reason: str
+
+
+def quadratic(arch: Architecture, behaviour: VllmBehaviour) -> bool:
+    return arch.vision_attention == "dense_mask" and behaviour.dense_pixtral_mask
+
+
+def step_peak(arch: Architecture, budget_tokens: int, behaviour: VllmBehaviour) -> int:
+    """Bytes one encoder step of ``budget_tokens`` image tokens may take (module doc)."""
+    patches = budget_tokens * PATCHES_PER_TOKEN
+    linear = patches * (6 * arch.vision_hidden + 3 * arch.vision_intermediate) * 2
+    mask = 2 * patches * patches * 2 if quadratic(arch, behaviour) else 0
+    return linear + mask
+
+
+def headroom(total_bytes: int, util: float) -> int:
+    """Memory vLLM leaves outside ``util x total``, less the CUDA context."""
+    return max(int(total_bytes * (1.0 - util)) - CONTEXT_BYTES, 0)
+
+
+def choose_budget(
+    arch: Architecture,
+    behaviour: VllmBehaviour,
+    *,
+    profile_mnbt: int,
+    page_tokens: int,
+    total_bytes: int,
+    util: float,
+) -> EncoderPlan:
+    """The encoder batch the plan allows (module doc). Never below one page: vLLM encodes a
+    whole image in one step whatever ``max_num_batched_tokens`` says."""
+    page_tokens = max(page_tokens, 1)
+    if behaviour.profiles_encoder and not quadratic(arch, behaviour):
+        budget = max(profile_mnbt, page_tokens)
+        return EncoderPlan(
+            budget, budget // page_tokens, step_peak(arch, budget, behaviour), True,
+            profile_mnbt, 0, f"vLLM {behaviour.version} profiles the encoder at start-up",
+        )  # fmt: skip
+    room = headroom(total_bytes, util)
+    allowed = int(room * HEADROOM_SHARE)
+    mnbt = profile_mnbt
+    # The largest multiple of STEP under the profile's value whose step fits; one page at least.
+    while mnbt > page_tokens and step_peak(arch, max(mnbt, page_tokens), behaviour) > allowed:
+        mnbt = max((mnbt - 1) // STEP * STEP, page_tokens)
+    budget = max(mnbt, page_tokens)
+    peak = step_peak(arch, budget, behaviour)
+    why = (
+        f"vLLM {behaviour.version} does not profile the vision encoder: one step of "
+        f"{budget:,} image tokens ({budget // page_tokens} page(s)) peaks near "
+        f"{peak / GiB:.2f} GiB, which must fit in the {room / GiB:.1f} GiB left outside "
+        f"gpu_memory_utilization"
+    )
+    if quadratic(arch, behaviour):
+        why += " (its attention mask grows with the square of the batch)"
+    return EncoderPlan(
+        budget, budget // page_tokens, peak, behaviour.profiles_encoder, mnbt,
+        room, why,
+    )  # fmt: skip
