@@ -301,6 +301,8 @@ def _read_outcome(
         report.verdict = f"ok: {pages} pages at once, {max_tokens} tokens each"
         return
     reason = outcome.get("error") or (errors[0] if errors else "") or "no result written"
+    if "oom" in m:  # the root cause; what the pages said after it is the dead engine
+        reason = f"{m['oom']} ({len(errors)} page errors)"
     if m.get("timed_out"):
         reason = "timed out: " + reason
     report.verdict = f"FAILED at {outcome.get('stage', 'start')}: {reason[:300]}"

@@ -1,0 +1,168 @@
+"""The probe's plumbing (workbench/gpu/probe.py, probe_run.py) against a fake ``vllm`` package.
+
+The real thing runs on a GPU (``python -m workbench probe``; results in
+benchmarks/gpu_probe_results.md). Here a fake ``vllm`` package, written to a temporary folder
+and put first on the child process's PYTHONPATH, prints vLLM's own log lines, answers
+``collective_rpc`` with worker numbers and, when asked for more pages than it can hold, dies
+as vLLM 0.26 did on the H200 (``CUDA out of memory`` in pixtral.py). What is checked: the
+child is started with exactly the plan's arguments (plus ``load_format="dummy"``), every page
+is sent in one batch, vLLM's numbers are read back, and an out-of-memory becomes a verdict
+with the knob that fixes it, never an exception.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from workbench.gpu.probe import (
+    CARDS,
+    TABLE_HEAD,
+    find_card,
+    parse_log,
+    plan_case,
+    report_row,
+    run_case,
+)
+
+FAKE_VLLM = """
+import json, os, sys
+from types import SimpleNamespace
+
+ARGS_FILE = os.environ["FAKE_VLLM_ARGS"]
+LIMIT = int(os.environ.get("FAKE_VLLM_LIMIT", "1000000"))
+
+
+class SamplingParams:
+    def __init__(self, **kw):
+        self.kw = kw
+
+
+class LLM:
+    def __init__(self, model, **kw):
+        json.dump({"model": model, **kw}, open(ARGS_FILE, "w"), default=str)
+        print("INFO Model loading took 1.88 GiB memory and 2.1 seconds", flush=True)
+        print("INFO Available KV cache memory: 17.25 GiB", flush=True)
+        print("INFO GPU KV cache size: 301,440 tokens", flush=True)
+        self.llm_engine = SimpleNamespace(vllm_config=SimpleNamespace(
+            model_config=SimpleNamespace(max_model_len=16384),
+            cache_config=SimpleNamespace(num_gpu_blocks=18840, block_size=16)))
+
+    def collective_rpc(self, fn):
+        worker = SimpleNamespace(
+            model_runner=SimpleNamespace(model_memory_usage=2018634629),
+            peak_activation_memory=251658240, non_torch_memory=104857600,
+            cudagraph_memory_estimate=209715200, available_kv_cache_memory_bytes=18522046464)
+        return [fn(worker)]
+
+    dead = False
+
+    def chat(self, conversations, params, **kw):
+        if LLM.dead:
+            raise RuntimeError("EngineCore encountered an issue. See stack trace (above) for"
+                               " the root cause.")
+        if len(conversations) > LIMIT:
+            LLM.dead = True
+            print('Traceback (most recent call last):', flush=True)
+            print('  File "/site/vllm/model_executor/models/pixtral.py", line 1250, in forward',
+                  flush=True)
+            raise RuntimeError(
+                "CUDA out of memory. Tried to allocate 5.34 GiB. GPU 0 has a total capacity"
+                " of 139.80 GiB of which 3.79 GiB is free.")
+        out = []
+        for p in params:
+            n = p.kw["max_tokens"]
+            out.append(SimpleNamespace(outputs=[SimpleNamespace(
+                text="x " * n, finish_reason="length", token_ids=list(range(n)))]))
+        return out
+"""
+
+
+@pytest.fixture
+def fake_vllm(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    site = tmp_path / "site"
+    (site / "vllm" / "distributed").mkdir(parents=True)
+    (site / "vllm" / "__init__.py").write_text(FAKE_VLLM)
+    (site / "vllm" / "distributed" / "__init__.py").write_text("")
+    (site / "vllm" / "distributed" / "parallel_state.py").write_text(
+        "def cleanup_dist_env_and_memory():\n    pass\n"
+    )
+    root = Path(__file__).resolve().parents[2]
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(site), str(root)]))
+    args = tmp_path / "args.json"
+    monkeypatch.setenv("FAKE_VLLM_ARGS", str(args))
+    return args
+
+
+def test_cards_cover_every_gpu_profile() -> None:
+    from workbench.gpu.profiles import PROFILES
+
+    gpu_profiles = {p.name for p in PROFILES if p.supported and p.name != "cpu"}
+    assert gpu_profiles <= {c.profile for c in CARDS}
+    assert find_card("l40s").gib == pytest.approx(44.39)
+    assert find_card("12").gib == 12.0
+
+
+def test_a_plan_that_survives(fake_vllm: Path, tmp_path: Path) -> None:
+    card = find_card("RTX 4090")
+    plan, kwargs = plan_case("lightonai/LightOnOCR-2-1B", card, None)
+    report = run_case(
+        "lightonai/LightOnOCR-2-1B", card, workdir=tmp_path / "out", pages_cap=5,
+        max_tokens=7, ballast=False, python=sys.executable,
+    )  # fmt: skip
+    sent = json.loads(fake_vllm.read_text())
+    assert sent["load_format"] == "dummy"
+    kwargs.pop("model")
+    for key, value in kwargs.items():  # exactly the workbench's arguments
+        assert json.loads(json.dumps(sent[key], default=str)) == json.loads(
+            json.dumps(value, default=str)
+        ), key
+    assert report.ok, report.verdict
+    assert report.measured["pages_answered"] == 5
+    assert report.measured["output_tokens"] == 35
+    assert report.measured["kv_tokens"] == 18840 * 16
+    assert report.measured["weights_gib"] == pytest.approx(2018634629 / 1024**3)
+    assert report.measured["activation_gib"] == pytest.approx(0.234375)
+    assert report.measured["log_kv_tokens"] == 301_440
+    assert report.planned["kv_tokens"] == plan.num_blocks * plan.block_size
+    row = report_row(report)
+    assert row.count("|") == TABLE_HEAD.splitlines()[0].count("|")
+    assert "ok: 5 pages" in row
+
+
+def test_an_out_of_memory_is_a_verdict_with_its_fix(
+    fake_vllm: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FAKE_VLLM_LIMIT", "3")
+    report = run_case(
+        "lightonai/LightOnOCR-2-1B", find_card("H200"), workdir=tmp_path / "out", pages_cap=6,
+        max_tokens=4, ballast=False, python=sys.executable,
+    )  # fmt: skip
+    assert not report.ok
+    assert "CUDA out of memory" in report.verdict
+    assert "max_num_batched_tokens" in report.fix and "encoder" in report.fix
+    assert report.measured["oom_where"].startswith("pixtral.py")
+
+
+def test_a_plan_that_does_not_fit_is_not_started(tmp_path: Path) -> None:
+    report = run_case("datalab-to/chandra", find_card("12"), workdir=tmp_path, ballast=False)
+    assert not report.fits and report.ok
+    assert "not started" in report.verdict
+    assert not (tmp_path / "datalab-to_chandra_12_GiB_card.log").exists()
+
+
+def test_parse_log_reads_vllms_lines() -> None:
+    text = (
+        "(EngineCore pid=1) INFO Model loading took 17.64 GiB and 9.1 seconds\n"
+        "INFO Available KV cache memory: 98.13 GiB\nINFO GPU KV cache size: 714,528 tokens\n"
+        "INFO Graph capturing finished in 12 secs, took 0.51 GiB\n"
+    )
+    found = parse_log(text)
+    assert found == {
+        "log_weights_gib": 17.64, "log_kv_gib": 98.13, "log_kv_tokens": 714_528.0,
+        "log_graphs_gib": 0.51,
+    }  # fmt: skip
