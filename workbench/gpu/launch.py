@@ -6,15 +6,23 @@ spec, profile and plan into ``vllm.LLM`` keyword arguments (:mod:`workbench.gpu.
 gives the precedence). When one page cannot fit it raises :class:`PlanError` with the
 planner's advice, so the user hears it before vLLM touches the GPU. Shared by the app's
 sidebar and ``python -m workbench ocr --engine vllm``.
+
+The plan is made for the vLLM installed here (:func:`workbench.gpu.vllm_versions.installed_version`:
+its encoder profiling decides ``max_num_batched_tokens``). ``WORKBENCH_VLLM_ARGS``, a JSON
+object, is merged last into the ``vllm.LLM`` arguments: what the planner does not decide
+(``{"load_format": "dummy"}`` to run a model's architecture without its weights, a
+``quantization``), or an override the user owns (it is their plan then).
 """
 
 from __future__ import annotations
 
+import json
+import os
 from dataclasses import dataclass
 from typing import Any
 
 from workbench.errors import EngineUnavailable, PlanError
-from workbench.gpu import commands, planner, profiles, telemetry
+from workbench.gpu import commands, planner, profiles, telemetry, vllm_versions
 from workbench.gpu.planner import MemoryPlan
 from workbench.gpu.profiles import Profile
 from workbench.models.registry import ModelSpec
@@ -52,11 +60,28 @@ def plan_local_launch(
         profile = profiles.detect_profile(gpu.name, gpu.total_bytes)
     elif isinstance(profile, str):
         profile = profiles.get_profile(profile)
-    plan, _, _ = planner.plan_for_model(spec.id, profile, gpu.cuda_total_bytes, gpu.free_bytes)
+    plan, _, _ = planner.plan_for_model(
+        spec.id, profile, gpu.cuda_total_bytes, gpu.free_bytes,
+        vllm_version=vllm_versions.installed_version(),
+    )  # fmt: skip
     if not plan.fits:
         raise PlanError(
             f"{spec.display} cannot fit one page on {gpu.name} with the {profile.name} "
             "profile. " + " ".join(plan.advice)
         )
-    kwargs = commands.engine_kwargs(spec.id, spec, profile, plan)
+    kwargs = {**commands.engine_kwargs(spec.id, spec, profile, plan), **extra_args()}
     return LocalLaunch(kwargs=kwargs, plan=plan, profile=profile, gpu=gpu.name)
+
+
+def extra_args() -> dict[str, Any]:
+    """``WORKBENCH_VLLM_ARGS`` (module doc), or {} when unset; a bad value is an error."""
+    raw = os.environ.get("WORKBENCH_VLLM_ARGS", "").strip()
+    if not raw:
+        return {}
+    try:
+        value = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise PlanError(f"WORKBENCH_VLLM_ARGS is not JSON: {exc}") from None
+    if not isinstance(value, dict):
+        raise PlanError("WORKBENCH_VLLM_ARGS must be a JSON object of vllm.LLM arguments")
+    return value

@@ -404,7 +404,12 @@ def resolve_model(model_id: str) -> tuple[Architecture, ModelSpec]:
 
 
 def plan_for_model(
-    model_id: str, profile: Profile, total_bytes: int, free_bytes: int | None = None
+    model_id: str,
+    profile: Profile,
+    total_bytes: int,
+    free_bytes: int | None = None,
+    *,
+    vllm_version: str | None = None,
 ) -> tuple[MemoryPlan, Architecture, ModelSpec]:
     """:func:`plan_memory` for a model named by id, alias or served name."""
     if not profile.supported:
@@ -412,4 +417,5 @@ def plan_for_model(
     if profile.name == "cpu":
         raise PlanError("the cpu profile runs the embedded CPU engine, not vLLM; pick a GPU one")
     arch, spec = resolve_model(model_id)
-    return plan_memory(spec, profile, total_bytes, free_bytes), arch, spec
+    plan = plan_memory(spec, profile, total_bytes, free_bytes, vllm_version=vllm_version)
+    return plan, arch, spec

@@ -236,13 +236,16 @@ def run_case(
     with contextlib.ExitStack() as stack:
         held = None
         if ballast:
-            held = stack.enter_context(Ballast(card_bytes, python))
+            held = Ballast(card_bytes, python).__enter__()
             report.measured["ballast_gib"] = held.held / GiB
             report.measured["free_gib_after_ballast"] = held.free_bytes / GiB
             if held.held:  # vLLM's utilization is of the whole GPU: give it the card's budget
+                stack.callback(held.__exit__)
                 kwargs["gpu_memory_utilization"] = round(
                     plan.util_eff * card_bytes / held.total_bytes, 4
                 )
+            else:  # the card is the whole GPU: not even the ballast's CUDA context stays
+                held.__exit__()
         job = {
             "model": model_id, "engine_args": kwargs, "width": plan.page_width,
             "height": plan.page_height, "pages": pages, "max_tokens": max_tokens,
