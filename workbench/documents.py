@@ -238,7 +238,7 @@ class Document:
         if not 1 <= index <= self.page_count:
             raise PageRangeError(f"{self.name}: page {index} is outside 1-{self.page_count}")
         with _PDFIUM_LOCK:
-            page = self._pdf[index - 1]
+            page = self._pdf_page(index)
             try:
                 scale, size, note = pdfdraw.scale_for(page, dpi, self.settings.max_pixels)
                 want = fit(*size) if fit is not None else size
@@ -250,13 +250,23 @@ class Document:
                 page.close()
         return pdfdraw.Drawn(pixels, round(scale * 72 * want[0] / size[0], 1), note, layer)
 
+    def _pdf_page(self, index: int) -> Any:
+        """PDF page ``index`` loaded (under the PDFium lock); a page PDFium cannot load (a
+        damaged page object) is a DocumentError for that page only."""
+        import pypdfium2 as pdfium
+
+        try:
+            return self._pdf[index - 1]
+        except pdfium.PdfiumError as exc:
+            raise DocumentError(self.name, f"page {index} cannot be read ({exc})") from None
+
     def _render_pdf(self, index: int, dpi: float, fit: Fit | None, text: bool) -> PageImage:
         if self.draws_with_pdfium:
             drawn = self.draw(index, dpi, fit=fit, text=text)
             image = Image.fromarray(drawn.pixels)
             return PageImage(self.name, index, image, drawn.dpi, drawn.note, text_layer=drawn.layer)
         with _PDFIUM_LOCK:
-            page = self._pdf[index - 1]
+            page = self._pdf_page(index)
             scale, size, note = pdfdraw.scale_for(page, dpi, self.settings.max_pixels)
             layer = extract_text_layer(page) if text else None
             page.close()

@@ -81,6 +81,25 @@ class PageCancelled(EngineError):
 CANCELLED = "cancelled by the user"
 
 
+class EngineDeadError(EngineError):
+    """The engine can take no more pages: vLLM's engine core died (out of GPU memory, a crash)
+    or its server answers only that it did. Every page not finished fails with this one
+    message; ``cause`` says what happened, ``fix`` what to do, ``setting`` the engine argument
+    a restart should change (for a button: :attr:`restart_label`)."""
+
+    def __init__(self, cause: str, fix: str, setting: dict[str, int] | None = None) -> None:
+        super().__init__(f"{cause.rstrip('.')}. {fix}")
+        self.cause = cause
+        self.fix = fix
+        self.setting = dict(setting or {})
+
+    @property
+    def restart_label(self) -> str:
+        """The text of a button that restarts the engine with :attr:`setting`."""
+        said = ", ".join(f"{k}={v}" for k, v in self.setting.items())
+        return f"Restart vLLM with {said}" if said else "Restart vLLM"
+
+
 class PlanError(WorkbenchError):
     """The memory planner cannot fit the model on this GPU; says what would make it fit."""
 

@@ -118,12 +118,18 @@ def test_server_down_without_model_errors_each_page_too() -> None:
 
 def test_server_stopped_mid_document() -> None:
     server = FakeOpenAIServer().start()
-    engine = _engine(server, retries=2)
+    engine = _engine(server, retries=2, reconnect_wait=1.5)
     [first] = list(engine.run([_page(0)]))
     server.stop()
+    started = time.monotonic()
     [second] = list(engine.run([_page(1)]))
+    waited = time.monotonic() - started
     assert first.ok and not second.ok
     assert "cannot reach" in (second.error or "")
+    assert 1.5 <= waited < 10  # it waited for a restart, within the bound
+    started = time.monotonic()
+    [third] = list(engine.run([_page(2)]))  # the outage is known: no second wait
+    assert "cannot reach" in (third.error or "") and time.monotonic() - started < 1.5
 
 
 def test_500_twice_then_ok_is_retried() -> None:

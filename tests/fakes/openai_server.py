@@ -10,7 +10,8 @@ bound to 127.0.0.1 (port 0 = any free port):
   sent as vLLM does: an event stream (``data: {chunk}`` lines, HTTP chunked, ``data: [DONE]``),
   a usage chunk last when ``stream_options.include_usage`` is set.
 
-Faults, per reply (:class:`Reply` ``fault`` after ``after`` streamed chunks): ``"close"``
+Faults, per reply (:class:`Reply` ``status``: an HTTP error with ``text`` as its message;
+``fault`` after ``after`` streamed chunks): ``"close"``
 closes the connection mid-answer, ``"stall"`` goes silent with the connection open (until the
 server stops), ``"malformed"`` sends a line that is not JSON (a broken JSON body when not
 streaming), ``"endless"`` streams past ``max_tokens`` forever (until the client leaves),
@@ -64,6 +65,7 @@ class Reply:
     chunk_chars: int | None = None  # characters per streamed chunk (default: ≤ 200 chunks)
     fault: str | None = None  # "close", "stall", "malformed", "endless", "drop" (see above)
     after: int = 0  # streamed chunks sent before the fault
+    status: int | None = None  # answer this HTTP error status with ``text`` as its message
 
 
 Responder = Callable[[dict[str, Any]], "str | Reply"]
@@ -298,6 +300,9 @@ def _handler_for(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
                 return
             reply = server._reply_for(body)
             server._wait(reply.delay if reply.delay is not None else server.delay)
+            if reply.status is not None:
+                self._error(reply.status, reply.text, "InternalServerError")
+                return
             if reply.fault == "drop":
                 self._drop()
                 return

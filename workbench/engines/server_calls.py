@@ -27,14 +27,27 @@ import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpcore
 import httpx
 
 from workbench.engines.base import PageProgress
-from workbench.errors import EngineError, EngineTimeout, PageCancelled
+from workbench.engines.messages import VLLM_STREAM_FIELDS
+from workbench.errors import EngineError, EngineTimeout, PageCancelled, ServerHTTPError
 
-__all__ = ["POLL_S", "CallBoard", "PageProgress", "RunCancel", "page_budget", "tracked_transport"]
+__all__ = [
+    "POLL_S",
+    "CallBoard",
+    "PageProgress",
+    "RunCancel",
+    "cancellable_sleep",
+    "normalize_base_url",
+    "page_budget",
+    "refuses_vllm_fields",
+    "server_message",
+    "tracked_transport",
+]
 
 #: Time allowed for the first token on top of the decode time, in a page's budget.
 FIRST_TOKEN_ALLOWANCE_S = 60.0
@@ -168,6 +181,13 @@ class CallBoard:
             if call.run.cancelled(call.key):
                 call.abort(PageCancelled())
 
+    def abort_all(self, reason: EngineError) -> None:
+        """End every call in flight now with ``reason`` (the engine behind them died)."""
+        with self._lock:
+            calls = list(self._calls)
+        for call in calls:
+            call.abort(reason)
+
     def snapshot(self) -> list[PageProgress]:
         now = time.monotonic()
         with self._lock:
@@ -276,3 +296,42 @@ def tracked_transport(limits: httpx.Limits) -> httpx.HTTPTransport:
     if isinstance(backend, httpcore.NetworkBackend):
         pool._network_backend = _TrackedBackend(backend)  # type: ignore[union-attr]
     return transport
+
+
+# ---------------------------------------------------------------------- helpers
+def normalize_base_url(url: str) -> str:
+    """``host:8000`` → ``http://host:8000/v1``; an explicit path is kept as given."""
+    url = url.strip().rstrip("/")
+    if "://" not in url:
+        url = "http://" + url
+    if urlsplit(url).path in ("", "/"):
+        url += "/v1"
+    return url
+
+
+def refuses_vllm_fields(exc: ServerHTTPError) -> bool:
+    """A client error naming one of vLLM's streaming fields: a strict OpenAI-style server."""
+    return exc.status in (400, 422) and any(f in str(exc) for f in VLLM_STREAM_FIELDS)
+
+
+def server_message(response: httpx.Response) -> str:
+    try:
+        payload = response.json()
+    except ValueError:
+        return response.text[:200].strip()
+    if isinstance(payload, dict):
+        error = payload.get("error", payload)
+        if isinstance(error, dict) and error.get("message"):
+            return str(error["message"])
+        if isinstance(payload.get("detail"), str):
+            return str(payload["detail"])
+    return str(payload)[:200]
+
+
+def cancellable_sleep(run: RunCancel, key: str, seconds: float) -> bool:
+    """Sleep ``seconds`` unless the page is cancelled meanwhile; True when it was."""
+    deadline = time.monotonic() + seconds
+    while (left := deadline - time.monotonic()) > 0:
+        if run.all.wait(min(left, POLL_S)) or run.cancelled(key):
+            return True
+    return run.cancelled(key)

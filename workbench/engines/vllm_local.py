@@ -11,8 +11,13 @@ Contract
   next call with the next sampling of their schedule (:mod:`workbench.engines.repetition`);
   pages that are done are yielded after each call. If a whole call fails (one malformed
   request fails the batch in vLLM) its pages are retried one by one so only the bad page
-  gets ``error``. Pages sharing ``chat_template_kwargs`` share a call (``llm.chat`` takes one
-  dict for all). ``seconds`` of an attempt is the page's share of its call's wall time.
+  gets ``error``. A call that fails because the engine died (vLLM's ``EngineDeadError``,
+  CUDA out of memory: :mod:`workbench.engines.dead`) is not retried page by page: the engine
+  is marked dead, that call's pages and every page after them fail at once with one
+  :class:`~workbench.errors.EngineDeadError` message naming the cause and the fix, and
+  nothing more is sent to vLLM (:attr:`dead`). Pages sharing ``chat_template_kwargs`` share
+  a call (``llm.chat`` takes one dict for all). ``seconds`` of an attempt is the page's
+  share of its call's wall time.
 * :meth:`close` frees GPU memory (vLLM 0.33 has no ``LLM.shutdown``): shut the EngineCore
   child process down, drop the ``LLM``, ``gc.collect()``, ``cleanup_dist_env_and_memory()``,
   ``torch.cuda.empty_cache()``. Idempotent.
@@ -33,9 +38,10 @@ from types import ModuleType
 from typing import Any
 
 from workbench.engines.base import EngineOutput, PageRequest
+from workbench.engines.dead import dead_in_process
 from workbench.engines.messages import build_messages, image_pil_part, sampling_params_kwargs
 from workbench.engines.repetition import MAX_ATTEMPTS, PageAttempts
-from workbench.errors import EngineUnavailable
+from workbench.errors import EngineDeadError, EngineUnavailable
 from workbench.schema import Sampling
 
 log = logging.getLogger(__name__)
@@ -80,6 +86,7 @@ class VllmLocalEngine:
             args["max_model_len"] = max_model_len
         args.pop("model", None)
         self.engine_args = args
+        self.dead: EngineDeadError | None = None  # set once vLLM's engine died: send no more
         self._sampling_params = vllm.SamplingParams
         try:
             self._llm: Any = vllm.LLM(model=model, **args)
@@ -151,6 +158,8 @@ class VllmLocalEngine:
 
         Returns (page, sampling, vLLM output or None, error or None) per page."""
         samplings = [p.next_sampling or p.request.sampling for p in pages]
+        if self.dead is not None:  # nothing is sent to a dead engine
+            return [(p, s, None, str(self.dead)) for p, s in zip(pages, samplings, strict=True)]
         try:
             conversations = [
                 build_messages(p.request, image_pil_part(p.request.image)) for p in pages
@@ -163,11 +172,15 @@ class VllmLocalEngine:
             )
             return [(p, s, o, None) for p, s, o in zip(pages, samplings, outputs, strict=True)]
         except Exception as exc:
+            self.dead = self.dead or dead_in_process(exc, len(pages))
+            if self.dead is not None:  # retrying page by page would only fail page by page
+                log.error("vLLM engine died: %s", self.dead.cause)
+                return self._chat(pages, template_kwargs)
             if len(pages) == 1:
                 return [(pages[0], samplings[0], None, f"vLLM failed on this page: {exc}")]
             log.warning("vLLM batch of %d failed (%s); retrying page by page", len(pages), exc)
         results = []
-        for page in pages:
+        for page in pages:  # once one of them kills the engine, the rest fail without a call
             results.extend(self._chat([page], template_kwargs))
         return results
 
@@ -175,6 +188,10 @@ class VllmLocalEngine:
         if self._llm is None:
             for request in requests:
                 yield EngineOutput(key=request.key, error="the vLLM engine was closed")
+            return
+        if self.dead is not None:  # nothing is sent to a dead engine
+            for request in requests:
+                yield EngineOutput(key=request.key, error=str(self.dead))
             return
         pending = [PageAttempts(r, self.max_attempts) for r in requests]
         while pending:

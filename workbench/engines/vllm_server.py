@@ -24,9 +24,19 @@ Contract
   (:class:`ServerHTTPError`), not a chat completion (:class:`MalformedAnswer`), cancelled
   (:class:`PageCancelled`). Connect failures, lost connections and 408/429/5xx are retried
   ``retries`` times in all with exponential backoff; timeouts are not (a hung server would
-  hang again). Then the page gets ``error`` and the other pages go on. A looping answer is
+  hang again). Then the page gets ``error`` and the other pages go on. A server that has
+  answered before and now refuses connections is taken to be restarting: pages wait for it
+  (polling, at most ``reconnect_wait`` seconds from the first refusal, 30 by default) and
+  go on when it is back; past that wait they fail as unreachable. A looping answer is
   retried with the request's ``retry_sampling`` (:mod:`workbench.engines.repetition`); every
   attempt is recorded.
+* A dead engine (:mod:`workbench.engines.dead`): a 5xx whose body names vLLM's
+  ``EngineDeadError``, "EngineCore encountered an issue" or CUDA out of memory marks the
+  engine dead (:attr:`dead`, an :class:`~workbench.errors.EngineDeadError` naming the cause
+  and the fix). From then on nothing is sent: that page, the pages in flight (whose
+  connections are then lost or refused) and every page after them fail at once with that one
+  message, not with retries and a wait per page; a new engine (a restarted server) starts
+  clean.
 * :meth:`in_flight` lists the pages in flight (key, wall-clock start, elapsed, tokens so far)
   and :meth:`cancel` stops some or all of them at once — the hook for a UI that shows a
   waiting page with its elapsed time and a cancel button. A cancelled page yields an output
@@ -43,26 +53,30 @@ import time
 from collections.abc import Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Any
-from urllib.parse import urlsplit
 
 import httpx
 
 from workbench.engines.base import EngineOutput, PageRequest
-from workbench.engines.messages import VLLM_STREAM_FIELDS, chat_body, streamed
+from workbench.engines.dead import dead_server
+from workbench.engines.messages import chat_body, streamed
 from workbench.engines.png import IMAGE_SLOT, json_with_image
 from workbench.engines.repetition import MAX_ATTEMPTS, PageAttempts
 from workbench.engines.server_calls import (
-    POLL_S,
     CallBoard,
     PageProgress,
     RunCancel,
+    cancellable_sleep,
+    normalize_base_url,
     page_budget,
+    refuses_vllm_fields,
+    server_message,
     tracked_transport,
 )
 from workbench.engines.sse import Answer, read_answer
 from workbench.errors import (
     CANCELLED,
     ConnectionLost,
+    EngineDeadError,
     EngineError,
     EngineTimeout,
     EngineUnavailable,
@@ -75,35 +89,10 @@ from workbench.settings import Settings
 
 _JSON = {"Content-Type": "application/json"}
 RETRYABLE_STATUS = frozenset({408, 429, 500, 502, 503, 504})
-
-
-def normalize_base_url(url: str) -> str:
-    """``host:8000`` → ``http://host:8000/v1``; an explicit path is kept as given."""
-    url = url.strip().rstrip("/")
-    if "://" not in url:
-        url = "http://" + url
-    if urlsplit(url).path in ("", "/"):
-        url += "/v1"
-    return url
-
-
-def _refuses_vllm_fields(exc: ServerHTTPError) -> bool:
-    """A client error naming one of vLLM's streaming fields: a strict OpenAI-style server."""
-    return exc.status in (400, 422) and any(f in str(exc) for f in VLLM_STREAM_FIELDS)
-
-
-def _server_message(response: httpx.Response) -> str:
-    try:
-        payload = response.json()
-    except ValueError:
-        return response.text[:200].strip()
-    if isinstance(payload, dict):
-        error = payload.get("error", payload)
-        if isinstance(error, dict) and error.get("message"):
-            return str(error["message"])
-        if isinstance(payload.get("detail"), str):
-            return str(payload["detail"])
-    return str(payload)[:200]
+#: Seconds a server that answered before may refuse connections (a restart) before the pages
+#: waiting on it fail: long enough for a proxy or a quick restart, bounded for a dead host.
+RECONNECT_WAIT_S = 30.0
+RECONNECT_POLL_S = 1.0
 
 
 class VllmServerEngine:
@@ -123,6 +112,7 @@ class VllmServerEngine:
         retries: int = 3,
         backoff: float = 0.5,
         max_attempts: int = MAX_ATTEMPTS,
+        reconnect_wait: float = RECONNECT_WAIT_S,
         connect: bool = False,
     ) -> None:
         s = settings or Settings.from_env()
@@ -138,6 +128,10 @@ class VllmServerEngine:
         self.retries = max(1, retries)
         self.backoff = backoff
         self.max_attempts = max_attempts
+        self.reconnect_wait = reconnect_wait
+        self.dead: EngineDeadError | None = None  # its engine died: send no more
+        self._answered = False  # the server has answered a completion (so a refusal is news)
+        self._down_since: float | None = None  # first refusal of the outage under way
         self._client: httpx.Client | None = None
         self._lock = threading.Lock()
         self._served: list[str] | None = None
@@ -186,7 +180,7 @@ class VllmServerEngine:
         if response.status_code != 200:
             raise EngineUnavailable(
                 f"{self.base_url}/models answered {response.status_code}: "
-                f"{_server_message(response)} — is this an OpenAI-compatible server?"
+                f"{server_message(response)} — is this an OpenAI-compatible server?"
             )
         try:
             models = [str(m["id"]) for m in response.json()["data"]]
@@ -252,28 +246,57 @@ class VllmServerEngine:
     def _complete(self, body: dict[str, Any], png: bytes, key: str, run: RunCancel) -> Answer:
         """One completion with transport retries; raises an :class:`EngineError` subclass.
 
-        Retried: cannot connect, connection lost, 408/429/5xx. Not retried: a timeout (a hung
-        server would only hang again), a cancel, a client error, a malformed answer."""
+        Retried: cannot connect, connection lost, 408/429/5xx, ``retries`` times in all; a
+        refused connection to a server that answered before is waited out instead (a restart,
+        up to ``reconnect_wait`` s). Not retried: a timeout (a hung server would only hang
+        again), a cancel, a client error, a malformed answer, a dead engine."""
         url = f"{self.base_url}/chat/completions"
         budget = page_budget(int(body.get("max_tokens") or 4096), self.timeout)
         problem: EngineError | None = None
-        for attempt in range(self.retries):
-            if attempt and _cancellable_sleep(run, key, self.backoff * 2 ** (attempt - 1)):
+        tries = waits = 0
+        while tries < self.retries:
+            if tries + waits and cancellable_sleep(run, key, self._pause(tries, waits)):
                 raise PageCancelled()
             if run.cancelled(key):
                 raise PageCancelled()
+            if self.dead is not None:
+                raise self.dead
             try:
-                return self._attempt(url, body, png, key, budget, run, attempt + 1)
-            except (ServerUnreachable, ConnectionLost) as exc:
-                problem = exc
+                return self._attempt(url, body, png, key, budget, run, tries + waits + 1)
+            except ServerUnreachable as exc:
+                problem = self.dead or exc
+                if self.dead is None and self._restarting():
+                    waits += 1
+                    continue
+            except ConnectionLost as exc:
+                problem = self.dead or exc
             except ServerHTTPError as exc:
                 if exc.status not in RETRYABLE_STATUS:
                     raise
                 problem = exc
+            if isinstance(problem, EngineDeadError):
+                raise problem
+            tries += 1
         assert problem is not None
         if isinstance(problem, ServerHTTPError):
             raise ServerHTTPError(f"{problem} (tried {self.retries} times)", problem.status)
         raise type(problem)(f"{problem} (tried {self.retries} times)")
+
+    def _pause(self, tries: int, waits: int) -> float:
+        if waits and not tries:
+            return RECONNECT_POLL_S
+        return self.backoff * 2 ** max(tries - 1, 0)
+
+    def _restarting(self) -> bool:
+        """Whether a refused connection is worth waiting out: the server answered before
+        and has refused for less than ``reconnect_wait`` seconds."""
+        if not self._answered:
+            return False
+        with self._lock:
+            now = time.monotonic()
+            if self._down_since is None:
+                self._down_since = now
+            return now - self._down_since < self.reconnect_wait
 
     def _attempt(
         self,
@@ -294,6 +317,7 @@ class VllmServerEngine:
                     "POST", url, content=content, headers=_JSON, timeout=timeout
                 ) as response:
                     answered = True
+                    self._answered, self._down_since = True, None  # it is up
                     try:
                         if response.status_code != 200:
                             response.read()
@@ -318,8 +342,12 @@ class VllmServerEngine:
                     "— it may have crashed or restarted; see its log"
                 ) from None
 
-    def _http_error(self, response: httpx.Response) -> ServerHTTPError:
-        status, message = response.status_code, _server_message(response)
+    def _http_error(self, response: httpx.Response) -> EngineError:
+        status, message = response.status_code, server_message(response)
+        if status >= 500 and (dead := dead_server(message)) is not None:
+            self.dead = self.dead or dead
+            self._board.abort_all(self.dead)  # the pages in flight wait on a dead engine
+            return self.dead
         if status in RETRYABLE_STATUS:
             return ServerHTTPError(f"server error {status}: {message}", status)
         return ServerHTTPError(self._client_error(status, message), status)
@@ -343,6 +371,9 @@ class VllmServerEngine:
         if run.cancelled(request.key):  # cancelled while queued: never sent
             page.record_error(request.sampling, CANCELLED, 0.0)
             return page.output()
+        if self.dead is not None:  # nothing is sent to a dead engine
+            page.record_error(request.sampling, str(self.dead), 0.0)
+            return page.output()
         try:
             png = request.encoded()  # a prepared page's own PNG, sent as is
         except Exception as exc:  # a broken image is this page's problem only
@@ -356,7 +387,7 @@ class VllmServerEngine:
             try:
                 answer = self._complete(body, png, request.key, run)
             except ServerHTTPError as exc:
-                if self._vllm and _refuses_vllm_fields(exc):
+                if self._vllm and refuses_vllm_fields(exc):
                     self._vllm = False  # not vLLM: the same attempt, as a plain OpenAI stream
                     continue
                 page.record_error(sampling, str(exc), time.monotonic() - started)
@@ -416,12 +447,3 @@ class VllmServerEngine:
                 run.all.set()
                 pool.shutdown(wait=False, cancel_futures=True)
                 self._board.police()
-
-
-def _cancellable_sleep(run: RunCancel, key: str, seconds: float) -> bool:
-    """Sleep ``seconds`` unless the page is cancelled meanwhile; True when it was."""
-    deadline = time.monotonic() + seconds
-    while (left := deadline - time.monotonic()) > 0:
-        if run.all.wait(min(left, POLL_S)) or run.cancelled(key):
-            return True
-    return run.cancelled(key)

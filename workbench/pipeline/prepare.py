@@ -18,8 +18,11 @@ Contract
   ``forkserver``: never a fork of a threaded process) and shared by every caller and thread;
   each worker keeps the last few documents open.
 * A page that cannot be rendered raises the same :class:`~workbench.errors.DocumentError`
-  in the consumer as :meth:`Document.page` would. If the pool breaks (a worker killed), the
-  remaining pages are rendered in this process instead, and the next call starts a new pool.
+  in the consumer as :meth:`Document.page` would; with ``keep_going=True`` it is yielded in
+  its place as an :class:`UnreadablePage` (its reason, no pixels) and the pages after it are
+  prepared as usual: one bad TIFF frame or PDF page fails that page only. If the pool
+  breaks (a worker killed), the remaining pages are rendered in this process instead, and
+  the next call starts a new pool.
 * ``workers=0`` renders in this process, one page at a time (same pages, same bytes).
 * The PDF text layer (:mod:`workbench.textlayer`) is read only for specs whose engine does its
   own layout (``parser == "native"``: the CPU engine); VLMs get pixels only.
@@ -130,6 +133,27 @@ class _Job:
     sizing: PageSizing
     text: bool
     pdf: bool  # opened from a mapping of the file (see _mapped_pdf)
+
+
+_NO_PIXELS = Image.new("RGB", (1, 1), "white")
+
+
+@dataclass(frozen=True)
+class UnreadablePage(PageImage):
+    """A page of the document that could not be rendered, in its place in the sequence: the
+    pipeline turns it into an ``error`` result with ``reason`` and sends nothing to the engine.
+    ``image`` is a 1×1 placeholder, never shown or written."""
+
+    reason: str = ""
+
+
+def unreadable(name: str, index: int, exc: BaseException) -> UnreadablePage:
+    """The :class:`UnreadablePage` for a failure to render page ``index`` of ``name``."""
+    if isinstance(exc, DocumentError):
+        reason = exc.reason
+    else:  # not foreseen (a PDFium crash, memory): still this page's problem only
+        reason = f"page {index} cannot be rendered ({type(exc).__name__}: {exc})"
+    return UnreadablePage(name, index, _NO_PIXELS, reason=reason)
 
 
 @dataclass(frozen=True)
@@ -265,11 +289,13 @@ def prepare_pages(
     *,
     ahead: int | None = None,
     workers: int | None = None,
+    keep_going: bool = False,
 ) -> Iterator[PageImage]:
     """Pages ``indices`` of ``doc`` (default: all) prepared for ``spec``; see the contract.
 
     ``dpi`` defaults to the spec's rule (:func:`render_dpi`); ``ahead`` (default twice the
-    workers) bounds the pages rendered and not yet consumed."""
+    workers) bounds the pages rendered and not yet consumed; ``keep_going``: a page that
+    cannot be rendered is yielded as an :class:`UnreadablePage` instead of raising."""
     pages = list(range(1, doc.page_count + 1) if indices is None else indices)
     workers = default_workers() if workers is None else workers
     resolution = float(dpi or render_dpi(spec, doc.settings.dpi))
@@ -277,9 +303,22 @@ def prepare_pages(
     sizing = spec.sizing
     if workers <= 0 or not pages:
         for index in pages:
-            yield _render(doc, index, resolution, sizing, text)
+            yield _render_here(doc, index, resolution, sizing, text, keep_going)
         return
-    yield from _pooled(doc, pages, sizing, resolution, text, workers, ahead or 2 * workers)
+    yield from _pooled(
+        doc, pages, sizing, resolution, text, workers, ahead or 2 * workers, keep_going
+    )
+
+
+def _render_here(
+    doc: Document, index: int, dpi: float, sizing: PageSizing, text: bool, keep_going: bool
+) -> PageImage:
+    try:
+        return _render(doc, index, dpi, sizing, text)
+    except Exception as exc:
+        if not keep_going:
+            raise
+        return unreadable(doc.name, index, exc)
 
 
 def _pooled(
@@ -290,6 +329,7 @@ def _pooled(
     text: bool,
     workers: int,
     ahead: int,
+    keep_going: bool,
 ) -> Iterator[PageImage]:
     fd, path = tempfile.mkstemp(prefix="workbench-doc-", dir=_shm())
     try:
@@ -315,13 +355,19 @@ def _pooled(
             while queue:
                 index, future = queue.popleft()
                 try:
-                    item = future.result()
+                    item: PageImage | _Refused = future.result()
                 except BrokenProcessPool:
                     broken = True
                     break
+                except Exception as exc:  # raised in the worker: this page's problem only
+                    if not keep_going:
+                        raise
+                    item = unreadable(doc.name, index, exc)
                 submit()
                 if isinstance(item, _Refused):
-                    raise DocumentError(item.name, item.reason)
+                    if not keep_going:
+                        raise DocumentError(item.name, item.reason)
+                    item = UnreadablePage(doc.name, index, _NO_PIXELS, reason=item.reason)
                 yield item
         finally:
             for _, future in queue:  # the consumer stopped early (cancel) or a page failed
@@ -330,7 +376,7 @@ def _pooled(
             _drop_pool(pool)
             rest = [index, *(i for i, _ in queue), *(job.index for job in jobs)]
             for i in rest:
-                yield _render(doc, i, dpi, sizing, text)
+                yield _render_here(doc, i, dpi, sizing, text, keep_going)
     finally:
         Path(path).unlink(missing_ok=True)
 

@@ -18,14 +18,20 @@ The one path from page images to results, shared by the app and the CLI:
 4. the page Markdown is assembled by :mod:`workbench.markdown.assemble`;
 5. a model that reports the page is rotated (olmOCR) gets the page again, turned upright.
 
-Status: ``error`` when the engine failed, ``looped`` when every attempt ended in a
-repetition loop, ``truncated`` when cut off by ``max_tokens`` (or the parser saw cut-off
-structure), else ``ok``. Nothing here touches disk or Streamlit: callers store and show.
+A page that could not be rendered (an :class:`~workbench.pipeline.prepare.UnreadablePage`:
+a bad TIFF frame, a PDF page PDFium cannot load) is never sent: it becomes an ``error``
+result with its reason, yielded in turn with the others, and the pages after it go on.
+
+Status: ``error`` when the engine failed (or the page could not be read), ``looped`` when
+every attempt ended in a repetition loop, ``truncated`` when cut off by ``max_tokens`` (or
+the parser saw cut-off structure), else ``ok``. Nothing here touches disk or Streamlit:
+callers store and show.
 """
 
 from __future__ import annotations
 
 import dataclasses
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
@@ -37,7 +43,13 @@ from workbench.engines.png import encode_png
 from workbench.markdown.assemble import assemble_page
 from workbench.models.registry import ModelSpec, PageSizing
 from workbench.parsers import NO_BOXES_NOTE, ParseContext, get_parser
-from workbench.pipeline.prepare import prepare_page, prepare_pages, render_dpi, sized
+from workbench.pipeline.prepare import (
+    UnreadablePage,
+    prepare_page,
+    prepare_pages,
+    render_dpi,
+    sized,
+)
 from workbench.schema import PageImage, PageResult, PageStatus, TextLayer
 
 __all__ = ["Processed", "model_input", "process", "process_document", "render_dpi", "to_result"]
@@ -53,6 +65,12 @@ class Processed:
     result: PageResult
     image: Image.Image  # the image the engine saw (page_px); opened lazily from ``png``
     png: bytes | None = None  # that image as the engine was sent it: write these bytes as-is
+    unreadable: bool = False  # the page could not be rendered: ``image`` is a placeholder
+
+    @property
+    def page_image(self) -> Image.Image | None:
+        """The image to write with the result; None for a page that could not be read."""
+        return None if self.unreadable else self.image
 
 
 def model_input(image: Image.Image, sizing: PageSizing, *, is_image: bool = False) -> Image.Image:
@@ -163,6 +181,20 @@ def _result(spec: ModelSpec, engine: Engine, page: PageImage, output: EngineOutp
     )
 
 
+def _unreadable(engine: Engine, page: UnreadablePage) -> Processed:
+    result = PageResult(
+        document=page.document,
+        page=page.index,
+        width=0,
+        height=0,
+        engine=engine.name,
+        model=engine.model,
+        status=PageStatus.ERROR,
+        error=page.reason,
+    )
+    return Processed(result, page.image, None, unreadable=True)
+
+
 def _turned(page: PageImage, turn: int) -> PageImage:
     """The page turned counter-clockwise by ``turn`` as olmOCR itself does (PIL ROTATE_n);
     its text layer no longer fits the pixels."""
@@ -224,7 +256,17 @@ def process(
     one call). ``cancelled()`` is checked between pages; pages already yielded stay done.
     """
     done = 0
-    source = (prepare_page(p, spec.sizing) for p in pages)
+    unreadable: deque[UnreadablePage] = deque()  # set aside as they are pulled, yielded in turn
+
+    def readable() -> Iterator[PageImage]:
+        for page in pages:
+            if isinstance(page, UnreadablePage):
+                unreadable.append(page)
+                continue
+            yield prepare_page(page, spec.sizing)
+
+    source = readable()
+    items: Iterator[Processed]
     if chunk_size is None and streams(engine):
         items = _run(engine, spec, source, lazy=True)
     else:
@@ -235,10 +277,19 @@ def process(
             chunk_size or int(getattr(engine, "batch_size", DEFAULT_BATCH)),
             cancelled,
         )
+
+    def in_turn() -> Iterator[Processed]:
+        for item in items:
+            while unreadable:
+                yield _unreadable(engine, unreadable.popleft())
+            yield item
+        while unreadable:
+            yield _unreadable(engine, unreadable.popleft())
+
     try:
         if cancelled is not None and cancelled():
             return
-        for item in items:
+        for item in in_turn():
             done += 1
             if on_page is not None:
                 on_page(done, total or done, item.result)
@@ -291,5 +342,7 @@ def process_document(
     """:func:`process` over pages of ``doc`` prepared in worker processes ahead of the engine
     (:func:`~workbench.pipeline.prepare.prepare_pages`), as far ahead as :func:`prefetch`."""
     pages = list(range(1, doc.page_count + 1) if indices is None else indices)
-    prepared = prepare_pages(doc, pages, spec, dpi, ahead=prefetch(engine), workers=workers)
+    prepared = prepare_pages(
+        doc, pages, spec, dpi, ahead=prefetch(engine), workers=workers, keep_going=True
+    )
     return process(engine, spec, prepared, total=len(pages), on_page=on_page, cancelled=cancelled)

@@ -266,7 +266,7 @@ class RunJob:
             if previous is not None and previous is not PageStatus.ERROR:
                 return False
             overwrite = previous is not None
-            self.writer.write_page(result, item.image, overwrite=overwrite, png=item.png)
+            self.writer.write_page(result, item.page_image, overwrite=overwrite, png=item.png)
         except (OSError, StoreError) as exc:
             if on_error is None:
                 raise
@@ -327,7 +327,9 @@ class RunJob:
         if not todo:
             return iter(())
         # Rendered at the model's size and encoded in worker processes, ahead of the engine.
-        images = prepare_pages(doc, todo, self.spec, self.dpi or None, ahead=prefetch(self.engine))
+        images = prepare_pages(
+            doc, todo, self.spec, self.dpi or None, ahead=prefetch(self.engine), keep_going=True
+        )
         return self.pages(
             name,
             images,

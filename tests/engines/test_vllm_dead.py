@@ -1,0 +1,219 @@
+"""A dead vLLM engine stops the run with one message naming the cause and the fix (issue 20.3,
+issue 25.4): forced in-process through a fake ``vllm`` module whose ``LLM.chat`` raises what
+vLLM raises (``torch.OutOfMemoryError`` in the vision encoder, then ``EngineDeadError``), and
+over HTTP through the fake server answering vLLM's 500 and then refusing connections. A server
+that restarts (refuses for a moment, then answers) is not a dead engine: its pages go on."""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+from PIL import Image
+
+from tests.engines.test_vllm_local import FakeLLM, fake_vllm  # noqa: F401 (fixture)
+from tests.fakes.openai_server import FakeOpenAIServer, Reply
+from workbench.documents import open_document
+from workbench.engines.base import PageRequest
+from workbench.engines.dead import dead_in_process, dead_server
+from workbench.engines.vllm_local import VllmLocalEngine
+from workbench.engines.vllm_server import VllmServerEngine
+from workbench.errors import EngineDeadError
+from workbench.models.registry import get_spec
+from workbench.pipeline.runner import RunJob, run_documents, run_info
+from workbench.schema import PageStatus, RunStatus
+
+OOM = (
+    "CUDA out of memory. Tried to allocate 5.34 GiB. GPU 0 has a total capacity of 139.80 GiB "
+    "of which 3.79 GiB is free."
+)
+DIED = "EngineCore encountered an issue. See stack trace (above) for the root cause."
+
+
+class OutOfMemoryError(RuntimeError):  # as torch names it
+    pass
+
+
+class EngineDead(Exception):  # vLLM's EngineDeadError, by its name
+    pass
+
+
+EngineDead.__name__ = "EngineDeadError"
+
+
+def pixtral_attention(pages: int) -> None:  # the frame the real traceback ends in
+    raise OutOfMemoryError(OOM)
+
+
+class DyingLLM(FakeLLM):
+    """Answers ``healthy`` calls, then raises vLLM's out-of-memory death on every call."""
+
+    healthy = 0
+    oom = True
+
+    def chat(self, messages: list[Any], *args: Any, **kwargs: Any) -> list[Any]:
+        if len(self.calls) >= DyingLLM.healthy:
+            self.calls.append((messages, [], None))
+            if not DyingLLM.oom:
+                raise EngineDead(DIED)
+            try:
+                pixtral_attention(len(messages))
+            except OutOfMemoryError as exc:
+                raise EngineDead(DIED) from exc
+        return super().chat(messages, *args, **kwargs)
+
+
+def _page(i: int) -> PageRequest:
+    return PageRequest(key=f"p{i}", image=Image.new("RGB", (60, 40)), prompt="OCR")
+
+
+def test_the_cause_is_read_from_the_exception_chain() -> None:
+    try:
+        try:
+            pixtral_attention(64)
+        except OutOfMemoryError as exc:
+            raise EngineDead(DIED) from exc
+    except EngineDead as exc:
+        dead = dead_in_process(exc, 64)
+    assert dead is not None
+    assert dead.cause == "vLLM ran out of GPU memory in the vision encoder with 64 page(s) at once"
+    assert "max_num_batched_tokens=4096" in dead.fix and dead.setting == {
+        "max_num_batched_tokens": 4096
+    }
+    assert dead.restart_label == "Restart vLLM with max_num_batched_tokens=4096"
+    plain = dead_in_process(EngineDead(DIED), 3)
+    assert plain is not None and plain.cause == f"the vLLM engine died: {DIED}"
+    assert dead_in_process(ValueError("prompt is longer than max_model_len"), 3) is None
+    assert dead_server("fake failure") is None
+    served = dead_server(OOM)
+    assert served is not None and served.cause == "vLLM ran out of GPU memory"
+    assert "--max-num-batched-tokens 4096" in served.fix
+
+
+@pytest.mark.parametrize("oom", [True, False])
+def test_in_process_death_is_not_retried_page_by_page(
+    fake_vllm: SimpleNamespace,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+    oom: bool,
+) -> None:
+    import sys
+
+    monkeypatch.setattr(sys.modules["vllm"], "LLM", DyingLLM)
+    monkeypatch.setattr(DyingLLM, "healthy", 0)
+    monkeypatch.setattr(DyingLLM, "oom", oom)
+    engine = VllmLocalEngine("m/ocr")
+    outputs = list(engine.run([_page(i) for i in range(4)]))
+    llm = FakeLLM.last
+    assert llm is not None and len(llm.calls) == 1  # one call, not 1 + 4 page-by-page retries
+    assert engine.dead is not None
+    assert {o.error for o in outputs} == {str(engine.dead)}
+    cause = "ran out of GPU memory in the vision encoder with 4 page(s)" if oom else DIED
+    assert cause in str(engine.dead) and "max_num_batched_tokens=4096" in str(engine.dead)
+    later = list(engine.run([_page(9)]))  # a later run sends nothing to the dead engine
+    assert len(llm.calls) == 1 and later[0].error == str(engine.dead)
+
+
+def test_in_process_failures_keep_written_pages_and_a_rerun_completes(
+    fake_vllm: SimpleNamespace,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+) -> None:
+    """Issue 25.4: a page that fails, then the engine dying at its second batch: the pages
+    written stay, the rest carry the reason; a rerun with a healthy engine completes the run."""
+    import sys
+
+    import pypdfium2 as pdfium
+
+    pdf = pdfium.PdfDocument.new()
+    for _ in range(6):
+        pdf.new_page(300, 400)
+    path = tmp_path / "six.pdf"
+    pdf.save(str(path))
+    doc = open_document("six.pdf", path.read_bytes())
+    spec = get_spec("lightonai/LightOnOCR-2-1B")
+    monkeypatch.setattr(sys.modules["vllm"], "LLM", DyingLLM)
+    monkeypatch.setattr(DyingLLM, "healthy", 1)  # the first batch is read, the second kills it
+    out = tmp_path / "run"
+
+    def job_for(engine: VllmLocalEngine) -> RunJob:
+        info = run_info(engine, spec, name="run", run_id="run", documents=[doc.info()],
+                        dpi=72, source="cli")  # fmt: skip
+        return RunJob.start(out, engine, spec, info)
+
+    engine = VllmLocalEngine("m/ocr")
+    engine.batch_size = 3
+    job = job_for(engine)
+    outcome = run_documents(job, [job.plan(doc)])
+    statuses = {p.page: p.status for p in job.writer.info.pages}
+    assert statuses == {1: PageStatus.OK, 2: PageStatus.OK, 3: PageStatus.OK,
+                        4: PageStatus.ERROR, 5: PageStatus.ERROR, 6: PageStatus.ERROR}  # fmt: skip
+    assert outcome.status is RunStatus.PARTIAL
+    assert {f.detail for f in outcome.failed} == {str(engine.dead)}
+    written = {p: (out / "six" / f"page-000{p}.json").stat().st_mtime_ns for p in (1, 2, 3)}
+    engine.close()
+
+    monkeypatch.setattr(sys.modules["vllm"], "LLM", FakeLLM)  # "after the fix"
+    healthy = VllmLocalEngine("m/ocr")
+    job = job_for(healthy)
+    plan = job.plan(doc)
+    assert plan.todo == [4, 5, 6]
+    assert run_documents(job, [plan]).status is RunStatus.DONE
+    assert {p.status for p in job.writer.info.pages} == {PageStatus.OK}
+    for p, mtime in written.items():  # finished pages were not rewritten
+        assert (out / "six" / f"page-000{p}.json").stat().st_mtime_ns == mtime
+
+
+def _server_page(i: int) -> PageRequest:
+    return PageRequest(key=f"p{i}", image=Image.new("RGB", (60, 40)), prompt="OCR")
+
+
+def test_a_server_whose_engine_died_gets_nothing_more() -> None:
+    replies = [Reply(DIED, status=500, delay=0.3)] + [Reply("x", fault="stall")] * 3
+    with FakeOpenAIServer(replies, models=["m"]) as server:
+        engine = VllmServerEngine(server.base_url, model="m", concurrency=4, backoff=0.01)
+        outputs = list(engine.run([_server_page(i) for i in range(12)]))
+        sent = server.completions
+    assert engine.dead is not None
+    assert sent == 4  # the four in flight; the eight after them were never sent
+    assert [o.error for o in outputs] == [str(engine.dead)] * 12  # the stalled ones too
+    assert f"the vLLM engine died: {DIED}" in str(engine.dead)
+    assert "Restart `vllm serve` with --max-num-batched-tokens 4096" in str(engine.dead)
+    assert isinstance(engine.dead, EngineDeadError)
+
+
+def test_a_dead_server_then_refusing_fails_at_once_with_the_cause() -> None:
+    server = FakeOpenAIServer([Reply(OOM, status=500)], models=["m"]).start()
+    engine = VllmServerEngine(server.base_url, model="m", concurrency=1, backoff=0.01)
+    [first] = list(engine.run([_server_page(0)]))
+    server.stop()  # vllm serve exits: connection refused from now on
+    outputs = list(engine.run([_server_page(i) for i in range(1, 4)]))
+    assert "vLLM ran out of GPU memory" in (first.error or "")
+    assert [o.error for o in outputs] == [first.error] * 3  # not "cannot reach", no wait
+
+
+def test_a_restarting_server_is_waited_for_and_the_pages_go_on() -> None:
+    server = FakeOpenAIServer(models=["m"]).start()
+    port = server.port
+    engine = VllmServerEngine(server.base_url, model="m", concurrency=2, backoff=0.01)
+    [first] = list(engine.run([_server_page(0)]))
+    server.stop()
+    restarted: list[FakeOpenAIServer] = []
+
+    def restart() -> None:
+        time.sleep(1.5)
+        restarted.append(FakeOpenAIServer(models=["m"], port=port).start())
+
+    thread = threading.Thread(target=restart)
+    thread.start()
+    try:
+        outputs = list(engine.run([_server_page(i) for i in range(1, 5)]))
+    finally:
+        thread.join()
+        for s in restarted:
+            s.stop()
+    assert first.ok and all(o.ok for o in outputs), [o.error for o in outputs]
+    assert engine.dead is None and restarted[0].completions == 4

@@ -1,0 +1,95 @@
+"""A dead vLLM engine, recognised from what it raises (in-process) or answers (a server).
+
+Contract
+--------
+* :func:`dead_in_process` reads an exception from ``vllm.LLM.chat`` (and its causes): vLLM's
+  ``EngineDeadError`` or "EngineCore encountered an issue", or ``torch.OutOfMemoryError`` /
+  "CUDA out of memory", is a dead engine; anything else (a bad request, one page's fault) is
+  not. The cause is said plainly: "vLLM ran out of GPU memory in the vision encoder with N
+  pages at once" when the error's traceback or text names the vision encoder, "… ran out of
+  GPU memory with N pages at once" otherwise, else "the vLLM engine died: <first line>".
+* :func:`dead_server` reads a server's error message (an HTTP 500's body): the same names
+  and texts, as ``vllm serve`` reports them once its EngineCore is gone.
+* Both name the fix: a restart with :data:`SAFER_SETTING` (one page per vision-encoder step,
+  the setting measured to run 256 pages in-process and 277 server requests on the H200 where
+  the default died; ``../shared/gpu-lab/README.md``); finished pages are kept, a rerun resumes.
+"""
+
+from __future__ import annotations
+
+import traceback
+
+from workbench.errors import EngineDeadError
+
+#: The engine argument a restart after an out-of-memory death should use: the vision encoder
+#: then takes one page per step (its attention grows with the square of its batch).
+SAFER_SETTING = {"max_num_batched_tokens": 4096}
+
+_DEAD_TEXTS = ("EngineDeadError", "EngineCore encountered an issue", "Engine core died")
+_OOM_TEXTS = ("CUDA out of memory", "OutOfMemoryError")
+#: Names in a traceback or message that put an out-of-memory in the vision encoder.
+_ENCODER_TEXTS = ("vision", "encoder", "pixtral", "siglip", "visual", "patch_embed")
+
+FIX_IN_PROCESS = (
+    "Restart the engine with max_num_batched_tokens={n} (one page per vision-encoder step); "
+    "finished pages are kept and a rerun does the rest"
+)
+FIX_SERVER = (
+    "Restart `vllm serve` with --max-num-batched-tokens {n} (one page per vision-encoder "
+    "step); finished pages are kept and a rerun does the rest"
+)
+
+
+def _chain(exc: BaseException) -> list[BaseException]:
+    seen: list[BaseException] = []
+    current: BaseException | None = exc
+    while current is not None and current not in seen:
+        seen.append(current)
+        current = current.__cause__ or current.__context__
+    return seen
+
+
+def _first_line(text: str) -> str:
+    return next((line.strip() for line in text.splitlines() if line.strip()), "no message")
+
+
+def _verdict(
+    text: str, names: set[str], pages: int | None, encoder: bool, fix: str
+) -> EngineDeadError | None:
+    oom = "OutOfMemoryError" in names or any(t in text for t in _OOM_TEXTS)
+    dead = "EngineDeadError" in names or any(t in text for t in _DEAD_TEXTS)
+    if not (oom or dead):
+        return None
+    n = SAFER_SETTING["max_num_batched_tokens"]
+    if oom:
+        where = " in the vision encoder" if encoder else ""
+        many = f" with {pages} page(s) at once" if pages else ""
+        cause = f"vLLM ran out of GPU memory{where}{many}"
+    else:
+        cause = f"the vLLM engine died: {_first_line(text)}"
+    return EngineDeadError(cause, fix.format(n=n), SAFER_SETTING)
+
+
+def dead_in_process(exc: BaseException, pages: int) -> EngineDeadError | None:
+    """The :class:`EngineDeadError` for ``exc`` raised by a call of ``pages`` pages, or None
+    when ``exc`` is not a dead engine (see the module contract)."""
+    chain = _chain(exc)
+    names = {cls.__name__ for e in chain for cls in type(e).__mro__}
+    messages = [str(e) for e in chain if str(e)]
+    text = "\n".join(messages)
+    where = "".join(
+        f"{frame.filename} {frame.name}\n"
+        for e in chain
+        for frame in traceback.extract_tb(e.__traceback__)
+    ).lower()
+    oom_text = next((m for m in messages if any(t in m for t in _OOM_TEXTS)), "").lower()
+    encoder = any(t in where or t in oom_text for t in _ENCODER_TEXTS)
+    ordered = text if not messages else messages[-1] + "\n" + text  # the root cause first
+    return _verdict(ordered, names, pages, encoder, FIX_IN_PROCESS)
+
+
+def dead_server(message: str) -> EngineDeadError | None:
+    """The :class:`EngineDeadError` for a server's error message, or None when it does not
+    say its engine died."""
+    encoder = any(t in message.lower() for t in _ENCODER_TEXTS)
+    return _verdict(message, set(), None, encoder, FIX_SERVER)
