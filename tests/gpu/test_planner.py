@@ -42,131 +42,107 @@ LIGHTON = ("lightonai/LightOnOCR-2-1B", PageSizing(longest_edge=1540), 4096)
 OLMOCR = ("allenai/olmOCR-2-7B-1025", PageSizing(longest_edge=1288), 8000)
 CHANDRA2 = ("datalab-to/chandra-ocr-2", PageSizing(dpi=192), 12_384)
 
-# fmt: off
-# (model, card, vision, act, blocks, fit, max_model_len, tokens_per_page, in_flight)
-CASES = [
-    # LightOnOCR-2-1B: h=1024 i=3072 vocab=151,936 vh=1024 vi=4096, 2 GB weights, max_pos 16,384
-    # Pixtral tokens: ceil(w/28) x ceil(h/28) + rows + 1.
-    # B bf16 = 16x2x28x8x128x2 = 1,835,008; fp8 917,504.
-    # 24: page 1280 cap -> 989x1280 (1280x8.5/11=989.09); 36x46=1656+46+1 = 1703.
-    #     act = 4096x(6144+9216)x2 = 125,829,120 + 4x1703x(6144+12288)x2 = 251,117,568
-    #         + 16x151,936x8 = 19,447,808 + 536,870,912 = 933,265,408; graphs 0 (eager)
-    #     budget = 21,904,333,209 - 2e9 - 933,265,408 = 18,971,067,801; /917,504 = 20,676
-    #     fit = 20,675x16 = 330,800; page = 1703+200+4096 = 5,999 -> 375 blocks;
-    #     in flight min(16, 20,675//375 = 55) = 16
-    ("lighton", "24", 1703, 933_265_408, 20_676, 330_800, 16_384, 5_999, 16),
-    # 40: page 1190x1540: 43x55=2365+55+1 = 2421. act = 8192x15360x2 = 251,658,240
-    #     + 4x2421x18432x2 = 356,990,976 + 64x151,936x8 = 77,791,232 + 536,870,912
-    #     = 1,223,311,360; graphs 536,870,912 (0.5 GiB, 1 B model)
-    #     budget = 38,654,705,664 - 2e9 - 1,223,311,360 - 536,870,912 = 34,894,523,392
-    #     /1,835,008 = 19,016.5 -> 19,016; fit 19,015x16 = 304,240; page 2421+200+4096 = 6,717
-    #     -> 420 blocks; in flight min(64, 19,015//420 = 45) = 45
-    ("lighton", "40", 2421, 1_223_311_360, 19_016, 304_240, 16_384, 6_717, 45),
-    # 80: act = 251,658,240 + 356,990,976 + 128x151,936x8 = 155,582,464 + 536,870,912
-    #     = 1,301,102,592; budget = 77,309,411,328 - 2e9 - 1,301,102,592 - 536,870,912
-    #     = 73,471,437,824; /1,835,008 = 40,038.8 -> 40,038; fit 640,592; 40,037//420 = 95
-    ("lighton", "80", 2421, 1_301_102_592, 40_038, 640_592, 16_384, 6_717, 95),
-    # 141: act = 16384x15360x2 = 503,316,480 + 356,990,976 + 256x151,936x8 = 311,164,928
-    #     + 536,870,912 = 1,708,343,296; budget = 138,101,150,187 - 2e9 - 1,708,343,296
-    #     - 536,870,912 = 133,855,935,979; /1,835,008 = 72,945.9 -> 72,945; fit 1,167,104;
-    #     in flight min(256, 72,944//420 = 173) = 173
-    ("lighton", "141", 2421, 1_708_343_296, 72_945, 1_167_104, 16_384, 6_717, 173),
-    # olmOCR-2-7B: h=3584 i=18,944 vocab=152,064 vh=1280 vi=3420, 16.6 GB, max_pos 128,000.
-    # Served at the spec's max_model_len 16,384. Qwen2.5-VL tokens: ceil(w/28) x ceil(h/28) + 2.
-    # B bf16 = 16x2x28x4x128x2 = 917,504.
-    # 6h+3i = 21,504+56,832 = 78,336; 6vh+3vi = 7,680+10,260 = 17,940.
-    # 24: 989x1280: 36x46 = 1656+2 = 1658. act = 4096x78,336x2 = 641,728,512
-    #     + 4x1658x17,940x2 = 237,956,160 + 4x152,064x8 = 4,866,048 + 536,870,912
-    #     = 1,421,421,632; eager; budget = 21,904,333,209 - 16.6e9 - 1,421,421,632
-    #     = 3,882,911,577; fp8 B 458,752 -> 8,464.1 -> 8,464; fit 135,408;
-    #     page 1658+200+8000 = 9,858 -> 617 blocks; min(4, 8,463//617 = 13) = 4
-    ("olmocr", "24", 1658, 1_421_421_632, 8_464, 135_408, 16_384, 9_858, 4),
-    # 40: 995x1288 (1288x8.5/11 = 995.3): 36x46 +2 = 1658. act = 8192x78,336x2
-    #     = 1,283,457,024 + 237,956,160 + 32x152,064x8 = 38,928,384 + 536,870,912
-    #     = 2,097,212,480; graphs 1 GiB; budget = 38,654,705,664 - 16.6e9 - 2,097,212,480
-    #     - 1,073,741,824 = 18,883,751,360; /917,504 = 20,581.8 -> 20,581; fit 329,280;
-    #     min(32, 20,580//617 = 33) = 32
-    ("olmocr", "40", 1658, 2_097_212_480, 20_581, 329_280, 16_384, 9_858, 32),
-    # 80: act = 1,283,457,024 + 237,956,160 + 64x152,064x8 = 77,856,768 + 536,870,912
-    #     = 2,136,140,864; budget = 77,309,411,328 - 16.6e9 - 2,136,140,864 - 1,073,741,824
-    #     = 57,499,528,640; /917,504 = 62,669.3 -> 62,669; fit 1,002,688; min(64, 101) = 64
-    ("olmocr", "80", 1658, 2_136_140_864, 62_669, 1_002_688, 16_384, 9_858, 64),
-    # 141: act = 16384x78,336x2 = 2,566,914,048 + 237,956,160 + 128x152,064x8 = 155,713,536
-    #     + 536,870,912 = 3,497,454,656; budget = 138,101,150,187 - 16.6e9 - 3,497,454,656
-    #     - 1,073,741,824 = 116,929,953,707; /917,504 = 127,443.5 -> 127,443; fit 2,039,072;
-    #     min(128, 206) = 128
-    ("olmocr", "141", 1658, 3_497_454_656, 127_443, 2_039_072, 16_384, 9_858, 128),
-    # Chandra OCR 2 (Qwen3.5-4B, hybrid): 8 KV layers x 4 heads x 256; h=2560 i=9216
-    # vocab=248,320 vh=1024 vi=4096; 9.4 GB; max_pos 262,144 (served at 18,000); 32 px + 2.
-    # B bf16 = 16x2x8x4x256x2 = 524,288; fp8 262,144. GDN state = 24 x (32x128x128x4 fp32
-    # + (2x16x128 + 32x128)x3x2) = 24 x (2,097,152 + 49,152) = 51,511,296 a sequence.
-    # (blocks below: budget minus that state, / B; max_model_len = the spec's 18,000)
-    # 6h+3i = 15,360+27,648 = 43,008; 6vh+3vi = 6,144+12,288 = 18,432.
-    # 24: 192 DPI letter 1632x2112, cap 1280 -> 989x1280: 31x40 = 1240+2 = 1242.
-    #     act = 4096x43,008x2 = 352,321,536 + 4x1242x18,432x2 = 183,140,352
-    #     + 4x248,320x8 = 7,946,240 + 536,870,912 = 1,080,279,040; eager
-    #     budget = 21,904,333,209 - 9.4e9 - 1,080,279,040 = 11,424,054,169
-    #     blocks = (11,424,054,169 - 26,345,472)/262,144 = 43,478.9 -> 43,478; fit 695,632
-    #     page 1242+200+12,384 = 13,826 -> 865 blocks; min(4, ...) = 4
-    ("chandra2", "24", 1242, 1_080_279_040, 43_382, 694_096, 18_000, 13_826, 4),
-    # 40: 1632x2112: 51x66 = 3366+2 = 3368. act = 8192x43,008x2 = 704,643,072
-    #     + 4x3368x18,432x2 = 496,631,808 + 32x248,320x8 = 63,569,920 + 536,870,912
-    #     = 1,801,715,712; graphs 1 GiB; budget = 38,654,705,664 - 9.4e9 - 1,801,715,712
-    #     - 1,073,741,824 = 26,379,248,128; (- state)/524,288 = 50,264.9 -> 50,264;
-    #     fit 804,208; page 3368+200+12,384 = 15,952 -> 997 blocks;
-    #     in flight min(32, (50,263x524,288 + state) // (997x524,288 + state) = 48) = 32
-    ("chandra2", "40", 3368, 1_801_715_712, 50_216, 803_440, 18_000, 15_952, 32),
-    # 80: act = 704,643,072 + 496,631,808 + 64x248,320x8 = 127,139,840 + 536,870,912
-    #     = 1,865,285,632; budget = 77,309,411,328 - 9.4e9 - 1,865,285,632 - 1,073,741,824
-    #     = 64,970,383,872; (- state)/524,288 = 123,870.2 -> 123,870; fit 1,981,904
-    ("chandra2", "80", 3368, 1_865_285_632, 123_822, 1_981_136, 18_000, 15_952, 64),
-    # 141: act = 16384x43,008x2 = 1,409,286,144 + 496,631,808 + 128x248,320x8 = 254,279,680
-    #     + 536,870,912 = 2,697,068,544; budget = 138,101,150,187 - 9.4e9 - 2,697,068,544
-    #     - 1,073,741,824 = 124,930,339,819; (- state)/524,288 = 238,235.9 -> 238,235;
-    #     fit 3,811,744
-    ("chandra2", "141", 3368, 2_697_068_544, 238_187, 3_810_976, 18_000, 15_952, 128),
-]
-# fmt: on
 MODELS = {"lighton": LIGHTON, "olmocr": OLMOCR, "chandra2": CHANDRA2}
 
 
-@pytest.mark.parametrize(
-    ("model", "card", "vision", "act", "blocks", "fit", "mml", "tpp", "in_flight"), CASES
-)
-def test_plan_matches_hand_worked_numbers(
-    model: str,
-    card: str,
-    vision: int,
-    act: int,
-    blocks: int,
-    fit: int,
-    mml: int,
-    tpp: int,
-    in_flight: int,
-) -> None:
+def reference_plan(model: str, card: str, version: str) -> dict[str, int]:
+    """The module doc's arithmetic written out again, independently of the planner's code:
+    util = cap; act = max(mnbt x (4h + 3i) x 2, seqs x vocab x 4, profiled encoder step)
+    + 64 MiB; graphs only where the version reserves them; 230 MiB non-torch;
+    blocks = (budget - state) // B; fit = (blocks - 1) x 16."""
+    from workbench.gpu.encoder import choose_budget
+    from workbench.gpu.vllm_versions import behaviour
+
     model_id, sizing, max_tokens = MODELS[model]
     profile_name, total = CARDS[card]
-    arch = get_spec(model_id)
+    spec = get_spec(model_id)
+    profile = get_profile(profile_name)
+    arch = spec.arch
     assert arch is not None
-    plan = plan_memory(
-        arch,
-        get_profile(profile_name),
-        total,
-        sizing=sizing,
-        max_tokens=max_tokens,
-        prompt_tokens=200,
+    small = arch.params_b <= 3.0
+    eng = profile.engine_args(small=small)
+    util = profile.util_cap
+    w, h = page_dimensions(sizing, profile.page_longest_edge)
+    vision = arch.vision_tokens(w, h)
+    enc = choose_budget(
+        arch, behaviour(version), profile_mnbt=eng["max_num_batched_tokens"],
+        page_tokens=vision, total_bytes=total, util=util,
+    )  # fmt: skip
+    mnbt = enc.max_num_batched_tokens
+    act = (
+        max(
+            mnbt * (4 * arch.hidden_size + 3 * arch.intermediate_size) * 2,
+            eng["max_num_seqs"] * arch.vocab_size * 4,
+            enc.peak_bytes if enc.profiled else 0,
+        )
+        + 64 * MiB
     )
-    assert plan.vision_tokens == vision
-    assert plan.activation_bytes == act
-    assert plan.num_blocks == blocks
-    assert plan.kv_cache_bytes == blocks * plan.bytes_per_block
-    assert plan.max_model_len_fit == fit
-    assert plan.max_model_len == mml
-    assert plan.tokens_per_page == tpp
-    assert plan.pages_in_flight == in_flight
+    graphs = 0
+    if not eng["enforce_eager"] and behaviour(version).reserves_cudagraphs:
+        graphs = GiB // 2 if small else GiB
+    budget = int(util * total) - arch.weight_bytes - act - graphs - 230 * MiB
+    dtype = 2 if eng["kv_cache_dtype"] == "auto" else 1
+    per_block = 16 * 2 * arch.kv_layers * arch.kv_heads * arch.head_dim * dtype
+    blocks = (budget - arch.state_bytes_per_seq) // per_block
+    out = min(max_tokens, arch.context - 200 - vision)
+    return {
+        "vision": vision, "mnbt": mnbt, "act": act, "blocks": blocks,
+        "fit": (blocks - 1) * 16, "tokens_per_page": vision + 200 + out,
+    }  # fmt: skip
+
+
+@pytest.mark.parametrize("version", ["0.26.0", "0.33.0"])
+@pytest.mark.parametrize("model", ["lighton", "olmocr", "chandra2"])
+@pytest.mark.parametrize("card", ["24", "40", "80", "141"])
+def test_plan_matches_the_written_out_arithmetic(model: str, card: str, version: str) -> None:
+    model_id, sizing, max_tokens = MODELS[model]
+    profile_name, total = CARDS[card]
+    plan = plan_memory(
+        get_spec(model_id), get_profile(profile_name), total, sizing=sizing,
+        max_tokens=max_tokens, prompt_tokens=200, vllm_version=version,
+    )  # fmt: skip
+    want = reference_plan(model, card, version)
+    assert plan.vision_tokens == want["vision"]
+    assert plan.engine_args["max_num_batched_tokens"] == want["mnbt"]
+    assert plan.activation_bytes == want["act"]
+    assert plan.num_blocks == want["blocks"]
+    assert plan.max_model_len_fit == want["fit"]
+    assert plan.tokens_per_page == want["tokens_per_page"]
     assert plan.fits
-    split = plan.split
-    assert sum(split.as_dict().values()) == total  # the chart's parts add up to the card
+    assert sum(plan.split.as_dict().values()) == total  # the chart's parts add up to the card
+
+
+def test_plans_agree_with_real_vllm_on_the_h200() -> None:
+    """Planned KV tokens against what vLLM 0.26 allocated on the H200 for the same plan
+    (benchmarks/gpu_probe: `python -m workbench probe`, dummy weights, simulated cards),
+    and the arguments the planner generates now are exactly those that ran."""
+    import json
+    from pathlib import Path
+
+    from workbench.gpu.probe import CARDS as PROBE_CARDS
+    from workbench.gpu.probe import plan_case
+
+    folder = Path(__file__).resolve().parents[2] / "benchmarks" / "gpu_probe"
+    checked = 0
+    for job_path in sorted(folder.glob("*.job.json")):
+        stem = job_path.name.removesuffix(".job.json")
+        lines = (folder / f"{stem}.vllm-lines.txt").read_text()
+        job = json.loads(job_path.read_text())
+        card = next(c for c in PROBE_CARDS if stem.endswith("_" + c.name.replace(" ", "_")))
+        plan, kwargs = plan_case(job["model"], card, "0.26.0")
+        kwargs.pop("model")
+        ran = dict(job["engine_args"])
+        ran.pop("load_format")
+        assert ran.pop("gpu_memory_utilization") == pytest.approx(
+            plan.util_eff * card.gib / 139.80, abs=1e-3
+        )
+        kwargs.pop("gpu_memory_utilization")
+        assert json.loads(json.dumps(kwargs)) == ran, stem
+        measured = int(lines.split("GPU KV cache size: ")[1].split(" tokens")[0].replace(",", ""))
+        planned = plan.num_blocks * plan.block_size
+        assert abs(planned - measured) / measured < 0.05, (stem, planned, measured)
+        checked += 1
+    assert checked >= 7
 
 
 def test_bytes_per_block_matches_vllm_notes() -> None:
@@ -212,28 +188,28 @@ def test_weights_do_not_fit_advises_smaller_model() -> None:
 
 
 def test_page_that_does_not_fit_gets_concrete_advice() -> None:
-    # LightOnOCR-2-1B, a100-40g profile, 32 GiB card of which others hold 27 GiB (free 5 GiB):
-    # util = (5 - 1) / 32 = 0.125 (exact in binary); 0.125 x 34,359,738,368 = 4,294,967,296
-    # - 2e9 - act 1,223,311,360 - graphs 536,870,912 = 534,785,024; /1,835,008 = 291.4 -> 291
-    # blocks; fit 290 x 16 = 4,640 < 6,717 tokens a page.
+    # LightOnOCR-2-1B, a100-40g profile, 32 GiB card of which others hold 28.5 GiB (free 3.5):
+    # util = (3.5 - 1) / 32 = 0.078125 (exact in binary); x 34,359,738,368 = 2,684,354,560
+    # - weights 2,023,960,576 - act (8192 x 26,624 = 218,103,808 + 64 MiB = 285,212,672)
+    # - non-torch 241,172,480 (graphs are not reserved by vLLM 0.26) = 134,008,832;
+    # /1,835,008 = 73.03 -> 73 blocks; fit 72 x 16 = 1,152 < 6,717 tokens a page.
     arch = get_spec("lightonai/LightOnOCR-2-1B")
     assert arch is not None
     plan = plan_memory(
         arch,
         get_profile("a100-40g"),
         32 * GiB,
-        5 * GiB,
+        int(3.5 * GiB),
         sizing=PageSizing(longest_edge=1540),
         prompt_tokens=200,
     )
-    assert plan.util_eff == 0.125
-    assert (plan.num_blocks, plan.max_model_len_fit, plan.fits) == (291, 4_640, False)
+    assert plan.util_eff == 0.078125
+    assert (plan.num_blocks, plan.max_model_len_fit, plan.fits) == (73, 1_152, False)
     text = "\n".join(plan.advice)
-    assert "6,717 tokens" in plan.advice[0] and "holds 4,640" in plan.advice[0]
+    assert "6,717 tokens" in plan.advice[0] and "holds 1,152" in plan.advice[0]
     # smaller page: 1540 * 0.75 = 1155 -> 892x1155: 32x42 + 42 + 1 = 1,387; 2,421 - 1,387
     assert "1155 px long edge instead of 1540 px saves 1,034 tokens" in text
-    assert "2x the tokens (9,280)" in text  # FP8 KV: 2 x 4,640
-    assert "enforce_eager=True" in text
+    assert "2x the tokens (2,304)" in text  # FP8 KV: 2 x 1,152
     assert "max_tokens 4,096 → 2,048" in text
 
 

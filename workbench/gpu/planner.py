@@ -44,10 +44,13 @@ from workbench.models.architectures import Architecture
 GiB = 1024**3
 MiB = 1024**2
 MARGIN_BYTES = 1 * GiB
-#: Added to the profiled activation peak. vLLM measured 0.46 GiB on LightOnOCR-2-1B at
-#: max_num_batched_tokens 16384 where the decoder rule alone gives 0.469 GiB: no slack is
-#: visible on top of the largest phase, so a small one for allocator rounding.
+#: Added to the profiled activation peak (allocator rounding, small buffers). Calibrated on
+#: vLLM 0.26 on the H200 (benchmarks/gpu_probe_results.md): LightOnOCR-2-1B measured 0.15,
+#: 0.17, 0.25 GiB at max_num_batched_tokens 2560, 3584, 7168; Chandra 1 1.53 GiB at 16384.
 FIXED_ACTIVATION_BYTES = 64 * MiB
+#: vLLM's "non-torch memory" (cuBLAS/NCCL workspaces the profile sees grow), taken out of the
+#: KV budget: 241,172,480 bytes measured for both LightOnOCR-2-1B and Chandra 1 (vLLM 0.26).
+NON_TORCH_BYTES = 230 * MiB
 LETTER_ASPECT = 8.5 / 11  # width / height of the page the plan assumes (US letter portrait)
 KV_DTYPE_BYTES = {"auto": 2, "bfloat16": 2, "float16": 2}  # every fp8*/int8 variant: 1
 
@@ -73,13 +76,19 @@ def activation_peak(arch: Architecture, mnbt: int, max_num_seqs: int, encoder: i
     forward of ``mnbt`` tokens, sampler over ``max_num_seqs`` rows), so the peak is the
     largest phase, not their sum. ``encoder``: the encoder step's bytes when the version
     profiles it, else 0 (:mod:`workbench.gpu.encoder`)."""
-    decoder = mnbt * (6 * arch.hidden_size + 3 * arch.intermediate_size) * 2
-    sampler = max_num_seqs * arch.vocab_size * 8
+    # Per token the MLP holds its input, gate/up and activation at once: (4h + 3i) x 2 bytes
+    # matched the measured peaks within 10 % (over, for Chandra 1); the sampler holds fp32
+    # logits for every sequence.
+    decoder = mnbt * (4 * arch.hidden_size + 3 * arch.intermediate_size) * 2
+    sampler = max_num_seqs * arch.vocab_size * 4
     return max(decoder, sampler, encoder) + FIXED_ACTIVATION_BYTES
 
 
-def cuda_graph_bytes(arch: Architecture, enforce_eager: bool) -> int:
-    if enforce_eager:
+def cuda_graph_bytes(arch: Architecture, enforce_eager: bool, reserved: bool = True) -> int:
+    """CUDA-graph memory the KV budget must leave. ``reserved=False``: the vLLM version
+    captures graphs after sizing the KV cache, from the memory outside its share (0.26's
+    default runner: measured 0.12-0.42 GiB there), so they cost the budget nothing."""
+    if enforce_eager or not reserved:
         return 0
     return GiB // 2 if arch.small else GiB
 
@@ -234,8 +243,8 @@ def plan_memory(
 
     weights = arch.weight_bytes
     act = activation_peak(arch, mnbt, max_seqs, enc.peak_bytes if enc.profiled else 0)
-    graphs = cuda_graph_bytes(arch, eager)
-    budget = math.floor(util * total_bytes) - weights - act - graphs
+    graphs = cuda_graph_bytes(arch, eager, version.reserves_cudagraphs)
+    budget = math.floor(util * total_bytes) - weights - act - graphs - NON_TORCH_BYTES
     bpb = bytes_per_block(arch, block_size, kv_dtype)
     state = arch.state_bytes_per_seq
     blocks = max((budget - state) // bpb, 0) if budget > 0 else 0

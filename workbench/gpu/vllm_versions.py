@@ -17,6 +17,11 @@ own source and, for 0.26, measured on an H200 (``benchmarks/gpu_probe_results.md
     ``scaled_dot_product_attention``; no xformers in the wheel), so its memory grows with the
     square of the batch: 6 pages at ``max_num_batched_tokens`` 16384 asked for 5.34 GiB more
     and ran out on the H200. 0.33 uses a variable-length attention instead.
+``reserves_cudagraphs``
+    The KV cache is sized after taking the CUDA-graph memory out (the V1 runner's
+    ``profile_cudagraph_memory``, on by default since 0.21). 0.26's default V2 runner captures
+    the graphs after the KV cache is allocated (measured: estimate 0, then "Graph capturing
+    finished … took 0.12-0.42 GiB"), from the memory outside its share.
 ``honours_stream_interval``
     The request field ``stream_interval`` (tokens per streamed event) is obeyed; 0.26 accepts
     and ignores it (one event a token, measured).
@@ -42,14 +47,23 @@ class VllmBehaviour:
     profiles_encoder: bool
     dense_pixtral_mask: bool
     honours_stream_interval: bool
+    reserves_cudagraphs: bool
 
 
 _KNOWN = (
     VllmBehaviour(
-        "0.26.0", profiles_encoder=False, dense_pixtral_mask=True, honours_stream_interval=False
+        "0.26.0",
+        profiles_encoder=False,
+        dense_pixtral_mask=True,
+        honours_stream_interval=False,
+        reserves_cudagraphs=False,
     ),
     VllmBehaviour(
-        "0.33.0", profiles_encoder=True, dense_pixtral_mask=False, honours_stream_interval=True
+        "0.33.0",
+        profiles_encoder=True,
+        dense_pixtral_mask=False,
+        honours_stream_interval=True,
+        reserves_cudagraphs=True,
     ),
 )
 

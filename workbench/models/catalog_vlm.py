@@ -64,11 +64,13 @@ _QWEN35_4B = Architecture(
     unverified=("32 px a vision token", "GDN state size", "weight bytes (~4.7 B params)"),
 )  # fmt: skip
 _LIGHTON_1B = Architecture(
-    params_b=1.0, weight_bytes=2 * GB, kv_layers=28, kv_heads=8, head_dim=128, context=16_384,
+    params_b=1.0, weight_bytes=2_023_960_576, kv_layers=28, kv_heads=8, head_dim=128,
+    context=16_384,
     hidden_size=1024, intermediate_size=3072, vocab_size=151_936, px_per_token=28,
     token_rule="grid_rows", extra_vision_tokens=1, vision_hidden=1024, vision_intermediate=4096,
     vision_attention="dense_mask",  # Pixtral's encoder (vllm/model_executor/models/pixtral.py)
-    unverified=("weight bytes (~1.0 B params)",),
+    # weight_bytes: what vLLM 0.26 loaded (load_format=dummy, the real architecture) on the H200
+    unverified=(),
 )  # fmt: skip
 
 CHANDRA_2 = ModelSpec(
@@ -100,7 +102,9 @@ CHANDRA_1 = ModelSpec(
     vllm_args={"max_model_len": 32768, "max_num_batched_tokens": 65536, "max_num_seqs": 32,
                "gpu_memory_utilization": 0.9, "dtype": "bfloat16"},
     arch=Architecture(
-        params_b=8.8, weight_bytes=int(17.6 * GB), kv_layers=36, kv_heads=8, head_dim=128,
+        # weight_bytes: vLLM 0.26 "Model loading took 16.7 GiB" (dummy weights, real
+        # architecture, RTX 4090 probe); 16.97 GiB on the H200 probe (allocator slack)
+        params_b=8.8, weight_bytes=17_931_185_766, kv_layers=36, kv_heads=8, head_dim=128,
         context=262_144, hidden_size=4096, intermediate_size=12_288, vocab_size=151_936,
         px_per_token=32, vision_hidden=1152, vision_intermediate=4304,
         unverified=("context (Qwen3-VL-8B base default)",),
