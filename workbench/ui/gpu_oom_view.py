@@ -17,7 +17,7 @@ from workbench.gpu.oom_help import Myth, OomEntry
 def _entry_markdown(entry: OomEntry) -> str:
     knobs = ", ".join(f"`{k}`" for k in entry.knobs)
     return (
-        f"**vLLM says** ({entry.stage}):\n\n```text\n{entry.says}\n```\n\n"
+        f"**vLLM says** ({entry.stage}): `` {entry.says} ``\n\n"  # a code span wraps
         f"**What it means.** {entry.means}\n\n"
         f"**Fix.** {entry.fix}\n\n"
         f"Knobs: {knobs}. Source in vLLM: `{entry.source}`."
