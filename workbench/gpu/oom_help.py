@@ -80,7 +80,6 @@ ERRORS: tuple[OomEntry, ...] = (
         "the other process (the GPU page lists them).",
         ("gpu_memory_utilization",),
         (r"on startup is less than desired GPU memory utilization",),
-        profiles=("rtx-4090", "generic-24gb"),
     ),
     OomEntry(
         "sampler-warmup",
@@ -158,7 +157,6 @@ ERRORS: tuple[OomEntry, ...] = (
         (_OOM,),
         any_of=(r"load_model|load_weights|model_loader|initialize_model",),
         unless=(r"Model loading took",),  # loading finished: the failure came later
-        profiles=("a10g", "l4", "rtx-4090", "generic-24gb"),
     ),
     OomEntry(
         "encoder-oom-run-time",
@@ -184,7 +182,6 @@ ERRORS: tuple[OomEntry, ...] = (
             r"pixtral|vision|visual|siglip|encoder|_process_image_input|embed_multimodal",
             r"scaled_dot_product_attention",
         ),
-        profiles=("h100-h200", "a100-80g", "a100-40g", "l40s"),
     ),
     OomEntry(
         "tensor-parallel-one-card",
@@ -255,7 +252,6 @@ MYTHS: tuple[Myth, ...] = (
         "device_allocator/alloc_conf.py reads only PYTORCH_ALLOC_CONF, "
         "PYTORCH_CUDA_ALLOC_CONF, PYTORCH_HIP_ALLOC_CONF (0.33); CUDA_MALLOC_ASYNC occurs "
         "nowhere in the 0.26 or 0.33 source",
-        ("rtx-4090", "a10g", "l4", "generic-24gb"),
     ),
     Myth(
         "tensor-parallel-one-card",
@@ -316,8 +312,8 @@ def explain(text: str) -> list[OomEntry]:
 
 
 def for_profile(profile: str) -> tuple[list[OomEntry], list[Myth]]:
-    """The errors and myths that concern ``profile`` most (those naming it, then the ones
-    for every profile)."""
+    """The errors and myths that concern ``profile``: those for every GPU profile and those
+    naming it (tensor parallel on one A100, bf16 on T4/V100, the 24 GB cards' myths)."""
     errors = [e for e in ERRORS if not e.profiles or profile in e.profiles]
     myths = [m for m in MYTHS if not m.profiles or profile in m.profiles]
     return errors, myths
