@@ -89,3 +89,27 @@ def test_pasted_error_is_explained_on_the_page(no_gpu) -> None:
     ).run()
     assert at.success[-1].value.startswith("**Most likely: No memory left for the KV cache**")
     assert any("CUDA_MALLOC_ASYNC" in m.value for m in at.markdown)
+
+
+def _page_or_away() -> None:
+    import streamlit as st
+
+    from workbench.ui.gpu_panel import render_gpu_page
+
+    if st.session_state.get("show_gpu", True):
+        render_gpu_page()
+    else:
+        st.write("another page")
+
+
+def test_memory_comes_back_after_another_page(no_gpu) -> None:
+    at = AppTest.from_function(_page_or_away, default_timeout=60)
+    at.session_state["profile"] = "a100-40g"
+    at.run()
+    assert at.number_input(key="gpu_total_gib").value == 40.0
+    at.session_state["show_gpu"] = False
+    at.run()
+    at.session_state["show_gpu"] = True
+    at.run()
+    assert not at.exception
+    assert at.number_input(key="gpu_total_gib").value == 40.0  # not the 1.0 minimum

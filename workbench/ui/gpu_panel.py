@@ -154,7 +154,10 @@ def _card_choice(profile: Profile, snap: GpuSnapshot, col: DeltaGenerator) -> Pl
         "The memory to the right follows the card; edit it to plan another size.",
     )
     target = choices[labels.index(str(label))]
-    if state.GPU_PLAN_FOR.get() != (profile.name, label):
+    # Streamlit drops a widget's value when a run does not draw it (another page was shown),
+    # so an absent value is reset as well as a changed profile or card.
+    absent = state.GPU_TOTAL_GIB.get() is None or state.GPU_USED_GIB.get() is None
+    if absent or state.GPU_PLAN_FOR.get() != (profile.name, label):
         state.GPU_PLAN_FOR.set((profile.name, str(label)))
         state.GPU_TOTAL_GIB.set(round(target.total_bytes / GiB, 2))
         state.GPU_USED_GIB.set(round((target.total_bytes - target.free_bytes) / GiB, 2))
