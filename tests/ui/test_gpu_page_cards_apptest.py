@@ -42,7 +42,7 @@ def test_page_plans_the_sidebar_profile_on_its_card_like_plan(no_gpu, capsys, pr
     at = _page(profile)
     card = get_profile(profile).card
     assert at.selectbox(key="gpu_card").value == card.label
-    assert at.number_input(key="gpu_total_gib").value == card.memory_gib
+    assert at.number_input(key="gpu_total_gib").value == round(card.total_bytes / GiB, 2)
     assert not [s for s in at.selectbox if s.label == "Plan with profile"]  # one profile only
     assert main(["plan", "--model", MODEL, "--profile", profile]) == 0
     plan = json.loads(capsys.readouterr().out)
@@ -53,14 +53,14 @@ def test_page_plans_the_sidebar_profile_on_its_card_like_plan(no_gpu, capsys, pr
 
 def test_switching_profile_or_card_moves_the_memory(no_gpu) -> None:
     at = _page("l4")
-    assert at.number_input(key="gpu_total_gib").value == 24.0
+    assert at.number_input(key="gpu_total_gib").value == 22.03  # an L4's total to CUDA
     at.session_state["profile"] = "h100-h200"
     at.run()
-    assert at.number_input(key="gpu_total_gib").value == 80.0
-    at.selectbox(key="gpu_card").set_value("H200 (141 GiB)").run()
-    assert at.number_input(key="gpu_total_gib").value == 141.0
+    assert at.number_input(key="gpu_total_gib").value == 79.11
+    at.selectbox(key="gpu_card").set_value("H200 (141 GB, 139.80 GiB to CUDA)").run()
+    assert at.number_input(key="gpu_total_gib").value == 139.8
     assert "--gpu-memory-utilization 0.92 " in at.code[0].value
-    assert any("assumed H200 (141 GiB" in c.value for c in at.caption)
+    assert any("an assumed H200 (139.8 GiB" in c.value for c in at.caption)
 
 
 def test_cpu_and_unsupported_profiles_plan_nothing(no_gpu) -> None:
@@ -106,10 +106,10 @@ def test_memory_comes_back_after_another_page(no_gpu) -> None:
     at = AppTest.from_function(_page_or_away, default_timeout=60)
     at.session_state["profile"] = "a100-40g"
     at.run()
-    assert at.number_input(key="gpu_total_gib").value == 40.0
+    assert at.number_input(key="gpu_total_gib").value == 39.39
     at.session_state["show_gpu"] = False
     at.run()
     at.session_state["show_gpu"] = True
     at.run()
     assert not at.exception
-    assert at.number_input(key="gpu_total_gib").value == 40.0  # not the 1.0 minimum
+    assert at.number_input(key="gpu_total_gib").value == 39.39  # not the 1.0 minimum

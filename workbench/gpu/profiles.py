@@ -172,7 +172,7 @@ PROFILES: tuple[Profile, ...] = (
         ),
         reason="compute capability 9.0",
         name_pattern=r"\bG?H(100|200|800|20)\b",
-        cards=(Card("h100", "H100", 80), Card("h200", "H200", 141)),
+        cards=(Card("h100", "H100", 80, 79.11), Card("h200", "H200", 141, 139.80)),
     ),
     Profile(
         "a100-80g",
@@ -189,7 +189,7 @@ PROFILES: tuple[Profile, ...] = (
         reason="compute capability 8.0",
         name_pattern=r"\bA100\b",
         min_gib=60,
-        cards=(Card("a100-80g", "A100 80GB", 80),),
+        cards=(Card("a100-80g", "A100 80GB", 80, 79.15),),
     ),
     Profile(
         "a100-40g",
@@ -206,7 +206,7 @@ PROFILES: tuple[Profile, ...] = (
         reason="compute capability 8.0",
         name_pattern=r"\bA100\b",
         max_gib=60,
-        cards=(Card("a100-40g", "A100 40GB", 40),),
+        cards=(Card("a100-40g", "A100 40GB", 40, 39.39),),
     ),
     Profile(
         "l40s",
@@ -222,7 +222,11 @@ PROFILES: tuple[Profile, ...] = (
         ),
         reason="compute capability 8.9",
         name_pattern=r"\bL40S?\b|\bA6000\b|\bA40\b",
-        cards=(Card("l40s", "L40S", 48), Card("a6000", "RTX A6000", 48), Card("a40", "A40", 48)),
+        cards=(
+            Card("l40s", "L40S", 48, 44.39),
+            Card("a6000", "RTX A6000", 48),
+            Card("a40", "A40", 48),
+        ),
     ),
     Profile(
         "a10g",
@@ -242,7 +246,7 @@ PROFILES: tuple[Profile, ...] = (
         ),
         reason="compute capability 8.6",
         name_pattern=r"\bA10G?\b",
-        cards=(Card("a10g", "A10G", 24), Card("a10", "A10", 24)),
+        cards=(Card("a10g", "A10G", 24, 22.19), Card("a10", "A10", 24)),
     ),
     Profile(
         "l4",
@@ -263,7 +267,7 @@ PROFILES: tuple[Profile, ...] = (
         ),
         reason="compute capability 8.9",
         name_pattern=r"\bL4\b",
-        cards=(Card("l4", "L4", 24),),
+        cards=(Card("l4", "L4", 24, 22.03),),
     ),
     Profile(
         "rtx-4090",
@@ -282,7 +286,7 @@ PROFILES: tuple[Profile, ...] = (
         ),
         reason="compute capability 8.9",
         name_pattern=r"\b4090\b",
-        cards=(Card("rtx-4090", "RTX 4090", 24),),
+        cards=(Card("rtx-4090", "RTX 4090", 24, 23.65),),
     ),
     Profile(
         "generic-24gb",
@@ -305,7 +309,8 @@ PROFILES: tuple[Profile, ...] = (
             ),
         ),
         reason="unknown card: conservative settings",
-        cards=(Card("generic-24gb", "Generic 24 GB card", 24),),
+        # planned as the 24 GB card with the least memory to CUDA (the L4): safe for all
+        cards=(Card("generic-24gb", "Generic 24 GB card", 24, 22.03),),
     ),
     Profile(
         "cpu",
