@@ -46,13 +46,16 @@ def test_precedence_spec_then_profile_then_plan() -> None:
 
 
 def test_serve_command_spelling_and_round_trip() -> None:
-    kw = engine_kwargs("lightonai/LightOnOCR-2-1B", None, get_profile("a100-80g"), _plan())
+    plan = _plan()
+    kw = engine_kwargs("lightonai/LightOnOCR-2-1B", None, get_profile("a100-80g"), plan)
     cmd = serve_command(kw)
     assert cmd.startswith("vllm serve lightonai/LightOnOCR-2-1B --gpu-memory-utilization 0.9 ")
     argv = shlex.split(cmd)
     assert argv == serve_argv(kw)
     assert argv[argv.index("--max-model-len") + 1] == "16384"
-    assert argv[argv.index("--max-num-batched-tokens") + 1] == "8192"
+    # the plan's value (the planner may bound the profile's 8192 by the encoder's batch)
+    mnbt = plan.engine_args["max_num_batched_tokens"]
+    assert argv[argv.index("--max-num-batched-tokens") + 1] == str(mnbt) and 0 < mnbt <= 8192
     assert "--no-enable-prefix-caching" in argv and "--no-enforce-eager" in argv
     limit = json.loads(argv[argv.index("--limit-mm-per-prompt") + 1])
     assert limit == {"image": {"count": 1, "width": 1190, "height": 1540}, "video": 0}

@@ -23,14 +23,18 @@ def test_gpu_page_shows_plan_and_commands() -> None:
     model = at.selectbox(key="gpu_model").value
     assert serve.startswith(f"vllm serve {model} --gpu-memory-utilization ")
     assert snippet.startswith("import vllm") and f"model={model!r}" in snippet
-    # the selected profile's settings are explained
-    assert any("why" in df.value.columns for df in at.dataframe)
+    # the profile's settings are explained, in a static table whose reasons wrap, with the
+    # values the command uses
+    table = at.table[0].value
+    assert "why" in table.columns and all(len(w) > 20 for w in table["why"])
+    assert f"--max-num-seqs {table.loc['max_num_seqs', 'value']} " in serve
 
 
 def test_gpu_page_shows_advice_when_the_model_cannot_fit() -> None:
     at = AppTest.from_file(str(PAGE), default_timeout=60).run()
     at.selectbox(key="gpu_model").set_value("allenai/olmOCR-2-7B-1025").run()
     at.number_input(key="gpu_total_gib").set_value(16.0).run()
+    assert at.number_input(key="gpu_total_gib").value == 16.0  # an edit is kept
     at.number_input(key="gpu_used_gib").set_value(0.0).run()
     assert not at.exception
     assert at.error, "expected an st.error with advice"

@@ -1,4 +1,4 @@
-"""``python -m workbench models [--json] [--model M] [--profile P] [--gpu-memory GiB]``.
+"""``python -m workbench models [--json] [--model M] [--profile P] [--card K] [--gpu-memory GiB]``.
 
 Every model the workbench knows (the one registry, :mod:`workbench.models`) and exactly what
 is sent to it: prompt, prompt order, page sizing, sampling, retry sampling, max tokens, output
@@ -6,9 +6,11 @@ format, coordinate scale, context length, and the engine arguments it would star
 GPU (``vllm.LLM`` keyword arguments for the in-process engine and the ``vllm serve`` command
 for a server; the plan of :mod:`workbench.gpu.planner`).
 
-The GPU for the engine arguments: ``--gpu-memory``/``--profile`` > the first NVIDIA GPU NVML
-sees > an assumed 80 GiB A100 (``engine.gpu`` says which). ``--json`` prints a list of
-objects, one a model, for tools; without it, a short text block a model.
+The GPU for the engine arguments is chosen as ``plan`` chooses it (:mod:`workbench.gpu.target`):
+``--gpu-memory`` > ``--card`` > the first NVIDIA GPU NVML sees > the profile's own card (no
+profile and no GPU: generic-24gb's 24 GiB card); ``engine.gpu`` and ``engine.card`` say which.
+``--json`` prints a list of objects, one a model, for tools; without it, a short text block a
+model.
 """
 
 from __future__ import annotations
@@ -20,13 +22,12 @@ from typing import Any
 
 from workbench.errors import PlanError
 from workbench.gpu.commands import engine_kwargs, serve_command
-from workbench.gpu.planner import GiB, plan_for_model
-from workbench.gpu.profiles import Profile, detect_profile, get_profile, profile_names
+from workbench.gpu.planner import plan_for_model
+from workbench.gpu.profiles import profile_names
+from workbench.gpu.target import PlanTarget, card_keys, resolve_target
 from workbench.gpu.telemetry import read_snapshot
 from workbench.models import ModelSpec, all_specs, get_spec
 from workbench.schema import Sampling
-
-ASSUMED_GIB = 80.0
 
 
 def register(subparsers: Any) -> None:
@@ -34,26 +35,9 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     parser.add_argument("--model", help="only this model (id or alias)")
     parser.add_argument("--profile", choices=profile_names(), help="tuning profile for engine args")
+    parser.add_argument("--card", choices=card_keys(), help="plan for this card's memory")
     parser.add_argument("--gpu-memory", type=float, metavar="GiB", help="total GPU memory")
     parser.set_defaults(func=run)
-
-
-def _gpu(args: argparse.Namespace) -> tuple[str, Profile, int]:
-    if args.gpu_memory is not None:
-        if args.gpu_memory <= 0:
-            raise PlanError("--gpu-memory must be > 0")
-        total, name, source = int(args.gpu_memory * GiB), None, f"{args.gpu_memory:g} GiB"
-    else:
-        gpu = read_snapshot(with_processes=False).first
-        if gpu is not None:
-            total, name, source = gpu.cuda_total_bytes, gpu.name, f"GPU 0: {gpu.name}"
-        else:
-            total, name = int(ASSUMED_GIB * GiB), "NVIDIA A100 80GB"
-            source = f"assumed {ASSUMED_GIB:g} GiB A100 (no GPU here)"
-    profile = get_profile(args.profile) if args.profile else detect_profile(name, total)
-    if not profile.supported or profile.name == "cpu":
-        profile = get_profile("a100-80g")
-    return source, profile, total
 
 
 def _sampling(s: Sampling) -> dict[str, Any]:
@@ -64,11 +48,17 @@ def _sampling(s: Sampling) -> dict[str, Any]:
     return {**out, **s.extra}
 
 
-def _engine(spec: ModelSpec, source: str, profile: Profile, total: int) -> dict[str, Any] | None:
+def _engine(spec: ModelSpec, target: PlanTarget) -> dict[str, Any] | None:
     if spec.arch is None:
         return None
-    plan, _arch, _spec = plan_for_model(spec.id, profile, total)
-    out: dict[str, Any] = {"gpu": source, "profile": profile.name, "fits": plan.fits}
+    profile = target.profile
+    card = target.card.key if target.card else None
+    out: dict[str, Any] = {"gpu": target.source, "card": card, "profile": profile.name}
+    try:
+        plan, _arch, _spec = plan_for_model(spec.id, profile, target.total_bytes, target.free_bytes)
+    except PlanError as exc:  # the CPU profile, T4, V100: no vLLM plan, and why
+        return {**out, "fits": False, "advice": [str(exc)]}
+    out["fits"] = plan.fits
     if not plan.fits:
         return {**out, "advice": list(plan.advice)}
     kwargs = engine_kwargs(spec.id, spec, profile, plan)
@@ -135,7 +125,8 @@ def _text(record: dict[str, Any]) -> str:
             f"  vllm serve ({engine['profile']}, {engine['gpu']}): {engine['serve_command']}"
         )
     elif engine:
-        lines.append(f"  does not fit ({engine['profile']}, {engine['gpu']})")
+        why = engine["advice"][0] if engine.get("advice") else ""
+        lines.append(f"  does not fit ({engine['profile']}, {engine['gpu']}): {why}")
     return "\n".join(lines)
 
 
@@ -144,8 +135,10 @@ def run(args: argparse.Namespace) -> int:
         specs = [get_spec(args.model)] if args.model else all_specs()
     except KeyError as exc:
         raise PlanError(str(exc.args[0])) from None
-    source, profile, total = _gpu(args)
-    records = [describe(s, _engine(s, source, profile, total)) for s in specs]
+    target = resolve_target(
+        read_snapshot(with_processes=False), args.profile, args.card, args.gpu_memory
+    )
+    records = [describe(s, _engine(s, target)) for s in specs]
     if args.json:
         print(json.dumps(records, indent=2, default=str))
     else:

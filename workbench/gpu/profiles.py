@@ -15,8 +15,12 @@ Knob kinds:
 ``gpu_memory_utilization`` is a *cap*: the planner uses ``min(cap, (free - margin)/total)``.
 ``limit_mm_per_prompt`` is filled in by the planner (the page size decides its width/height).
 
+Each GPU profile names the cards it is tuned for (``cards``, :class:`Card`); the first is
+the one planned for when no GPU is present (:mod:`workbench.gpu.target`).
+
 Detection (:func:`detect_profile`) matches the GPU name by word (``L4`` is not ``L40S``),
-then falls back on total memory; no GPU gives ``cpu``.
+then falls back on total memory (a size only one profile's cards have picks it); no GPU gives
+``cpu``.
 """
 
 from __future__ import annotations
@@ -24,6 +28,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from typing import Any, Literal
+
+from workbench.gpu.cards import Card
 
 KnobKind = Literal["engine", "page", "client"]
 GiB = 1024**3
@@ -49,6 +55,16 @@ class Profile:
     name_pattern: str | None = None  # regex on the NVML device name
     min_gib: float = 0.0  # with name_pattern: memory range that also has to match
     max_gib: float = 1e9
+    cards: tuple[Card, ...] = ()  # the first is the one planned for when no GPU is present
+
+    @property
+    def card(self) -> Card | None:
+        """The card this profile plans for without a GPU (None: the CPU profile)."""
+        return self.cards[0] if self.cards else None
+
+    def card_for_memory(self, total_bytes: int) -> Card | None:
+        """The card of this profile with this memory size, if it names one."""
+        return next((c for c in self.cards if c.matches(total_bytes)), None)
 
     def knob(self, name: str) -> Knob | None:
         return next((k for k in self.knobs if k.name == name), None)
@@ -156,6 +172,7 @@ PROFILES: tuple[Profile, ...] = (
         ),
         reason="compute capability 9.0",
         name_pattern=r"\bG?H(100|200|800|20)\b",
+        cards=(Card("h100", "H100", 80, 79.11), Card("h200", "H200", 141, 139.80)),
     ),
     Profile(
         "a100-80g",
@@ -172,6 +189,7 @@ PROFILES: tuple[Profile, ...] = (
         reason="compute capability 8.0",
         name_pattern=r"\bA100\b",
         min_gib=60,
+        cards=(Card("a100-80g", "A100 80GB", 80, 79.15),),
     ),
     Profile(
         "a100-40g",
@@ -188,6 +206,7 @@ PROFILES: tuple[Profile, ...] = (
         reason="compute capability 8.0",
         name_pattern=r"\bA100\b",
         max_gib=60,
+        cards=(Card("a100-40g", "A100 40GB", 40, 39.39),),
     ),
     Profile(
         "l40s",
@@ -203,6 +222,11 @@ PROFILES: tuple[Profile, ...] = (
         ),
         reason="compute capability 8.9",
         name_pattern=r"\bL40S?\b|\bA6000\b|\bA40\b",
+        cards=(
+            Card("l40s", "L40S", 48, 44.39),
+            Card("a6000", "RTX A6000", 48),
+            Card("a40", "A40", 48),
+        ),
     ),
     Profile(
         "a10g",
@@ -222,6 +246,7 @@ PROFILES: tuple[Profile, ...] = (
         ),
         reason="compute capability 8.6",
         name_pattern=r"\bA10G?\b",
+        cards=(Card("a10g", "A10G", 24, 22.19), Card("a10", "A10", 24)),
     ),
     Profile(
         "l4",
@@ -242,6 +267,7 @@ PROFILES: tuple[Profile, ...] = (
         ),
         reason="compute capability 8.9",
         name_pattern=r"\bL4\b",
+        cards=(Card("l4", "L4", 24, 22.03),),
     ),
     Profile(
         "rtx-4090",
@@ -260,6 +286,7 @@ PROFILES: tuple[Profile, ...] = (
         ),
         reason="compute capability 8.9",
         name_pattern=r"\b4090\b",
+        cards=(Card("rtx-4090", "RTX 4090", 24, 23.65),),
     ),
     Profile(
         "generic-24gb",
@@ -282,6 +309,8 @@ PROFILES: tuple[Profile, ...] = (
             ),
         ),
         reason="unknown card: conservative settings",
+        # planned as the 24 GB card with the least memory to CUDA (the L4): safe for all
+        cards=(Card("generic-24gb", "Generic 24 GB card", 24, 22.03),),
     ),
     Profile(
         "cpu",
@@ -306,6 +335,7 @@ PROFILES: tuple[Profile, ...] = (
             "use the CPU engine or a newer GPU."
         ),
         name_pattern=r"\bT4\b",
+        cards=(Card("t4", "T4", 16),),
     ),
     Profile(
         "v100",
@@ -316,6 +346,7 @@ PROFILES: tuple[Profile, ...] = (
             "100/120) and V100 has no bf16 (cc 7.0)."
         ),
         name_pattern=r"\bV100\b",
+        cards=(Card("v100-16g", "V100 16GB", 16), Card("v100-32g", "V100 32GB", 32)),
     ),
 )
 
@@ -336,7 +367,11 @@ def get_profile(name: str) -> Profile:
 
 def detect_profile(gpu_name: str | None, total_bytes: int | None) -> Profile:
     """The profile for a GPU: by name (word match, memory range), else by memory size alone
-    (no name: a card given only by its memory); no memory at all means ``cpu``."""
+    (no name: a card given only by its memory); no memory at all means ``cpu``.
+
+    By memory alone, a size that only one supported profile's cards have picks that profile
+    (141 GiB: the H200, so ``h100-h200``); a size several share (24 GiB: A10G, L4, 4090;
+    80 GiB: H100 and A100) falls back on the conservative profile for its size."""
     if not total_bytes:
         return _BY_NAME["cpu"]
     gib = total_bytes / GiB
@@ -344,6 +379,9 @@ def detect_profile(gpu_name: str | None, total_bytes: int | None) -> Profile:
         named = profile.name_pattern and re.search(profile.name_pattern, gpu_name or "", re.I)
         if named and profile.min_gib <= gib < profile.max_gib:
             return profile
+    owners = {p.name for p in PROFILES if p.supported and p.card_for_memory(total_bytes)}
+    if len(owners) == 1:
+        return _BY_NAME[owners.pop()]
     if gib >= 70:
         return _BY_NAME["a100-80g"]  # unknown big card: A100-like, conservative mnbt
     if gib >= 44:

@@ -3,33 +3,39 @@
 Session state:
 
 ``profile``         name of the selected tuning profile (the sidebar selectbox's key);
-                    defaults to the one detected from GPU 0's name and memory
+                    defaults to the one detected from GPU 0's name and memory, and with no
+                    GPU to generic-24gb (what ``plan`` assumes; :mod:`workbench.gpu.target`)
+``gpu_card`` …      the GPU page's card box and memory inputs (:mod:`workbench.ui.state`)
 ``_gpu_history``    :class:`workbench.gpu.telemetry.History` of this session's readings
 
 :func:`sidebar_gpu` is called by Home.py inside ``with st.sidebar:``; its VRAM panel is an
 ``st.fragment(run_every="2s")`` so only the panel reruns. :func:`current_profile` gives other
-UI code the selected :class:`Profile`. :func:`render_gpu_page` is the whole GPU page.
+UI code the selected :class:`Profile`. :func:`render_gpu_page` is the whole GPU page: it plans
+the sidebar's profile only, on the card chosen in its card box.
 """
 
 from __future__ import annotations
 
 import pandas as pd
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from workbench.errors import PlanError
 from workbench.gpu.commands import engine_kwargs, llm_snippet, serve_command
 from workbench.gpu.planner import GiB, MemoryPlan, MiB, plan_for_model
-from workbench.gpu.profiles import PROFILES, Profile, detect_profile, get_profile, profile_names
+from workbench.gpu.profiles import Profile, get_profile, profile_names
+from workbench.gpu.target import PlanTarget, planning_profile, targets
 from workbench.gpu.telemetry import GpuSnapshot, History, read_snapshot
 from workbench.models.architectures import find_architecture
 from workbench.models.registry import all_specs
 from workbench.ui import state
+from workbench.ui.gpu_oom_view import render_oom_help
 from workbench.ui.page_facts import widen_main
 
 
 def _detected(snap: GpuSnapshot) -> Profile:
-    gpu = snap.first
-    return detect_profile(gpu.name if gpu else None, gpu.total_bytes if gpu else None)
+    """The GPU's profile; with no GPU, the one ``plan`` assumes (generic-24gb's card)."""
+    return planning_profile(snap.first)
 
 
 def _label(name: str) -> str:
@@ -132,72 +138,69 @@ def _readings(snap: GpuSnapshot) -> None:
         st.caption("No process holds GPU memory.")
 
 
-def _profile_details(profile: Profile) -> None:
-    st.subheader(f"Profile: {profile.label}")
-    if not profile.supported:
-        st.error(f"Unsupported by vLLM 0.33: {profile.reason}")
-        return
-    st.caption(profile.reason)
-    st.dataframe(
-        pd.DataFrame(
-            {
-                "setting": k.name,
-                "value": str(k.value),
-                "7-9 B models": "" if k.large_value is None else str(k.large_value),
-                "kind": k.kind,
-                "why": k.why + (" (guessed)" if k.guessed else ""),
-            }
-            for k in profile.knobs
-        ),
-        hide_index=True,
+def _card_choice(profile: Profile, snap: GpuSnapshot, col: DeltaGenerator) -> PlanTarget:
+    """The card box: the present GPU and the profile's cards. The memory inputs are reset to
+    the chosen one's memory whenever the profile or the card changes, so they always show
+    the card that is planned for."""
+    choices, default = targets(profile, snap)
+    labels = [t.label for t in choices]
+    if state.GPU_CARD.get() not in labels:
+        state.GPU_CARD.set(labels[default])
+    label = col.selectbox(
+        "Card",
+        labels,
+        key=state.GPU_CARD.key,
+        help="The cards this profile is tuned for (and this machine's GPU, if any). "
+        "The memory to the right follows the card; edit it to plan another size.",
     )
+    target = choices[labels.index(str(label))]
+    # Streamlit drops a widget's value when a run does not draw it (another page was shown),
+    # so an absent value is reset as well as a changed profile or card.
+    absent = state.GPU_TOTAL_GIB.get() is None or state.GPU_USED_GIB.get() is None
+    if absent or state.GPU_PLAN_FOR.get() != (profile.name, label):
+        state.GPU_PLAN_FOR.set((profile.name, str(label)))
+        state.GPU_TOTAL_GIB.set(round(target.total_bytes / GiB, 2))
+        state.GPU_USED_GIB.set(round((target.total_bytes - target.free_bytes) / GiB, 2))
+    return target
 
 
-def _plan_section(snap: GpuSnapshot, selected: Profile) -> None:
+def _plan_section(snap: GpuSnapshot, profile: Profile) -> None:
     st.subheader("Memory plan")
     specs = [s for s in all_specs() if s.id != "cpu" and find_architecture(s.id)]
-    model_ids = [s.id for s in specs]
-    if not model_ids:
+    if not specs:
         st.info("No GPU model is registered.")
         return
     names = {s.id: s.display for s in specs}
-    gpu_profiles = [p.name for p in PROFILES if p.supported and p.name != "cpu"]
-    default = selected.name if selected.name in gpu_profiles else "generic-24gb"
-    gpu = snap.first
-    cols = st.columns(4)
-    model = cols[0].selectbox("Model", model_ids, format_func=lambda m: names[m], key="gpu_model")
-    prof_name = cols[1].selectbox(
-        "Plan with profile",
-        gpu_profiles,
-        index=gpu_profiles.index(default),
-        format_func=_label,
-        key="gpu_plan_profile",
+    cols = st.columns([3, 3, 2, 2])
+    model = cols[0].selectbox(
+        "Model", [s.id for s in specs], format_func=lambda m: names[m], key="gpu_model"
     )
+    target = _card_choice(profile, snap, cols[1])
     total_gib = cols[2].number_input(
         "GPU memory (GiB)",
         min_value=1.0,
         max_value=1024.0,
-        value=round(gpu.cuda_total_bytes / GiB, 2) if gpu else 24.0,
         step=1.0,
-        key="gpu_total_gib",
-        help="Total as CUDA sees it (NVML total minus the driver-reserved part).",
+        key=state.GPU_TOTAL_GIB.key,
+        help="A present GPU: its total as CUDA sees it (NVML total minus the driver-reserved "
+        "part). A card: its memory as sold.",
     )
     used_gib = cols[3].number_input(
         "Held by others (GiB)",
         min_value=0.0,
         max_value=1024.0,
-        value=round(gpu.used_bytes / GiB, 2) if gpu else 0.0,
         step=0.5,
-        key="gpu_used_gib",
+        key=state.GPU_USED_GIB.key,
+        help="Memory other processes hold; vLLM can only take what is free.",
     )
     total = int(total_gib * GiB)
     free = max(int((total_gib - used_gib) * GiB), 0)
-    profile = get_profile(prof_name)
     try:
         plan, _arch, spec = plan_for_model(model, profile, total, free)
     except PlanError as exc:
         st.error(str(exc))
         return
+    st.caption(f"Planning **{profile.label}** on {_planned_on(target, total_gib)}.")
     m = st.columns(4)
     m[0].metric("max_model_len", f"{plan.max_model_len:,}")
     m[1].metric("tokens per page", f"{plan.tokens_per_page:,}")
@@ -207,36 +210,84 @@ def _plan_section(snap: GpuSnapshot, selected: Profile) -> None:
         st.success(kv_sentence(plan))
     else:
         st.error("Does not fit.\n\n" + "\n".join(f"- {tip}" for tip in plan.advice))
-    split = plan.split.as_dict()
+    bar = memory_bar(plan)
     st.bar_chart(
-        pd.DataFrame([{k: split[k] / GiB for k in SPLIT_COLORS}], index=["GiB"]),
+        pd.DataFrame([{k: v / GiB for k, v in bar.items()}], index=["GiB"]),
         horizontal=True,
         stack=True,
         height=140,
-        color=list(SPLIT_COLORS.values()),
+        color=[SPLIT_COLORS[k] for k in bar],
     )
+    kwargs = engine_kwargs(plan.model_id, spec, profile, plan)
+    _settings_table(profile, plan, kwargs)
     if not plan.fits:  # a command that cannot start would only be copied and fail
         st.warning(
-            "No `vllm serve` command: this plan does not fit. Change the model, profile or "
-            "memory above until it fits.",
+            "No `vllm serve` command: this plan does not fit. Change the model, card or "
+            "memory above, or the profile in the sidebar, until it fits.",
             icon=":material/block:",
         )
     else:
-        kwargs = engine_kwargs(plan.model_id, spec, profile, plan)
         st.code(serve_command(kwargs), language="bash")
         st.code(llm_snippet(kwargs), language="python")
     with st.expander("Assumptions"):
         st.markdown("\n".join(f"- {a}" for a in plan.assumptions))
 
 
-#: Memory-split colours, in drawing order; free memory is good news, so green (never red).
+def _planned_on(target: PlanTarget, total_gib: float) -> str:
+    gib = f"{total_gib:g} GiB"
+    if abs(total_gib * GiB - target.total_bytes) > GiB / 100:
+        return f"a {gib} card (memory edited)"
+    if target.gpu is not None:
+        return f"this machine's {target.gpu.name} ({gib})"
+    return f"an assumed {target.card.name if target.card else 'card'} ({gib}, no GPU measured)"
+
+
+def _shown(value: object) -> str:
+    return "the model's own" if value is None else str(value)
+
+
+def _settings_table(profile: Profile, plan: MemoryPlan, kwargs: dict[str, object]) -> None:
+    """Every setting of the profile with the value the command below uses (the plan's where
+    it overrides the profile) and why; a static table, so the reasons wrap at any width."""
+    rows = []
+    for k in profile.knobs:
+        if k.kind == "engine":
+            used = kwargs.get(k.name, k.value)
+        elif k.name == "pages_in_flight":
+            used = plan.client_pages_in_flight
+        else:
+            used = k.value
+        why = k.why + (" (a guess, not measured)" if k.guessed else "")
+        if str(used) != str(k.value):
+            big = f" ({k.large_value} for 7-9 B models)" if k.large_value is not None else ""
+            why += f" Profile: {_shown(k.value)}{big}; this plan: {_shown(used)}."
+        rows.append({"setting": k.name, "value": _shown(used), "why": why})
+    st.markdown(f"**Settings of {profile.label}**, as the command below uses them")
+    st.table(pd.DataFrame(rows).set_index("setting"))
+
+
+#: Memory-bar colours, in drawing order; free memory is good news, so green (never red), and
+#: memory other processes hold is grey: it is neither vLLM's nor free.
 SPLIT_COLORS = {
     "weights": "#4C78A8",
     "activations": "#B279A2",
     "cuda_graphs": "#9D755D",
     "kv_cache": "#F58518",
+    "other processes": "#9E9E9E",
     "free": "#8BC34A",
 }
+
+
+def memory_bar(plan: MemoryPlan) -> dict[str, int]:
+    """The card's memory in bytes, split for the bar: vLLM's parts, what other processes hold
+    (total minus free when planned) and what is left free. The planner's own split counts the
+    other processes as free; they are taken out of it here, so the parts add up to the total."""
+    split = plan.split.as_dict()
+    others = max(plan.total_bytes - plan.free_bytes, 0)
+    parts = {k: split[k] for k in ("weights", "activations", "cuda_graphs", "kv_cache")}
+    parts["other processes"] = others
+    parts["free"] = max(split["free"] - others, 0)
+    return parts
 
 
 def kv_sentence(plan: MemoryPlan) -> str:
@@ -255,11 +306,24 @@ def render_gpu_page() -> None:
     widen_main()  # the same page width as the Viewer, Compare and Runs
     st.title("GPU")
     st.caption(
-        "What the GPU holds now, the tuning profile and why, and a memory plan with the "
-        "matching vLLM command."
+        "What the GPU holds now, a memory plan for the sidebar's tuning profile with every "
+        "setting and why, the matching vLLM command, and what to do if it runs out of memory."
     )
     snap = read_snapshot()
     _readings(snap)
-    selected = current_profile()
-    _profile_details(selected)
-    _plan_section(snap, selected)
+    profile = current_profile()
+    st.subheader(f"Profile: {profile.label}")
+    st.caption(
+        f"{profile.reason}. One profile at a time: the sidebar's; change it there. "
+        f"Tuned for: {', '.join(c.label for c in profile.cards) or 'no card'}."
+    )
+    if not profile.supported:
+        st.error(f"Unsupported by vLLM: {profile.reason}")
+    elif profile.card is None:
+        st.info(
+            "This profile runs the embedded CPU engine: there is no vLLM to plan. Pick the "
+            "profile of the card to plan for in the sidebar."
+        )
+    else:
+        _plan_section(snap, profile)
+    render_oom_help(profile.name)

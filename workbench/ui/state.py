@@ -110,6 +110,12 @@ SB_LOCAL_PREDICTED: Slot[dict[str, str]] = Slot("sb_local_predicted", dict)
 GPU_PROFILE: Slot[str | None] = Slot("profile", _none)
 #: The GPU readings history (a ``gpu_panel.History``).
 GPU_HISTORY: Slot[Any] = Slot("_gpu_history", _none)
+#: The GPU page's memory plan: the card box, the memory inputs (reset to the card's memory when
+#: the profile or card changes) and the (profile, card) they were last reset for.
+GPU_CARD: Slot[str | None] = Slot("gpu_card", _none)
+GPU_TOTAL_GIB: Slot[float | None] = Slot("gpu_total_gib", _none)
+GPU_USED_GIB: Slot[float | None] = Slot("gpu_used_gib", _none)
+GPU_PLAN_FOR: Slot[tuple[str, str] | None] = Slot("_gpu_plan_for", _none)
 
 # ------------------------------------------------------------------------ viewer
 VIEWER_UPLOADS: Slot[Any] = Slot("wb_uploads", _none)
