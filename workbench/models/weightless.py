@@ -133,7 +133,7 @@ def _qwen3_video(patch: int) -> dict[str, Any]:
 
 
 _QWEN_TOKENIZER = {"tokenizer_class": "Qwen2Tokenizer", "eos_token": "<|im_end|>",
-                   "pad_token": "<|endoftext|>"}  # fmt: skip
+                   "pad_token": "<|endoftext|>", "fix_mistral_regex": True}  # fmt: skip
 
 KINDS: dict[str, FolderKind] = {
     # LightOnOCR 1/2/3-1B: Pixtral ViT (14 px patches, 2x2 merge, longest edge 1540) + Qwen3.
@@ -151,7 +151,7 @@ KINDS: dict[str, FolderKind] = {
                    "image_break_token": "<|vision_pad|>", "image_end_token": "<|vision_end|>",
                    "patch_size": 14, "spatial_merge_size": 2},
         video_preprocessor={}, processor_class="PixtralProcessor",
-        tokenizer_extra={**_QWEN_TOKENIZER, "fix_mistral_regex": True},
+        tokenizer_extra=_QWEN_TOKENIZER,
     ),
     # olmOCR 2: Qwen2.5-VL (14 px patches, 2x2 merge, 3,136..12,845,056 pixels).
     "qwen2_5_vl": FolderKind(
