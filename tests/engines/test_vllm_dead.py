@@ -217,3 +217,18 @@ def test_a_restarting_server_is_waited_for_and_the_pages_go_on() -> None:
             s.stop()
     assert first.ok and all(o.ok for o in outputs), [o.error for o in outputs]
     assert engine.dead is None and restarted[0].completions == 4
+
+
+def test_the_cli_flag_the_fix_names_reaches_the_engine_args() -> None:
+    import argparse
+
+    from workbench.cli.ocr_cmd import engine_options, register
+    from workbench.settings import Settings
+
+    parser = argparse.ArgumentParser()
+    register(parser.add_subparsers())
+    model = "lightonai/LightOnOCR-2-1B"
+    args = parser.parse_args(["ocr", "x.pdf", "--out", "o", "--engine", "vllm", "--model", model,
+                              "--max-num-batched-tokens", "4096"])  # fmt: skip
+    options, _ = engine_options(args, Settings(), plan_here=False)
+    assert options.engine_args == {"max_num_batched_tokens": 4096}  # type: ignore[union-attr]

@@ -31,8 +31,8 @@ _OOM_TEXTS = ("CUDA out of memory", "OutOfMemoryError")
 _ENCODER_TEXTS = ("vision", "encoder", "pixtral", "siglip", "visual", "patch_embed")
 
 FIX_IN_PROCESS = (
-    "Restart the engine with max_num_batched_tokens={n} (one page per vision-encoder step); "
-    "finished pages are kept and a rerun does the rest"
+    "Restart the engine with max_num_batched_tokens={n} (one page per vision-encoder step; "
+    "CLI: --max-num-batched-tokens {n}); finished pages are kept and a rerun does the rest"
 )
 FIX_SERVER = (
     "Restart `vllm serve` with --max-num-batched-tokens {n} (one page per vision-encoder "
