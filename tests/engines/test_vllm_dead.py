@@ -232,3 +232,18 @@ def test_the_cli_flag_the_fix_names_reaches_the_engine_args() -> None:
                               "--max-num-batched-tokens", "4096"])  # fmt: skip
     options, _ = engine_options(args, Settings(), plan_here=False)
     assert options.engine_args == {"max_num_batched_tokens": 4096}  # type: ignore[union-attr]
+
+
+def test_a_silent_server_costs_one_idle_wait_not_three() -> None:
+    """Issue 25.2: a server that accepts a page and never answers fails it after one idle
+    timeout; the transport retries (meant for lost connections and 5xx) do not send it again."""
+    with FakeOpenAIServer(models=["m"]) as server:
+        server.hang = True
+        engine = VllmServerEngine(server.base_url, model="m", idle_timeout=1.0, retries=3)
+        started = time.monotonic()
+        [out] = list(engine.run([_server_page(0)]))
+        took = time.monotonic() - started
+        sent = server.completions
+    assert sent == 1 and len(out.attempts) == 1
+    assert "no answer within 1 s" in (out.error or "")
+    assert took < 2.5  # one wait of 1 s (and the watchdog's tick), not three
