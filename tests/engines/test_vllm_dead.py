@@ -247,3 +247,21 @@ def test_a_silent_server_costs_one_idle_wait_not_three() -> None:
     assert sent == 1 and len(out.attempts) == 1
     assert "no answer within 1 s" in (out.error or "")
     assert took < 2.5  # one wait of 1 s (and the watchdog's tick), not three
+
+
+def test_a_whole_batch_that_raises_is_isolated_page_by_page(
+    fake_vllm: SimpleNamespace,  # noqa: F811
+) -> None:
+    """Issue 25.4: an error that is not a dead engine (every page of a batch is bad) is found
+    page by page: each page gets its own reason, the engine stays usable."""
+    engine = VllmLocalEngine("m/ocr")
+    bad = [
+        PageRequest(key=f"b{i}", image=Image.new("RGB", (60, 40)), prompt="BAD") for i in range(3)
+    ]
+    outputs = list(engine.run(bad))
+    llm = FakeLLM.last
+    assert llm is not None and len(llm.calls) == 1 + 3  # the batch, then each page alone
+    assert all("prompt is longer than max_model_len" in (o.error or "") for o in outputs)
+    assert engine.dead is None
+    [good] = list(engine.run([_page(1)]))
+    assert good.ok
