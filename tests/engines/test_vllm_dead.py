@@ -265,3 +265,28 @@ def test_a_whole_batch_that_raises_is_isolated_page_by_page(
     assert engine.dead is None
     [good] = list(engine.run([_page(1)]))
     assert good.ok
+
+
+def test_a_500_then_refusals_past_the_restart_wait_is_a_dead_server() -> None:
+    """vLLM answers a bare 500 when its engine dies, then exits: after the wait a restart is
+    given, the engine is dead and the rest fail at once with that cause."""
+    calls: list[int] = []
+
+    def respond(body: dict[str, Any]) -> Reply:
+        calls.append(1)
+        if len(calls) == 1:
+            return Reply("page one")
+        threading.Timer(0.1, server.stop).start()  # the server exits after its 500
+        return Reply("", status=500)
+
+    server = FakeOpenAIServer(respond=respond, models=["m"]).start()
+    engine = VllmServerEngine(
+        server.base_url, model="m", concurrency=1, backoff=0.5, reconnect_wait=1.0
+    )  # the retry after the 500 comes once the server has exited
+    [first] = list(engine.run([_server_page(0)]))
+    outputs = list(engine.run([_server_page(i) for i in range(1, 5)]))
+    assert first.ok and engine.dead is not None
+    assert "the vLLM server died: it answered HTTP 500" in str(engine.dead)
+    assert "refused connections for 1 s" in str(engine.dead)
+    assert [o.error for o in outputs] == [str(engine.dead)] * 4
+    assert len(calls) == 2  # nothing was sent after the 500
