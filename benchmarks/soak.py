@@ -48,6 +48,9 @@ sys.path.insert(0, str(ROOT))
 
 from tests.fakes.soak_server import colour, expected, fault_plan  # noqa: E402
 
+#: seconds the server takes per completion: a model's time, small, so that pages are in flight
+#: when the server is killed (the restart must cost pages in flight, not fall between them)
+DELAY_S = 0.05
 DOC_SIZES = (12, 1, 7, 20, 3, 10, 5)  # pages per document, cycled: many documents, mixed
 #: manifest and page JSON keys that differ between two runs of the same pages: timings, run
 #: identity, and the server's address (each run here has its own server, on its own port)
@@ -91,9 +94,10 @@ class SoakServer:
 
     def start(self) -> SoakServer:
         module = "tests.fakes.soak_server" if self.faults else "tests.fakes.openai_server"
-        args = ["--pages", str(self.n), "--seed", str(self.seed), "--log", str(self.log)]
+        args = ["--pages", str(self.n), "--seed", str(self.seed), "--log", str(self.log),
+                "--delay", f"{DELAY_S:g}"]  # fmt: skip
         if not self.faults:
-            args = ["--delay", "0", "--model", "lightonai/LightOnOCR-2-1B"]
+            args = ["--delay", f"{DELAY_S:g}", "--model", "lightonai/LightOnOCR-2-1B"]
         self.proc = subprocess.Popen(
             [sys.executable, "-m", module, "--port", str(self.port), *args],
             cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
@@ -106,6 +110,13 @@ class SoakServer:
             except OSError:
                 time.sleep(0.05)
         raise RuntimeError("the soak server did not start")
+
+    def in_flight(self) -> int:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/fake/stats") as r:
+                return int(json.loads(r.read())["in_flight"])
+        except OSError:
+            return 0
 
     def kill(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
@@ -172,8 +183,8 @@ def watch(
             while done >= mark:
                 result.memory.append((mark, time.monotonic() - started, rss, peak))
                 mark += every
-            if restart is not None and done >= restart[0]:
-                restart[1].restart()
+            if restart is not None and done >= restart[0] and restart[1].in_flight():
+                restart[1].restart()  # with completions in flight: they are lost mid-answer
                 restart = None
             if kill_at is not None and done >= kill_at:
                 proc.send_signal(signal.SIGKILL)
@@ -289,6 +300,9 @@ def soak(work: Path, n: int, seed: int, timeout: float, concurrency: int, floor:
     report["statuses"] = check(work / "soak", docs, n, seed, run.stderr)
     requests = Counter(int(x) for x in (work / "soak.log").read_text().split())
     report["requests"] = sum(requests.values())
+    plan = report["plan"]  # requests the faults alone call for: retries and loop re-asks
+    planned = n + plan["reset"] + plan["500once"] + 2 * plan["500"] + 2 * plan["loop"]
+    report["restart_retries"] = report["requests"] - planned  # pages in flight at the kill
     return report
 
 
@@ -308,7 +322,10 @@ def main() -> None:
     r = soak(work, args.pages, args.seed, args.timeout, args.concurrency, not args.no_floor)
     print(f"{r['pages']} pages in {r['documents']} documents; faults planned: "
           f"{dict(r['plan'])}; one server restart (SIGKILL) at page {args.pages // 2}")  # fmt: skip
-    print(f"CLI exit {r['code']}; {r['requests']} requests; statuses {dict(r['statuses'])}")
+    print(
+        f"CLI exit {r['code']}; {r['requests']} requests ({r['restart_retries']} of them "
+        f"retries of pages in flight at the restart); statuses {dict(r['statuses'])}"
+    )
     rate = r["pages"] / r["seconds"]
     print(f"soak: {r['seconds']:.1f} s, {rate:.1f} pages/s")
     if "floor_s" in r:

@@ -99,3 +99,32 @@ def test_a_hung_page_never_blocks_switching_to_the_others(
     expect(waiting).to_have_count(0)
     page.screenshot(path=str(shots / "hung-page-1-stopped.png"))
     assert page.js_errors == []
+
+
+def test_the_page_on_screen_says_it_waits_on_the_model_within_2_s(
+    hung_app_url: str, page: Any, tmp_path: Path, shots: Path
+) -> None:
+    """Issue 25.2: a hung page never looks merely "queued": from its first seconds on screen it
+    says it is waiting on the model, for how long, with Cancel. (The app is warm: a first file
+    is read first, so the seconds measured are the Viewer's, not the start of its page-rendering
+    workers.)"""
+    page.goto(hung_app_url + "/viewer")
+    expect(page.get_by_test_id("stFileUploaderDropzone")).to_be_visible(timeout=60_000)
+    uploader = page.get_by_test_id("stFileUploaderDropzoneInput")
+    uploader.set_input_files([pdf_file(tmp_path / "warm.pdf", 1)])
+    expect(page.get_by_text(ANSWER).first).to_be_visible(timeout=60_000)
+    page.goto(hung_app_url + "/viewer")  # a new session of the warm app
+    expect(page.get_by_test_id("stFileUploaderDropzone")).to_be_visible(timeout=60_000)
+    page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(
+        [pdf_file(tmp_path / "stuck.pdf", 2, landscape=(1,))]
+    )
+    expect(page.get_by_text(re.compile(r"page 1 of 2")).first).to_be_visible(timeout=60_000)
+    shown = time.monotonic()
+    waiting = page.get_by_text(re.compile(r"stuck\.pdf page 1: waiting for the model for \d+ s"))
+    expect(waiting).to_be_visible(timeout=30_000)
+    took = time.monotonic() - shown
+    page.screenshot(path=str(shots / "hung-page-says-waiting.png"))
+    print(f"the hung page on screen said it waits on the model {took:.2f} s after it was shown")
+    assert took < 2.0, took
+    expect(page.get_by_role("button", name="Cancel page 1")).to_be_visible()
+    assert page.js_errors == []

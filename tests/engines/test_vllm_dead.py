@@ -217,3 +217,76 @@ def test_a_restarting_server_is_waited_for_and_the_pages_go_on() -> None:
             s.stop()
     assert first.ok and all(o.ok for o in outputs), [o.error for o in outputs]
     assert engine.dead is None and restarted[0].completions == 4
+
+
+def test_the_cli_flag_the_fix_names_reaches_the_engine_args() -> None:
+    import argparse
+
+    from workbench.cli.ocr_cmd import engine_options, register
+    from workbench.settings import Settings
+
+    parser = argparse.ArgumentParser()
+    register(parser.add_subparsers())
+    model = "lightonai/LightOnOCR-2-1B"
+    args = parser.parse_args(["ocr", "x.pdf", "--out", "o", "--engine", "vllm", "--model", model,
+                              "--max-num-batched-tokens", "4096"])  # fmt: skip
+    options, _ = engine_options(args, Settings(), plan_here=False)
+    assert options.engine_args == {"max_num_batched_tokens": 4096}  # type: ignore[union-attr]
+
+
+def test_a_silent_server_costs_one_idle_wait_not_three() -> None:
+    """Issue 25.2: a server that accepts a page and never answers fails it after one idle
+    timeout; the transport retries (meant for lost connections and 5xx) do not send it again."""
+    with FakeOpenAIServer(models=["m"]) as server:
+        server.hang = True
+        engine = VllmServerEngine(server.base_url, model="m", idle_timeout=1.0, retries=3)
+        started = time.monotonic()
+        [out] = list(engine.run([_server_page(0)]))
+        took = time.monotonic() - started
+        sent = server.completions
+    assert sent == 1 and len(out.attempts) == 1
+    assert "no answer within 1 s" in (out.error or "")
+    assert took < 2.5  # one wait of 1 s (and the watchdog's tick), not three
+
+
+def test_a_whole_batch_that_raises_is_isolated_page_by_page(
+    fake_vllm: SimpleNamespace,  # noqa: F811
+) -> None:
+    """Issue 25.4: an error that is not a dead engine (every page of a batch is bad) is found
+    page by page: each page gets its own reason, the engine stays usable."""
+    engine = VllmLocalEngine("m/ocr")
+    bad = [
+        PageRequest(key=f"b{i}", image=Image.new("RGB", (60, 40)), prompt="BAD") for i in range(3)
+    ]
+    outputs = list(engine.run(bad))
+    llm = FakeLLM.last
+    assert llm is not None and len(llm.calls) == 1 + 3  # the batch, then each page alone
+    assert all("prompt is longer than max_model_len" in (o.error or "") for o in outputs)
+    assert engine.dead is None
+    [good] = list(engine.run([_page(1)]))
+    assert good.ok
+
+
+def test_a_500_then_refusals_past_the_restart_wait_is_a_dead_server() -> None:
+    """vLLM answers a bare 500 when its engine dies, then exits: after the wait a restart is
+    given, the engine is dead and the rest fail at once with that cause."""
+    calls: list[int] = []
+
+    def respond(body: dict[str, Any]) -> Reply:
+        calls.append(1)
+        if len(calls) == 1:
+            return Reply("page one")
+        threading.Timer(0.1, server.stop).start()  # the server exits after its 500
+        return Reply("", status=500)
+
+    server = FakeOpenAIServer(respond=respond, models=["m"]).start()
+    engine = VllmServerEngine(
+        server.base_url, model="m", concurrency=1, backoff=0.5, reconnect_wait=1.0
+    )  # the retry after the 500 comes once the server has exited
+    [first] = list(engine.run([_server_page(0)]))
+    outputs = list(engine.run([_server_page(i) for i in range(1, 5)]))
+    assert first.ok and engine.dead is not None
+    assert "the vLLM server died: it answered HTTP 500" in str(engine.dead)
+    assert "refused connections for 1 s" in str(engine.dead)
+    assert [o.error for o in outputs] == [str(engine.dead)] * 4
+    assert len(calls) == 2  # nothing was sent after the 500

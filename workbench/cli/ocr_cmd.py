@@ -118,6 +118,11 @@ def register(sub: Any) -> None:
     )
     p.add_argument("--timeout", type=float, help="seconds per request")
     p.add_argument("--profile", help="GPU tuning profile for --engine vllm")
+    p.add_argument(
+        "--max-num-batched-tokens", type=int, metavar="N",
+        help="--engine vllm: tokens vLLM schedules per step (4096: one page per vision-encoder "
+        "step, the fix when vLLM ran out of GPU memory in the encoder)",
+    )  # fmt: skip
     p.add_argument("--run-name", help="name of the run; the same name resumes it")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
     p.add_argument(
@@ -190,6 +195,8 @@ def engine_options(
         raise EngineUnavailable("--engine vllm needs --model MODEL_ID")
     spec = get_spec(args.spec or args.model)
     engine_args = local_engine_args(spec, args.profile) if plan_here else {}
+    if getattr(args, "max_num_batched_tokens", None):  # the fix a dead engine names
+        engine_args = {**engine_args, "max_num_batched_tokens": args.max_num_batched_tokens}
     return factory.LocalOptions(model=spec.id, engine_args=engine_args), spec.id
 
 

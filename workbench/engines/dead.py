@@ -8,8 +8,10 @@ Contract
   not. The cause is said plainly: "vLLM ran out of GPU memory in the vision encoder with N
   pages at once" when the error's traceback or text names the vision encoder, "… ran out of
   GPU memory with N pages at once" otherwise, else "the vLLM engine died: <first line>".
-* :func:`dead_server` reads a server's error message (an HTTP 500's body): the same names
-  and texts, as ``vllm serve`` reports them once its EngineCore is gone.
+* :func:`dead_server` reads a server's error message (an HTTP 500's body, or an error event
+  mid-stream): the same names and texts, as ``vllm serve`` reports them once its EngineCore
+  is gone. :func:`server_gone`: a 5xx, then connections refused past the wait a restart is
+  given, is a dead server too (vLLM answers a bare 500 when its engine dies, then exits).
 * Both name the fix: a restart with :data:`SAFER_SETTING` (one page per vision-encoder step,
   the setting measured to run 256 pages in-process and 277 server requests on the H200 where
   the default died; ``../shared/gpu-lab/README.md``); finished pages are kept, a rerun resumes.
@@ -31,8 +33,8 @@ _OOM_TEXTS = ("CUDA out of memory", "OutOfMemoryError")
 _ENCODER_TEXTS = ("vision", "encoder", "pixtral", "siglip", "visual", "patch_embed")
 
 FIX_IN_PROCESS = (
-    "Restart the engine with max_num_batched_tokens={n} (one page per vision-encoder step); "
-    "finished pages are kept and a rerun does the rest"
+    "Restart the engine with max_num_batched_tokens={n} (one page per vision-encoder step; "
+    "CLI: --max-num-batched-tokens {n}); finished pages are kept and a rerun does the rest"
 )
 FIX_SERVER = (
     "Restart `vllm serve` with --max-num-batched-tokens {n} (one page per vision-encoder "
@@ -86,6 +88,20 @@ def dead_in_process(exc: BaseException, pages: int) -> EngineDeadError | None:
     encoder = any(t in where or t in oom_text for t in _ENCODER_TEXTS)
     ordered = text if not messages else messages[-1] + "\n" + text  # the root cause first
     return _verdict(ordered, names, pages, encoder, FIX_IN_PROCESS)
+
+
+def server_gone(last_error: str, refused_s: float) -> EngineDeadError:
+    """A server that answered a 5xx (``last_error``, perhaps an empty body: ``vllm serve``
+    answers a bare 500 when its engine dies, then exits) and has refused connections for
+    ``refused_s`` seconds since: not a restart, a dead server."""
+    said = last_error.split(":", 1)[1] if last_error.startswith("server error") else last_error
+    said = f" ({_first_line(said)})" if said.strip() else ""
+    cause = (
+        f"the vLLM server died: it answered HTTP 500{said}, then refused connections for "
+        f"{refused_s:.0f} s"
+    )
+    fix = FIX_SERVER.format(n=SAFER_SETTING["max_num_batched_tokens"])
+    return EngineDeadError(cause, f"{fix} (if its log shows CUDA out of memory)", SAFER_SETTING)
 
 
 def dead_server(message: str) -> EngineDeadError | None:

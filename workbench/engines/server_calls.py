@@ -38,6 +38,7 @@ from workbench.errors import EngineError, EngineTimeout, PageCancelled, ServerHT
 
 __all__ = [
     "POLL_S",
+    "RECONNECT_WAIT_S",
     "CallBoard",
     "PageProgress",
     "RunCancel",
@@ -45,6 +46,7 @@ __all__ = [
     "normalize_base_url",
     "page_budget",
     "refuses_vllm_fields",
+    "retry_pause",
     "server_message",
     "tracked_transport",
 ]
@@ -54,8 +56,20 @@ FIRST_TOKEN_ALLOWANCE_S = 60.0
 #: A conservative decode rate for one sequence under load (tokens/s) for the page budget.
 MIN_TOKENS_PER_S = 8.0
 POLL_S = 0.2
+#: Seconds a server that answered before may refuse connections (a restart) before the pages
+#: waiting on it fail: long enough for a proxy or a quick restart, bounded for a dead host.
+RECONNECT_WAIT_S = 30.0
+RECONNECT_POLL_S = 1.0
 
 _CURRENT = threading.local()  # the Call the current worker thread is making
+
+
+def retry_pause(backoff: float, tries: int, waits: int) -> float:
+    """Seconds before the next try: exponential ``backoff`` after failed tries, a steady poll
+    while only waiting for a restarting server."""
+    if waits and not tries:
+        return RECONNECT_POLL_S
+    return backoff * 2 ** max(tries - 1, 0)
 
 
 def page_budget(max_tokens: int, cap: float) -> float:

@@ -19,24 +19,18 @@ Contract
   token mid-answer, or without a first token while the server made no progress on any page,
   end the attempt. A page that waits never holds the others: they go on and are yielded.
 * Faults, each with its own error (:mod:`workbench.errors`): cannot connect
-  (:class:`ServerUnreachable`), connection closed before or during the answer
-  (:class:`ConnectionLost`), timed out (:class:`EngineTimeout`), HTTP error status
-  (:class:`ServerHTTPError`), not a chat completion (:class:`MalformedAnswer`), cancelled
-  (:class:`PageCancelled`). Connect failures, lost connections and 408/429/5xx are retried
-  ``retries`` times in all with exponential backoff; timeouts are not (a hung server would
-  hang again). Then the page gets ``error`` and the other pages go on. A server that has
-  answered before and now refuses connections is taken to be restarting: pages wait for it
-  (polling, at most ``reconnect_wait`` seconds from the first refusal, 30 by default) and
-  go on when it is back; past that wait they fail as unreachable. A looping answer is
-  retried with the request's ``retry_sampling`` (:mod:`workbench.engines.repetition`); every
-  attempt is recorded.
-* A dead engine (:mod:`workbench.engines.dead`): a 5xx whose body names vLLM's
-  ``EngineDeadError``, "EngineCore encountered an issue" or CUDA out of memory marks the
-  engine dead (:attr:`dead`, an :class:`~workbench.errors.EngineDeadError` naming the cause
-  and the fix). From then on nothing is sent: that page, the pages in flight (whose
-  connections are then lost or refused) and every page after them fail at once with that one
-  message, not with retries and a wait per page; a new engine (a restarted server) starts
-  clean.
+  (:class:`ServerUnreachable`), connection closed (:class:`ConnectionLost`), timed out
+  (:class:`EngineTimeout`), HTTP error (:class:`ServerHTTPError`), not a chat completion
+  (:class:`MalformedAnswer`), cancelled (:class:`PageCancelled`). Connect failures, lost
+  connections and 408/429/5xx are retried ``retries`` times in all with exponential backoff;
+  timeouts are not (a hung server would hang again: one idle wait, not three). A server that
+  answered before and now refuses is taken to be restarting: pages wait for it (at most
+  ``reconnect_wait`` s from the first refusal) and go on when it is back. A looping answer is
+  retried with the request's ``retry_sampling`` (:mod:`workbench.engines.repetition`).
+* A dead engine (:mod:`workbench.engines.dead`): a 5xx or error event naming vLLM's
+  ``EngineDeadError``/"EngineCore encountered an issue"/CUDA out of memory, or a 5xx then
+  refusals past ``reconnect_wait``, sets :attr:`dead` (an :class:`EngineDeadError` naming the
+  cause and the fix): the pages in flight and all after fail at once with it, nothing is sent.
 * :meth:`in_flight` lists the pages in flight (key, wall-clock start, elapsed, tokens so far)
   and :meth:`cancel` stops some or all of them at once — the hook for a UI that shows a
   waiting page with its elapsed time and a cancel button. A cancelled page yields an output
@@ -57,11 +51,12 @@ from typing import Any
 import httpx
 
 from workbench.engines.base import EngineOutput, PageRequest
-from workbench.engines.dead import dead_server
+from workbench.engines.dead import dead_server, server_gone
 from workbench.engines.messages import chat_body, streamed
 from workbench.engines.png import IMAGE_SLOT, json_with_image
 from workbench.engines.repetition import MAX_ATTEMPTS, PageAttempts
 from workbench.engines.server_calls import (
+    RECONNECT_WAIT_S,
     CallBoard,
     PageProgress,
     RunCancel,
@@ -69,6 +64,7 @@ from workbench.engines.server_calls import (
     normalize_base_url,
     page_budget,
     refuses_vllm_fields,
+    retry_pause,
     server_message,
     tracked_transport,
 )
@@ -89,10 +85,6 @@ from workbench.settings import Settings
 
 _JSON = {"Content-Type": "application/json"}
 RETRYABLE_STATUS = frozenset({408, 429, 500, 502, 503, 504})
-#: Seconds a server that answered before may refuse connections (a restart) before the pages
-#: waiting on it fail: long enough for a proxy or a quick restart, bounded for a dead host.
-RECONNECT_WAIT_S = 30.0
-RECONNECT_POLL_S = 1.0
 
 
 class VllmServerEngine:
@@ -132,6 +124,7 @@ class VllmServerEngine:
         self.dead: EngineDeadError | None = None  # its engine died: send no more
         self._answered = False  # the server has answered a completion (so a refusal is news)
         self._down_since: float | None = None  # first refusal of the outage under way
+        self._last_5xx: tuple[float, str] | None = None  # when, and what, the last 5xx said
         self._client: httpx.Client | None = None
         self._lock = threading.Lock()
         self._served: list[str] | None = None
@@ -244,18 +237,15 @@ class VllmServerEngine:
 
     # ------------------------------------------------------------------ one call
     def _complete(self, body: dict[str, Any], png: bytes, key: str, run: RunCancel) -> Answer:
-        """One completion with transport retries; raises an :class:`EngineError` subclass.
-
-        Retried: cannot connect, connection lost, 408/429/5xx, ``retries`` times in all; a
-        refused connection to a server that answered before is waited out instead (a restart,
-        up to ``reconnect_wait`` s). Not retried: a timeout (a hung server would only hang
-        again), a cancel, a client error, a malformed answer, a dead engine."""
+        """One completion with the transport retries and the restart wait of the module
+        contract; raises an :class:`EngineError` subclass."""
         url = f"{self.base_url}/chat/completions"
         budget = page_budget(int(body.get("max_tokens") or 4096), self.timeout)
         problem: EngineError | None = None
         tries = waits = 0
         while tries < self.retries:
-            if tries + waits and cancellable_sleep(run, key, self._pause(tries, waits)):
+            pause = retry_pause(self.backoff, tries, waits)
+            if tries + waits and cancellable_sleep(run, key, pause):
                 raise PageCancelled()
             if run.cancelled(key):
                 raise PageCancelled()
@@ -264,39 +254,49 @@ class VllmServerEngine:
             try:
                 return self._attempt(url, body, png, key, budget, run, tries + waits + 1)
             except ServerUnreachable as exc:
-                problem = self.dead or exc
+                problem = exc
                 if self.dead is None and self._restarting():
                     waits += 1
                     continue
             except ConnectionLost as exc:
-                problem = self.dead or exc
+                problem = exc
             except ServerHTTPError as exc:
                 if exc.status not in RETRYABLE_STATUS:
                     raise
+                if exc.status >= 500:
+                    self._last_5xx = (time.monotonic(), str(exc))
+                    if (dead := dead_server(str(exc))) is not None:  # an error event mid-stream
+                        self._mark_dead(dead)
                 problem = exc
-            if isinstance(problem, EngineDeadError):
-                raise problem
+            if self.dead is not None:
+                raise self.dead
             tries += 1
         assert problem is not None
         if isinstance(problem, ServerHTTPError):
             raise ServerHTTPError(f"{problem} (tried {self.retries} times)", problem.status)
         raise type(problem)(f"{problem} (tried {self.retries} times)")
 
-    def _pause(self, tries: int, waits: int) -> float:
-        if waits and not tries:
-            return RECONNECT_POLL_S
-        return self.backoff * 2 ** max(tries - 1, 0)
-
     def _restarting(self) -> bool:
         """Whether a refused connection is worth waiting out: the server answered before
-        and has refused for less than ``reconnect_wait`` seconds."""
+        and has refused for less than ``reconnect_wait`` seconds. Past that wait, a server
+        whose refusals began right after a 5xx is dead (:func:`server_gone`)."""
         if not self._answered:
             return False
         with self._lock:
             now = time.monotonic()
             if self._down_since is None:
                 self._down_since = now
-            return now - self._down_since < self.reconnect_wait
+            down = now - self._down_since
+            errored = self._last_5xx
+        if down < self.reconnect_wait:
+            return True
+        if errored is not None and self._down_since - errored[0] < self.reconnect_wait:
+            self._mark_dead(server_gone(errored[1], down))
+        return False
+
+    def _mark_dead(self, dead: EngineDeadError) -> None:
+        self.dead = self.dead or dead
+        self._board.abort_all(self.dead)  # the pages in flight wait on a dead engine
 
     def _attempt(
         self,
@@ -345,9 +345,8 @@ class VllmServerEngine:
     def _http_error(self, response: httpx.Response) -> EngineError:
         status, message = response.status_code, server_message(response)
         if status >= 500 and (dead := dead_server(message)) is not None:
-            self.dead = self.dead or dead
-            self._board.abort_all(self.dead)  # the pages in flight wait on a dead engine
-            return self.dead
+            self._mark_dead(dead)
+            return self.dead or dead
         if status in RETRYABLE_STATUS:
             return ServerHTTPError(f"server error {status}: {message}", status)
         return ServerHTTPError(self._client_error(status, message), status)

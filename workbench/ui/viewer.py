@@ -23,7 +23,7 @@ import streamlit as st
 from PIL import Image
 
 from workbench.engines.base import Engine
-from workbench.errors import WorkbenchError
+from workbench.errors import DocumentError, WorkbenchError
 from workbench.markdown.display import bound_page
 from workbench.models.registry import CPU_SPEC, ModelSpec
 from workbench.schema import PageResult
@@ -193,7 +193,12 @@ def _page_view(
     dpi = engines.dpi_for(spec)
     zoom = ZOOMS.get(str(state.VIEWER_ZOOM.get() or FIT_WIDTH), 1.0)
     width = ZOOM_WIDTH if zoom >= 2 else DISPLAY_WIDTH
-    jpeg = ui_files.display_image(f.sha256, f.name, page, dpi, spec.sizing, width, doc)
+    try:
+        jpeg = ui_files.display_image(f.sha256, f.name, page, dpi, spec.sizing, width, doc)
+    except DocumentError as exc:  # this page cannot be read (a bad TIFF frame): this page only
+        show_stats(f.name, page, doc.page_count, result, pending)
+        st.error(str(exc), icon=":material/broken_image:")
+        return
     if result is not None and result.rotation:
         jpeg = _turned(jpeg, result.rotation)  # the boxes are on the page as the model re-read it
     show_stats(f.name, page, doc.page_count, result, pending)

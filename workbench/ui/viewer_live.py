@@ -2,9 +2,11 @@
 
 Each script run *asks* the process's worker for this session's pages (:func:`ask`: the
 selected files and pages, the engine, the page on screen) and returns at once; the page shows
-what the result cache holds. Pages that wait on a server for :data:`SHOW_WAIT_S` or more are
-listed with their elapsed time and a Cancel button (a cancelled page fails with "cancelled by
-the user" and can be retried); Stop ends this session's processing and Resume restarts it.
+what the result cache holds. The page on screen, while it is in flight on a server, is listed
+at once (polled every :data:`FOCUS_POLL_S` seconds while it has no result: it says so within
+2 s) as waiting on the model with its elapsed time and a Cancel button; other pages once they
+have waited :data:`SHOW_WAIT_S` or more (a cancelled page fails with "cancelled by the user"
+and can be retried); Stop ends this session's processing and Resume restarts it.
 
 While pages are pending, :func:`show` draws a progress bar in a
 fragment that polls every :data:`POLL_S` seconds and reruns the whole page when the page on
@@ -33,9 +35,15 @@ from workbench.ui.runs_common import get_store
 
 POLL_S = 1.0  # a poll is a script run: often enough to show pages as they finish, rare enough
 #              to leave the session free for clicks
+#: the poll while the page on screen has no result yet: the user waits on that very page, and
+#: a hung page must say so within 2 s of being shown (issue 25.2)
+FOCUS_POLL_S = 0.5
 #: A page in flight this long is shown as waiting, with its elapsed time and a Cancel button
 #: (a normal page on a busy server takes a few seconds; shorter would flicker on every page).
+#: The page on screen is shown from 0 s: the user is looking at it, and a hung answer must
+#: not look "queued" (issue 25.2).
 SHOW_WAIT_S = 5.0
+SHOW_FOCUS_WAIT_S = 0.0
 MAX_WAITING_SHOWN = 3
 
 #: (sha256, page, engine key) of the page on screen.
@@ -81,7 +89,8 @@ def show(progress: Progress, focus: Focus, pos: int) -> None:
     for note in progress.notes:
         st.warning(note, icon=":material/warning:")
     if progress.pending:
-        _poll(session_id(), focus, results().has(*focus), pos)
+        ready = results().has(*focus)
+        (_poll if ready else _poll_focus)(session_id(), focus, ready, pos)
     elif progress.stopped and progress.left:
         with st.container(horizontal=True, vertical_alignment="center"):
             st.info(
@@ -116,8 +125,7 @@ def waiting_text(w: Waiting) -> str:
     return f"{w.name} page {w.page}: receiving, {w.tokens} tokens in {w.elapsed:.0f} s{again}"
 
 
-@st.fragment(run_every=POLL_S)
-def _poll(session: str, focus: Focus, focus_ready: bool, pos: int) -> None:
+def _poll_body(session: str, focus: Focus, focus_ready: bool, pos: int) -> None:
     p = board().progress(session)
     # A timer of a page the user has left (a click is being answered) must not rerun.
     here = state.VIEWER_POS.get() == pos
@@ -138,10 +146,20 @@ def _poll(session: str, focus: Focus, focus_ready: bool, pos: int) -> None:
     _waiting(session, p, focus)
 
 
+_poll = st.fragment(run_every=POLL_S)(_poll_body)
+_poll_focus = st.fragment(run_every=FOCUS_POLL_S)(_poll_body)
+
+
 def _waiting(session: str, p: Progress, focus: Focus) -> None:
-    """Pages that have waited on the engine for :data:`SHOW_WAIT_S` or more: the page on
-    screen first, then the oldest, each with its elapsed time and a Cancel button."""
-    slow = [w for w in p.waiting if w.elapsed >= SHOW_WAIT_S]
+    """Pages that have waited on the engine for :data:`SHOW_WAIT_S` or more, and the page on
+    screen whatever its wait: that page first, then the oldest, each with its elapsed time
+    and a Cancel button."""
+
+    def shown(w: Waiting) -> bool:
+        on_screen = (w.sha256, w.page) == focus[:2]
+        return w.elapsed >= (SHOW_FOCUS_WAIT_S if on_screen else SHOW_WAIT_S)
+
+    slow = [w for w in p.waiting if shown(w)]
     slow.sort(key=lambda w: ((w.sha256, w.page) != focus[:2], -w.elapsed))
     for w in slow[:MAX_WAITING_SHOWN]:
         with st.container(horizontal=True, vertical_alignment="center", key=f"wb-wait-{w.page}"):
