@@ -13,7 +13,9 @@ Contract
   is seen in seconds, not at the end of a long timeout; 16 tokens an event and the running
   token count in each (vLLM's ``stream_interval`` and ``continuous_usage_stats``:
   :func:`~workbench.engines.messages.streamed`). A server that refuses those fields with a
-  400/422 naming them is asked again without them, and this engine stops sending them.
+  400/422 naming them is asked again without them, and this engine stops sending them; a
+  vLLM that ignores ``stream_interval`` (0.26: by its ``GET /version``, or one event a token
+  seen in its stream) is no longer sent it (:mod:`workbench.engines.server_info`).
 * Time per attempt (:mod:`workbench.engines.server_calls`): a budget of 60 s plus
   ``max_tokens`` at 8 tokens/s, capped by ``timeout``; ``idle_timeout`` seconds without a
   token mid-answer, or without a first token while the server made no progress on any page,
@@ -42,7 +44,7 @@ import threading
 import time
 from collections.abc import Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urlsplit
 
 import httpx
@@ -53,12 +55,14 @@ from workbench.engines.png import IMAGE_SLOT, json_with_image
 from workbench.engines.repetition import MAX_ATTEMPTS, PageAttempts
 from workbench.engines.server_calls import (
     POLL_S,
+    Call,
     CallBoard,
     PageProgress,
     RunCancel,
     page_budget,
     tracked_transport,
 )
+from workbench.engines.server_info import EventCounter, ServerFacts
 from workbench.engines.sse import Answer, read_answer
 from workbench.errors import (
     CANCELLED,
@@ -142,6 +146,7 @@ class VllmServerEngine:
         self._lock = threading.Lock()
         self._served: list[str] | None = None
         self._vllm = True  # send vLLM's streaming fields (off once a server refuses them)
+        self.server = ServerFacts()  # its version, what its stream does (learned in run())
         if connect:
             self.connect()
 
@@ -298,7 +303,12 @@ class VllmServerEngine:
                         if response.status_code != 200:
                             response.read()
                             raise self._http_error(response)
-                        return read_answer(response, call, int(body.get("max_tokens") or 0))
+                        counter = EventCounter(call)
+                        answer = read_answer(
+                            response, cast(Call, counter), int(body.get("max_tokens") or 0)
+                        )
+                        self.server.observe(body, counter.events, answer.tokens)
+                        return answer
                     finally:
                         call.finish()
             except (httpx.ConnectError, httpx.ConnectTimeout):
@@ -353,6 +363,7 @@ class VllmServerEngine:
             started = time.monotonic()
             # Streamed: tokens as they come, so a silent server is seen in seconds.
             body = streamed(chat_body(self.model, request, sampling, IMAGE_SLOT), vllm=self._vllm)
+            body = self.server.fit(body)  # not the fields this server ignores
             try:
                 answer = self._complete(body, png, request.key, run)
             except ServerHTTPError as exc:
@@ -390,6 +401,7 @@ class VllmServerEngine:
                 for request in source:
                     yield EngineOutput(key=request.key, error=str(exc))
                 return
+        self.server.learn_version(self._http(), self.base_url)
         with self._board.run_scope() as run:
             pool = ThreadPoolExecutor(
                 max_workers=self.concurrency, thread_name_prefix="vllm-server"
