@@ -53,7 +53,13 @@ from workbench.errors import EngineUnavailable, WorkbenchError
 from workbench.models.registry import ModelSpec, get_spec
 from workbench.pipeline.feed import prepare_plans
 from workbench.pipeline.process import OnPage, Processed, process
-from workbench.pipeline.runner import DocumentPlan, RunJob, RunOutcome, run_info
+from workbench.pipeline.runner import (
+    DocumentPlan,
+    RunJob,
+    RunOutcome,
+    run_info,
+    with_max_tokens,
+)
 from workbench.schema import PageResult
 from workbench.settings import Settings
 
@@ -74,6 +80,7 @@ class ClusterWork:
     dpi: float
     settings: Settings = field(default_factory=Settings)
     profile: str | None = None  # GPU tuning profile for the in-process engine
+    max_tokens: int | None = None  # every answer bounded so (None: the model's own)
 
 
 @dataclass(frozen=True)
@@ -106,15 +113,17 @@ class _NamedEngine:
 
 
 # ---------------------------------------------------------------------- on the workers
-_ENGINES: dict[EngineOptions, tuple[Any, ModelSpec]] = {}
+#: by ``repr(options)``: LocalOptions holds a dict (its engine arguments) and cannot be hashed
+_ENGINES: dict[str, tuple[Any, ModelSpec]] = {}
 _DOCS: OrderedDict[str, Document] = OrderedDict()
 _LOCK = threading.Lock()
 
 
 def _engine(work: ClusterWork) -> tuple[Any, ModelSpec]:
     """This worker process's engine for ``work`` (built on first use, then kept)."""
+    key = repr(work.options)
     with _LOCK:
-        if work.options not in _ENGINES:
+        if key not in _ENGINES:
             engine = build_engine(_planned(work))
             if work.spec_id is not None:
                 spec = get_spec(work.spec_id)
@@ -127,18 +136,20 @@ def _engine(work: ClusterWork) -> tuple[Any, ModelSpec]:
                         f"no model spec matches the served model {engine.model!r}; pass --spec"
                     )
                 spec = found
-            _ENGINES[work.options] = (engine, spec)
-        return _ENGINES[work.options]
+            _ENGINES[key] = (engine, spec)
+        engine, spec = _ENGINES[key]
+        return engine, with_max_tokens(spec, work.max_tokens)
 
 
 def _planned(work: ClusterWork) -> EngineOptions:
-    """The in-process vLLM engine is planned for the GPU of the worker that loads it."""
+    """The in-process vLLM engine is planned for the GPU of the worker that loads it; the
+    engine arguments the command gave (``--engine-arg``) go over the plan."""
     options = work.options
-    if isinstance(options, LocalOptions) and not options.engine_args:
+    if isinstance(options, LocalOptions):
         from workbench.gpu.launch import plan_local_launch
 
         kwargs = plan_local_launch(get_spec(work.spec_id or options.model), work.profile).kwargs
-        return replace(options, engine_args=kwargs)
+        return replace(options, engine_args={**kwargs, **options.engine_args})
     return options
 
 
@@ -292,6 +303,8 @@ def run_on_ray(
         dpi=work.dpi,
         source="cli-ray",
     )
+    if work.max_tokens:
+        info.settings["max_tokens"] = work.max_tokens
     job = RunJob.start(out, _NamedEngine(identity), spec, info)
     job.failed_inputs = failed_inputs
     plans = [job.plan(doc, pages) for doc, pages in wanted]
