@@ -11,9 +11,10 @@ built from tests/data's pages (benchmarks/pdf_sets.py, no network):
   pages are rendered before the clock starts: this is the server's own rate;
 * ``server-cli``: ``python -m workbench ocr INPUT --engine vllm-server --concurrency N
   --max-tokens M`` end to end (render, encode, send, parse, write);
-* ``local-raw``: ``vllm.LLM.chat`` on the same prepared pages, one call, in a child process
-  (the GPU is given back when it exits), with the engine arguments the CLI would use (the
-  planner's for this GPU, then ``--engine-arg``); timed from after the model is loaded;
+* ``local-raw``: ``vllm.LLM.chat`` on the same prepared pages, one call a set, in a child
+  process (one model load for all sets; the GPU is given back when it exits), with the engine
+  arguments the CLI would use (the planner's for this GPU, then ``--engine-arg``); timed from
+  after the model is loaded (the load is reported as ``load_s``);
 * ``local-cli``: ``python -m workbench ocr INPUT --engine vllm --model ID --max-tokens M``.
 
 The CLI's pages/s is reported twice: over its whole wall time, and from its ``engine ... ready``
@@ -162,16 +163,17 @@ def server_raw(args: argparse.Namespace, pages: list[Prepared]) -> dict[str, Any
 
 
 # ---------------------------------------------------------------------- in process, raw
-def local_raw(args: argparse.Namespace, files: list[Path]) -> dict[str, Any]:
-    """``vllm.LLM.chat`` over the prepared pages in a child process (see :func:`_local_child`)."""
+def local_raw(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
+    """``vllm.LLM.chat`` over every set's prepared pages in one child process (one model load
+    for all sets; the GPU is free again when it exits): a row per set."""
     with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as handle:
         result = Path(handle.name)
     command = [sys.executable, str(Path(__file__).resolve()), "--local-child", str(result),
-               *_forwarded(args), "--", *map(str, files)]  # fmt: skip
+               *_forwarded(args)]  # fmt: skip
     done = subprocess.run(command, cwd=ROOT, env=_env(), timeout=args.timeout)
     if done.returncode != 0:
-        return {"error": f"local-raw child exited {done.returncode}"}
-    data: dict[str, Any] = json.loads(result.read_text())
+        return {name: {"error": f"local-raw child exited {done.returncode}"} for name in args.sets}
+    data: dict[str, dict[str, Any]] = json.loads(result.read_text())
     result.unlink(missing_ok=True)
     return data
 
@@ -182,19 +184,24 @@ def _local_child(args: argparse.Namespace, result: Path) -> None:
     from workbench.engines.vllm_local import import_vllm
 
     spec = spec_for(args)
-    pages = prepare(args, args.files)
     engine_args = {"max_model_len": -1, **local_engine_args(spec, args.profile)}
-    engine_args.update(extra_engine_args(args.engine_arg))
+    engine_args.update(extra_engine_args(args.engine_arg))  # as the CLI: --engine-arg last
     vllm = import_vllm()
+    started = time.perf_counter()
     llm = vllm.LLM(model=spec.id, **engine_args)
-    conversations = [build_messages(p.request, image_pil_part(p.request.image)) for p in pages]
+    rows: dict[str, dict[str, Any]] = {}
+    load_s = time.perf_counter() - started
     params = vllm.SamplingParams(**sampling_params_kwargs(spec.sampling))
     template = dict(spec.chat_template_kwargs) or None
-    started = time.perf_counter()
-    outputs = llm.chat(conversations, params, use_tqdm=False, chat_template_kwargs=template)
-    seconds = time.perf_counter() - started
-    tokens = sum(len(o.outputs[0].token_ids or ()) for o in outputs)
-    result.write_text(json.dumps({"pages": len(pages), "seconds": seconds, "tokens": tokens}))
+    for name in args.sets:
+        pages = prepare(args, inputs(args, args.work, name))
+        conversations = [build_messages(p.request, image_pil_part(p.request.image)) for p in pages]
+        started = time.perf_counter()
+        outputs = llm.chat(conversations, params, use_tqdm=False, chat_template_kwargs=template)
+        seconds = time.perf_counter() - started
+        tokens = sum(len(o.outputs[0].token_ids or ()) for o in outputs)
+        rows[name] = {"pages": len(pages), "seconds": seconds, "tokens": tokens, "load_s": load_s}
+    result.write_text(json.dumps(rows))
 
 
 # ---------------------------------------------------------------------- the CLI
@@ -251,7 +258,9 @@ def _env() -> dict[str, str]:
 
 
 def _forwarded(args: argparse.Namespace) -> list[str]:
-    out = ["--model", args.model, "--max-tokens", str(args.max_tokens)]
+    out = ["--model", args.model, "--max-tokens", str(args.max_tokens), "--work", str(args.work)]
+    out += ["--sets", *args.sets, "--long-pages", str(args.long_pages), "--docs", str(args.docs)]
+    out += ["--sizes", *map(str, args.sizes)]
     if args.spec:
         out += ["--spec", args.spec]
     if args.profile:
@@ -310,7 +319,6 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--timeout", type=float, default=900, help="seconds per CLI/child run")
     parser.add_argument("--json", type=Path, help="write the results here")
     parser.add_argument("--local-child", type=Path, help=argparse.SUPPRESS)
-    parser.add_argument("files", nargs="*", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.base_url:
         from workbench.engines.vllm_server import normalize_base_url
@@ -336,19 +344,23 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         args.work = Path(holder.name)
     args.work.mkdir(parents=True, exist_ok=True)
     results: dict[str, dict[str, dict[str, Any]]] = {}
+    files = {name: inputs(args, args.work, name) for name in args.sets}
+    if "local-raw" in args.modes:  # first: its torch.compile cache serves the CLI's load too
+        print("local-raw (all sets, one model load) ...", file=sys.stderr, flush=True)
+        for name, row in local_raw(args).items():
+            results.setdefault(name, {})["local-raw"] = row
     for name in args.sets:
-        files = inputs(args, args.work, name)
-        pages = prepare(args, files) if "server-raw" in args.modes else []
-        modes: dict[str, dict[str, Any]] = {}
+        pages = prepare(args, files[name]) if "server-raw" in args.modes else []
+        modes = results.setdefault(name, {})
         for mode in args.modes:
+            if mode == "local-raw":
+                continue
             print(f"{name}: {mode} ...", file=sys.stderr, flush=True)
             if mode == "server-raw":
                 modes[mode] = server_raw(args, pages)
-            elif mode == "local-raw":
-                modes[mode] = local_raw(args, files)
             else:
-                modes[mode] = run_cli(args, files, "vllm-server" if "server" in mode else "vllm")
-        results[name] = modes
+                kind = "vllm-server" if "server" in mode else "vllm"
+                modes[mode] = run_cli(args, files[name], kind)
     report = {"max_tokens": args.max_tokens, "concurrency": args.concurrency,
               "model": args.model, "results": results}  # fmt: skip
     print(f"\nmax_tokens {args.max_tokens}, concurrency {args.concurrency}, model {args.model}\n")
