@@ -197,3 +197,19 @@ def test_pages_ahead_are_bounded_across_documents_and_files_removed(
     same = next(prepare_pages(docs[0], [1], CPU_SPEC, 50, workers=0))
     assert first.png == same.png  # the same bytes as one document's own preparation
     pool.pool.shutdown()
+
+
+def test_the_batch_page_keeps_the_server_at_its_concurrency(tmp_path: Path) -> None:
+    from workbench.runs.store import RunStore
+    from workbench.ui.batch_view import run_batch
+
+    files = [(n, (DATA / n).read_bytes()) for n in ONE_PAGE[:4]]
+    with FakeOpenAIServer(models=[MODEL], delay=0.4) as server:
+        engine = VllmServerEngine(server.base_url, concurrency=4)
+        try:
+            store = RunStore(tmp_path / "store")
+            out = run_batch(files, engine, get_spec(MODEL), store, "b", Settings())
+        finally:
+            engine.close()
+    assert out.status == "done" and out.done == out.total == 4
+    assert server.max_in_flight == 4  # one document at a time, it was 1
