@@ -21,17 +21,19 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from PIL import Image
 
 from tests.fakes.fake_engine import FakeEngine
 from tests.fakes.openai_server import FakeOpenAIServer
 from workbench.documents import Document, open_document
 from workbench.engines.base import EngineOutput, PageRequest
 from workbench.engines.vllm_server import VllmServerEngine
+from workbench.errors import DocumentError
 from workbench.models.registry import CPU_SPEC, get_spec
 from workbench.pipeline import feed
 from workbench.pipeline.prepare import prepare_pages
 from workbench.pipeline.runner import RunJob, run_documents, run_info
-from workbench.schema import RunStatus
+from workbench.schema import PageImage, RunStatus
 from workbench.settings import Settings
 
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -213,3 +215,44 @@ def test_the_batch_page_keeps_the_server_at_its_concurrency(tmp_path: Path) -> N
             engine.close()
     assert out.status == "done" and out.done == out.total == 4
     assert server.max_in_flight == 4  # one document at a time, it was 1
+
+
+@pytest.mark.parametrize("workers", [0, 2])
+def test_a_page_that_cannot_be_rendered_takes_its_place_and_the_stream_goes_on(
+    monkeypatch: pytest.MonkeyPatch, workers: int
+) -> None:
+    """``unreadable``: what the hook returns stands in the bad page's place (issue 25's
+    UnreadablePage); without the hook the error is raised at that page's turn."""
+    pool = CountingPool()
+    monkeypatch.setattr(feed, "_pool", lambda _workers: pool)
+    real_work, real_render = feed._work, feed._render
+
+    def work(job: Any) -> Any:
+        if job.name == "sf424_page2.pdf":
+            return feed._Refused(job.name, "page 1 cannot be rendered (damaged)")
+        return real_work(job)
+
+    def render(doc: Document, index: int, *args: Any) -> Any:
+        if doc.name == "sf424_page2.pdf":
+            raise DocumentError(doc.name, "page 1 cannot be rendered (damaged)")
+        return real_render(doc, index, *args)
+
+    monkeypatch.setattr(feed, "_work", work)
+    monkeypatch.setattr(feed, "_render", render)
+    docs = documents(["census_12s0324.pdf", "sf424_page2.pdf", "va210966_p1.pdf"])
+    items = [(d, f"n{i}", [1]) for i, d in enumerate(docs)]
+    placed: list[tuple[str, int, str]] = []
+
+    def unreadable(name: str, index: int, exc: Exception) -> PageImage:
+        placed.append((name, index, str(exc)))
+        return PageImage(name, index, Image.new("RGB", (1, 1)))
+
+    pages = list(feed.prepare_plans(items, CPU_SPEC, 50, workers=workers, unreadable=unreadable))
+    assert [p.document for p in pages] == ["n0", "n1", "n2"]
+    assert pages[1].size == (1, 1) and pages[2].png is not None
+    assert placed == [
+        ("sf424_page2.pdf", 1, "sf424_page2.pdf: page 1 cannot be rendered (damaged)")
+    ]
+    with pytest.raises(DocumentError, match="damaged"):
+        list(feed.prepare_plans(items, CPU_SPEC, 50, workers=workers))
+    pool.pool.shutdown()

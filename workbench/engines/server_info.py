@@ -11,12 +11,14 @@ Contract
 * :func:`probe_version` asks ``GET /version`` at the server's root (vLLM answers
   ``{"version": "0.26.0"}``); anything else (another server, a proxy, an error, no answer
   within a few seconds) is ``None``, never an exception.
-* :meth:`ServerFacts.fit` takes a request body and leaves out the fields this server is known
-  to ignore: ``stream_interval`` for a vLLM older than :data:`HONOURS_INTERVAL_FROM`, or once
-  a stream showed it (below). ``continuous_usage_stats`` stays: the running token count is
-  what progress reads whatever the event size.
-* :meth:`ServerFacts.observe` reads one answered stream (events counted by
-  :class:`EventCounter`): an answer of at least ``2 × interval`` tokens that came as about one
+* :meth:`ServerFacts.fit` takes a request body (the first call asks the version) and leaves
+  out the fields this server is known to ignore: ``stream_interval`` for a vLLM older than
+  :data:`HONOURS_INTERVAL_FROM`, or once a stream showed it (below).
+  ``continuous_usage_stats`` stays: the running token count is what progress reads whatever
+  the event size.
+* :meth:`ServerFacts.read` reads one answer (:func:`~workbench.engines.sse.read_answer`, the
+  events counted by :class:`EventCounter`) and :meth:`ServerFacts.observe` learns from it: an
+  answer of at least ``2 × interval`` tokens that came as about one
   event a token means the field is ignored; several tokens an event means it is honoured.
   Shorter answers tell nothing. The first conclusive answer settles it for the engine.
 """
@@ -26,12 +28,15 @@ from __future__ import annotations
 import re
 import threading
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
 from workbench.engines.server_calls import Call
+from workbench.engines.sse import Answer, read_answer
+
+__all__ = ["Answer", "EventCounter", "ServerFacts", "probe_version", "server_root"]
 
 #: The first vLLM release seen to honour the per-request ``stream_interval`` (0.33; 0.26
 #: ignores it). Versions in between are learned from their stream.
@@ -112,11 +117,23 @@ class ServerFacts:
             if known is not None and self.interval_ignored is None:
                 self.interval_ignored = not known
 
-    def fit(self, body: dict[str, Any]) -> dict[str, Any]:
-        """``body`` without the fields this server ignores."""
+    def fit(
+        self, body: dict[str, Any], client: httpx.Client | None = None, base_url: str = ""
+    ) -> dict[str, Any]:
+        """``body`` without the fields this server ignores; with ``client``, the server at
+        ``base_url`` is first asked its version (once: later calls return at once)."""
+        if client is not None:
+            self.learn_version(client, base_url)
         if self.interval_ignored and "stream_interval" in body:
             return {k: v for k, v in body.items() if k != "stream_interval"}
         return body
+
+    def read(self, response: httpx.Response, call: Call, body: dict[str, Any]) -> Answer:
+        """The answer to ``body`` (:func:`~workbench.engines.sse.read_answer`), observed."""
+        counter = EventCounter(call)
+        answer = read_answer(response, cast(Call, counter), int(body.get("max_tokens") or 0))
+        self.observe(body, counter.events, answer.tokens)
+        return answer
 
     def observe(self, body: dict[str, Any], events: int, tokens: int) -> None:
         """One answered stream for ``body``: settles whether ``stream_interval`` is honoured."""

@@ -12,10 +12,8 @@ Contract
   The answer is streamed (``stream: true``, :mod:`workbench.engines.sse`), so a silent server
   is seen in seconds, not at the end of a long timeout; 16 tokens an event and the running
   token count in each (vLLM's ``stream_interval`` and ``continuous_usage_stats``:
-  :func:`~workbench.engines.messages.streamed`). A server that refuses those fields with a
-  400/422 naming them is asked again without them, and this engine stops sending them; a
-  vLLM that ignores ``stream_interval`` (0.26: by its ``GET /version``, or one event a token
-  seen in its stream) is no longer sent it (:mod:`workbench.engines.server_info`).
+  :func:`~workbench.engines.messages.streamed`); refused with a 400/422 naming them, they are
+  dropped, and so is ``stream_interval`` where vLLM ignores it (0.26: :mod:`.server_info`).
 * Time per attempt (:mod:`workbench.engines.server_calls`): a budget of 60 s plus
   ``max_tokens`` at 8 tokens/s, capped by ``timeout``; ``idle_timeout`` seconds without a
   token mid-answer, or without a first token while the server made no progress on any page,
@@ -44,7 +42,7 @@ import threading
 import time
 from collections.abc import Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from typing import Any, cast
+from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
@@ -55,15 +53,13 @@ from workbench.engines.png import IMAGE_SLOT, json_with_image
 from workbench.engines.repetition import MAX_ATTEMPTS, PageAttempts
 from workbench.engines.server_calls import (
     POLL_S,
-    Call,
     CallBoard,
     PageProgress,
     RunCancel,
     page_budget,
     tracked_transport,
 )
-from workbench.engines.server_info import EventCounter, ServerFacts
-from workbench.engines.sse import Answer, read_answer
+from workbench.engines.server_info import Answer, ServerFacts
 from workbench.errors import (
     CANCELLED,
     ConnectionLost,
@@ -146,7 +142,7 @@ class VllmServerEngine:
         self._lock = threading.Lock()
         self._served: list[str] | None = None
         self._vllm = True  # send vLLM's streaming fields (off once a server refuses them)
-        self.server = ServerFacts()  # its version, what its stream does (learned in run())
+        self.server = ServerFacts()  # its vLLM version, what its stream does (server_info)
         if connect:
             self.connect()
 
@@ -291,7 +287,7 @@ class VllmServerEngine:
         attempt: int,
     ) -> Answer:
         timeout = httpx.Timeout(budget + 5.0, connect=min(budget, 10.0))
-        content = json_with_image(body, png)  # the page's URL spliced in (see png.py)
+        content = json_with_image(self.server.fit(body, self._http(), self.base_url), png)
         with self._board.call(key, budget, run, attempt) as call:
             answered = False
             try:
@@ -303,12 +299,7 @@ class VllmServerEngine:
                         if response.status_code != 200:
                             response.read()
                             raise self._http_error(response)
-                        counter = EventCounter(call)
-                        answer = read_answer(
-                            response, cast(Call, counter), int(body.get("max_tokens") or 0)
-                        )
-                        self.server.observe(body, counter.events, answer.tokens)
-                        return answer
+                        return self.server.read(response, call, body)
                     finally:
                         call.finish()
             except (httpx.ConnectError, httpx.ConnectTimeout):
@@ -363,7 +354,6 @@ class VllmServerEngine:
             started = time.monotonic()
             # Streamed: tokens as they come, so a silent server is seen in seconds.
             body = streamed(chat_body(self.model, request, sampling, IMAGE_SLOT), vllm=self._vllm)
-            body = self.server.fit(body)  # not the fields this server ignores
             try:
                 answer = self._complete(body, png, request.key, run)
             except ServerHTTPError as exc:
@@ -401,7 +391,6 @@ class VllmServerEngine:
                 for request in source:
                     yield EngineOutput(key=request.key, error=str(exc))
                 return
-        self.server.learn_version(self._http(), self.base_url)
         with self._board.run_scope() as run:
             pool = ThreadPoolExecutor(
                 max_workers=self.concurrency, thread_name_prefix="vllm-server"

@@ -20,7 +20,9 @@ Contract
 * Rendering runs in the shared worker pool of :mod:`workbench.pipeline.prepare` (same start
   method, same fallback: a broken pool renders the rest in this process); ``workers=0``
   renders here. A page that cannot be rendered raises the same
-  :class:`~workbench.errors.DocumentError` in the consumer, at that page's turn.
+  :class:`~workbench.errors.DocumentError` in the consumer, at that page's turn; with
+  ``unreadable`` given, what it returns for (document, page, error) is yielded in the page's
+  place instead and the stream goes on (one bad page fails that page only).
 * Stopped early (cancel, an error), the pages not consumed are cancelled and every temporary
   file is removed.
 """
@@ -31,7 +33,7 @@ import dataclasses
 import os
 import tempfile
 from collections import deque
-from collections.abc import Generator, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from concurrent.futures import Future
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
@@ -49,13 +51,14 @@ from workbench.pipeline.prepare import (
     _shm,
     _work,
     default_workers,
-    prepare_pages,
     render_dpi,
 )
 from workbench.schema import PageImage
 
 #: (document, its name in the run, the pages to prepare)
 Item = tuple[Document, str, Sequence[int]]
+#: The page yielded in place of one that cannot be rendered: (document name, page, error)
+Unreadable = Callable[[str, int, Exception], PageImage]
 
 
 @dataclass
@@ -80,17 +83,37 @@ def prepare_plans(
     *,
     ahead: int | None = None,
     workers: int | None = None,
+    unreadable: Unreadable | None = None,
 ) -> Iterator[PageImage]:
     """The pages of every item, prepared for ``spec``, as one bounded stream (see the
     contract). ``ahead`` defaults to twice the workers, as for one document."""
     todo = [(doc, name, list(pages)) for doc, name, pages in items if pages]
     workers = default_workers() if workers is None else workers
     if workers <= 0:
+        text = spec.parser == "native"
         for doc, name, pages in todo:
-            for page in prepare_pages(doc, pages, spec, dpi, workers=0):
+            resolution = float(dpi or render_dpi(spec, doc.settings.dpi))
+            for i in pages:
+                page = _render_here(doc, i, resolution, spec, text, unreadable)
                 yield _named(page, name)
         return
-    yield from _pooled(todo, spec, dpi, workers, max(1, ahead or 2 * workers))
+    yield from _pooled(todo, spec, dpi, workers, max(1, ahead or 2 * workers), unreadable)
+
+
+def _render_here(
+    doc: Document,
+    index: int,
+    dpi: float,
+    spec: ModelSpec,
+    text: bool,
+    unreadable: Unreadable | None,
+) -> PageImage:
+    try:
+        return _render(doc, index, dpi, spec.sizing, text)
+    except Exception as exc:
+        if unreadable is None:
+            raise
+        return unreadable(doc.name, index, exc)
 
 
 def _pooled(
@@ -99,6 +122,7 @@ def _pooled(
     dpi: float | None,
     workers: int,
     ahead: int,
+    unreadable: Unreadable | None,
 ) -> Iterator[PageImage]:
     text = spec.parser == "native"
     sizing = spec.sizing
@@ -140,24 +164,31 @@ def _pooled(
         while len(queue) < ahead and submit():
             pass
         while queue:
-            entry, _index, future = queue[0]
+            entry, index, future = queue[0]
             try:
-                item = future.result()
+                item: PageImage | _Refused = future.result()
             except BrokenProcessPool:
                 broken = True
                 break
+            except Exception as exc:  # raised in the worker: this page's problem only
+                if unreadable is None:
+                    raise
+                item = unreadable(entry.doc.name, index, exc)
             queue.popleft()
             submit()
             consumed(entry)
             if isinstance(item, _Refused):
-                raise DocumentError(item.name, item.reason)
+                refused = DocumentError(item.name, item.reason)
+                if unreadable is None:
+                    raise refused
+                item = unreadable(entry.doc.name, index, refused)
             yield _named(item, entry.name)
         if broken:
             _drop_pool(pool)
             rest = [(e, i) for e, i, _ in queue] + [(e, j.index) for e, j in source]
             queue.clear()
             for entry, i in rest:
-                page = _render(entry.doc, i, entry.dpi, sizing, text)
+                page = _render_here(entry.doc, i, entry.dpi, spec, text, unreadable)
                 consumed(entry)
                 yield _named(page, entry.name)
     finally:
