@@ -119,6 +119,8 @@ class FakeOpenAIServer:
         # every event when stream_options.continuous_usage_stats asks (a piece is a token).
         self.vllm_streaming = False
         self.strict = False  # as OpenAI's own API: a 400 for vLLM's streaming fields
+        self.version: str | None = None  # answered at GET /version, as vLLM does, when set
+        self.ignore_interval = False  # as vLLM 0.26: stream_interval accepted, one token an event
         self.requests: list[dict[str, Any]] = []
         self.events: list[int] = []  # content events sent, per streamed reply
         self.in_flight = 0
@@ -243,6 +245,9 @@ def _handler_for(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
                         "max_in_flight": server.max_in_flight,
                     }
                 self._send(200, stats)
+                return
+            if self.path.rstrip("/") == "/version" and server.version:  # vLLM's, no key needed
+                self._send(200, {"version": server.version})
                 return
             if not self._authorized():
                 return
@@ -371,7 +376,8 @@ def _handler_for(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
             pieces = [text[i : i + size] for i in range(0, len(text), size)] or [""]
             group, running = 1, False
             if server.vllm_streaming:  # a piece is a token; events as vLLM 0.33 sends them
-                group = max(1, int(body.get("stream_interval") or 1))
+                group = 1 if server.ignore_interval else int(body.get("stream_interval") or 1)
+                group = max(1, group)
                 running = bool((body.get("stream_options") or {}).get("continuous_usage_stats"))
                 pieces = ["".join(pieces[i : i + group]) for i in range(0, len(pieces), group)]
             try:
@@ -452,6 +458,11 @@ def main(argv: list[str] | None = None) -> None:
         "--vllm-streaming", action="store_true",
         help="send stream_interval tokens an event, with running usage, as vLLM does",
     )  # fmt: skip
+    parser.add_argument("--vllm-version", help="answer GET /version with this version")
+    parser.add_argument(
+        "--ignore-stream-interval", action="store_true",
+        help="with --vllm-streaming: one token an event whatever stream_interval asks (vLLM 0.26)",
+    )  # fmt: skip
     parser.add_argument(
         "--first-fault", choices=["stall", "close", "drop", "malformed", "endless"],
         help="the first completion misbehaves so (stall: never answers until the server stops)",
@@ -485,6 +496,8 @@ def main(argv: list[str] | None = None) -> None:
     )
     server.loop = args.loop
     server.vllm_streaming = args.vllm_streaming
+    server.version = args.vllm_version
+    server.ignore_interval = args.ignore_stream_interval
     print(f"fake OpenAI server on {server.base_url} serving {server.models}", flush=True)
     try:
         server._httpd.serve_forever()

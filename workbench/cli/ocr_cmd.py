@@ -23,6 +23,10 @@ named alike get two folders (``doc``, ``doc-2``), and a changed file is not "alr
 ``--workers N`` (``--engine cpu`` only; default 1) runs N pages at once in N worker
 processes, each loading the CPU engine's models once (about N times the memory); the page
 files are the same as with one worker (only the measured ``seconds`` differ).
+``--max-tokens N`` bounds every page's answer (default: the model's own), recorded in the run.
+``--engine-arg KEY=VALUE`` (``--engine vllm``, repeatable) passes a ``vllm.LLM`` keyword over
+the planned ones (VALUE read as JSON when it parses: ``load_format=dummy``,
+``max_num_batched_tokens=4096``, ``enforce_eager=true``).
 ``--text-layer``, ``--no-tables`` and ``--handwriting-threshold`` (``--engine cpu`` only) are
 the sidebar's engine settings, recorded in the manifest. A run keeps one configuration: the
 same ``--out`` with another engine, model, DPI or engine setting is refused (exit 2) with the
@@ -44,6 +48,7 @@ Exit status:
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from pathlib import Path
@@ -65,6 +70,7 @@ from workbench.pipeline.runner import (
     RunOutcome,
     run_documents,
     run_info,
+    with_max_tokens,
 )
 from workbench.schema import PageResult, PageStatus
 from workbench.settings import Settings
@@ -117,6 +123,16 @@ def register(sub: Any) -> None:
         "(default: 60)",
     )
     p.add_argument("--timeout", type=float, help="seconds per request")
+    p.add_argument(
+        "--max-tokens", type=int, metavar="N", help="most tokens a page's answer may have"
+    )
+    p.add_argument(
+        "--engine-arg",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="--engine vllm: a vllm.LLM keyword over the planned ones (VALUE as JSON if it parses)",
+    )
     p.add_argument("--profile", help="GPU tuning profile for --engine vllm")
     p.add_argument(
         "--max-num-batched-tokens", type=int, metavar="N",
@@ -175,6 +191,8 @@ def engine_options(
     if workers is not None and workers < 1:
         raise EngineUnavailable(f"--workers must be 1 or more, not {workers}")
     cpu = _cpu_settings(args)
+    if getattr(args, "engine_arg", None) and args.engine != "vllm":
+        raise EngineUnavailable("--engine-arg applies to --engine vllm only")
     if args.engine == "cpu":
         return factory.CpuOptions(workers=workers or 1, **cpu), "cpu"
     if workers is not None or cpu:
@@ -195,9 +213,24 @@ def engine_options(
         raise EngineUnavailable("--engine vllm needs --model MODEL_ID")
     spec = get_spec(args.spec or args.model)
     engine_args = local_engine_args(spec, args.profile) if plan_here else {}
+    engine_args.update(extra_engine_args(getattr(args, "engine_arg", None) or []))
     if getattr(args, "max_num_batched_tokens", None):  # the fix a dead engine names
         engine_args = {**engine_args, "max_num_batched_tokens": args.max_num_batched_tokens}
     return factory.LocalOptions(model=spec.id, engine_args=engine_args), spec.id
+
+
+def extra_engine_args(pairs: list[str]) -> dict[str, Any]:
+    """``--engine-arg KEY=VALUE`` pairs as keywords (VALUE parsed as JSON when it is JSON)."""
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise EngineUnavailable(f"--engine-arg wants KEY=VALUE, not {pair!r}")
+        try:
+            out[key.strip()] = json.loads(value)
+        except ValueError:
+            out[key.strip()] = value
+    return out
 
 
 def _cpu_settings(args: argparse.Namespace) -> dict[str, Any]:
@@ -227,7 +260,7 @@ def build_engine(args: argparse.Namespace, settings: Settings) -> tuple[Any, Mod
         raise EngineUnavailable(
             f"no model spec matches the served model {engine.model!r}; pass --spec MODEL_ID"
         )
-    return engine, spec
+    return engine, with_max_tokens(spec, getattr(args, "max_tokens", None))
 
 
 def local_engine_args(spec: ModelSpec, profile_name: str | None) -> dict[str, Any]:
@@ -264,6 +297,8 @@ def run(args: argparse.Namespace) -> int:
     settings = Settings.from_env(
         concurrency=args.concurrency, timeout=args.timeout, pdf_backend=args.pdf_backend
     )
+    if args.max_tokens is not None and args.max_tokens < 1:
+        raise EngineUnavailable(f"--max-tokens must be 1 or more, not {args.max_tokens}")
     if settings.pdf_backend == "poppler" and not poppler_available():
         raise EngineUnavailable(
             "--pdf-backend poppler needs poppler-utils (pdftoppm) and pdf2image: "
@@ -294,7 +329,11 @@ def run(args: argparse.Namespace) -> int:
         from workbench.cli.ray_cmd import run_ray
 
         return run_ray(args, settings, wanted, run_name, failures)
+    started = time.monotonic()
     engine, spec = build_engine(args, settings)
+    if not args.quiet:  # the line a benchmark times the engine's start-up by
+        took = time.monotonic() - started
+        say("", f"engine {engine.name} {display_name(engine.model)} ready in {took:.1f} s")
     try:
         return _run_job(args, engine, spec, settings, wanted, run_name, failures)
     finally:
@@ -323,6 +362,8 @@ def _run_job(
         source="cli",
         profile=args.profile,
     )
+    if args.max_tokens:
+        info.settings["max_tokens"] = args.max_tokens
     job = RunJob.start(args.out, engine, spec, info)
     job.failed_inputs = failures
     plans: list[DocumentPlan] = []

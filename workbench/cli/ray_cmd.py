@@ -29,7 +29,8 @@ def run_ray(
     options, spec_id = engine_options(args, settings, plan_here=False)
     spec = get_spec(spec_id) if spec_id else None
     dpi = float(args.dpi or (render_dpi(spec, settings.dpi) if spec else settings.dpi))
-    work = ClusterWork(options, spec_id, dpi, settings, profile=args.profile)
+    max_tokens = getattr(args, "max_tokens", None)
+    work = ClusterWork(options, spec_id, dpi, settings, profile=args.profile, max_tokens=max_tokens)
     out: Path = args.out
     if not args.quiet:
         say("", f"{display_name(out)}: processing on the Ray cluster at {args.ray}")

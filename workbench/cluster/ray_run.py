@@ -10,9 +10,12 @@ How the work flows
   ``error:`` lines), and opens the run folder through the single run writer
   (:class:`~workbench.pipeline.runner.RunJob`): resume, document identity by content and the
   final status are the local rules. Each document's bytes go to Ray's object store once.
-* Work is split into tasks of a few pages (:func:`chunk_pages`). A task prepares its pages
-  (rendered at the model's size, encoded once: :func:`~workbench.pipeline.prepare.prepare_pages`)
-  and runs them through :func:`~workbench.pipeline.process.process` on the worker's engine.
+* Work is split into tasks of a few pages (:func:`pack`), filled *across documents*: a task
+  for a server carries ``concurrency`` pages, an in-process vLLM task a whole batch, whichever
+  documents they come from (an archive of one-page documents keeps each slot's server as busy
+  as one long document would). A task prepares its pages (rendered at the model's size,
+  encoded once: :func:`~workbench.pipeline.feed.prepare_plans`) and runs them through
+  :func:`~workbench.pipeline.process.process` on the worker's engine as one stream.
   A worker process builds its engine once and keeps it (:func:`_engine`): the CPU engine's
   models load once per worker, a server engine keeps its connection pool, the in-process
   vLLM engine its GPU (one task per GPU: ``num_gpus=1``).
@@ -48,14 +51,24 @@ from workbench.engines.base import EngineOutput, PageRequest
 from workbench.engines.factory import CpuOptions, EngineOptions, LocalOptions, build_engine
 from workbench.errors import EngineUnavailable, WorkbenchError
 from workbench.models.registry import ModelSpec, get_spec
-from workbench.pipeline.prepare import prepare_pages
+from workbench.pipeline.feed import prepare_plans
 from workbench.pipeline.process import OnPage, Processed, process
-from workbench.pipeline.runner import DocumentPlan, RunJob, RunOutcome, run_info
+from workbench.pipeline.runner import (
+    DocumentPlan,
+    RunJob,
+    RunOutcome,
+    run_info,
+    with_max_tokens,
+)
 from workbench.schema import PageResult
 from workbench.settings import Settings
 
 INSTALL_HINT = "Ray is not installed: pip install -e '.[ray]'"
 TASK_RETRIES = 5  # attempts after a worker or node is lost
+OPEN_DOCUMENTS = 4  # documents a worker keeps open between tasks (a batch moves on)
+
+#: One task's share of one document: (its name in the run, sha256, pages)
+Part = tuple[str, str, list[int]]
 
 
 @dataclass(frozen=True)
@@ -67,6 +80,7 @@ class ClusterWork:
     dpi: float
     settings: Settings = field(default_factory=Settings)
     profile: str | None = None  # GPU tuning profile for the in-process engine
+    max_tokens: int | None = None  # every answer bounded so (None: the model's own)
 
 
 @dataclass(frozen=True)
@@ -99,15 +113,17 @@ class _NamedEngine:
 
 
 # ---------------------------------------------------------------------- on the workers
-_ENGINES: dict[EngineOptions, tuple[Any, ModelSpec]] = {}
+#: by ``repr(options)``: LocalOptions holds a dict (its engine arguments) and cannot be hashed
+_ENGINES: dict[str, tuple[Any, ModelSpec]] = {}
 _DOCS: OrderedDict[str, Document] = OrderedDict()
 _LOCK = threading.Lock()
 
 
 def _engine(work: ClusterWork) -> tuple[Any, ModelSpec]:
     """This worker process's engine for ``work`` (built on first use, then kept)."""
+    key = repr(work.options)
     with _LOCK:
-        if work.options not in _ENGINES:
+        if key not in _ENGINES:
             engine = build_engine(_planned(work))
             if work.spec_id is not None:
                 spec = get_spec(work.spec_id)
@@ -120,26 +136,32 @@ def _engine(work: ClusterWork) -> tuple[Any, ModelSpec]:
                         f"no model spec matches the served model {engine.model!r}; pass --spec"
                     )
                 spec = found
-            _ENGINES[work.options] = (engine, spec)
-        return _ENGINES[work.options]
+            _ENGINES[key] = (engine, spec)
+        engine, spec = _ENGINES[key]
+        return engine, with_max_tokens(spec, work.max_tokens)
 
 
 def _planned(work: ClusterWork) -> EngineOptions:
-    """The in-process vLLM engine is planned for the GPU of the worker that loads it."""
+    """The in-process vLLM engine is planned for the GPU of the worker that loads it; the
+    engine arguments the command gave (``--engine-arg``) go over the plan."""
     options = work.options
-    if isinstance(options, LocalOptions) and not options.engine_args:
+    if isinstance(options, LocalOptions):
         from workbench.gpu.launch import plan_local_launch
 
         kwargs = plan_local_launch(get_spec(work.spec_id or options.model), work.profile).kwargs
-        return replace(options, engine_args=kwargs)
+        return replace(options, engine_args={**kwargs, **options.engine_args})
     return options
 
 
-def _document(name: str, sha256: str, data: bytes, settings: Settings) -> Document:
+def _document(
+    name: str, sha256: str, data: bytes, settings: Settings, keep: int = OPEN_DOCUMENTS
+) -> Document:
+    """The document, opened once per worker; the ``keep`` most recent stay open (a task
+    keeps all of its own documents open: ``keep`` is at least their number)."""
     with _LOCK:
         doc = _DOCS.pop(sha256, None) or open_document(name, data, settings)
         _DOCS[sha256] = doc
-        while len(_DOCS) > 4:  # a batch moves from one document to the next
+        while len(_DOCS) > max(keep, OPEN_DOCUMENTS):
             _DOCS.popitem(last=False)[1].close()
         return doc
 
@@ -150,18 +172,24 @@ def identify(work: ClusterWork) -> Identity:
 
 
 def ocr_pages(
-    work: ClusterWork, name: str, sha256: str, data: bytes, pages: list[int]
+    work: ClusterWork, parts: list[Part], *datas: bytes
 ) -> list[tuple[PageResult, bytes]]:
-    """Pages of one document through the pipeline on this worker: (result, page PNG) each."""
+    """Pages of several documents (``parts``, each document's bytes in ``datas`` in the same
+    order: top-level arguments, so Ray hands over the objects) through the pipeline on this
+    worker as one stream: (result, page PNG) each."""
     engine, spec = _engine(work)
-    doc = _document(name, sha256, data, work.settings)
-    images = (
-        replace(p, document=name)
-        for p in prepare_pages(doc, pages, spec, work.dpi or None, workers=0)
-    )
+    items = [
+        (_document(name, sha, data, work.settings, keep=len(parts)), name, pages)
+        for (name, sha, pages), data in zip(parts, datas, strict=True)
+    ]
+    # A task holds one CPU and renders there; the in-process vLLM task holds a GPU, whose
+    # batch is rendered by this node's pool (one such task per GPU: few pools)
+    workers = None if isinstance(work.options, LocalOptions) else 0
+    images = prepare_plans(items, spec, work.dpi or None, workers=workers)
+    total = sum(len(pages) for _, _, pages in parts)
     return [
         (item.result, item.png or _encode(item.image))
-        for item in process(engine, spec, images, total=len(pages))
+        for item in process(engine, spec, images, total=total)
     ]
 
 
@@ -206,6 +234,31 @@ def chunk_pages(pages: Sequence[int], size: int) -> list[list[int]]:
     return [list(pages[i : i + size]) for i in range(0, len(pages), size)]
 
 
+def pack(plans: Sequence[DocumentPlan], size: int) -> list[list[Part]]:
+    """Tasks of at most ``size`` pages, filled in order across documents: a document's pages
+    may end one task and begin the next; every page to do is in exactly one task."""
+    tasks: list[list[Part]] = []
+    current: list[Part] = []
+    room = size
+    for plan in plans:
+        for chunk in _cut(plan.todo, room, size):
+            current.append((plan.name, plan.document.sha256, chunk))
+            room -= len(chunk)
+            if room == 0:
+                tasks.append(current)
+                current, room = [], size
+    if current:
+        tasks.append(current)
+    return tasks
+
+
+def _cut(pages: Sequence[int], first: int, size: int) -> list[list[int]]:
+    """``pages`` cut into a piece of ``first`` pages, then pieces of ``size``."""
+    if not pages:
+        return []
+    return [list(pages[:first]), *chunk_pages(pages[first:], size)]
+
+
 def _resources(options: EngineOptions) -> dict[str, float]:
     if isinstance(options, LocalOptions):
         return {"num_cpus": 1, "num_gpus": 1}  # one in-process vLLM engine per GPU
@@ -216,8 +269,8 @@ def _chunk_size(options: EngineOptions) -> int:
     if isinstance(options, CpuOptions):
         return 1  # spread pages over every CPU slot
     if isinstance(options, LocalOptions):
-        return 64  # one batched generate call per task
-    return max(1, options.concurrency)  # keep the server's slots full per worker
+        return 256  # one batched generate call per task (the engine's own batch)
+    return max(1, 2 * options.concurrency)  # the server's slots full, and the next pages
 
 
 def run_on_ray(
@@ -250,41 +303,38 @@ def run_on_ray(
         dpi=work.dpi,
         source="cli-ray",
     )
+    if work.max_tokens:
+        info.settings["max_tokens"] = work.max_tokens
     job = RunJob.start(out, _NamedEngine(identity), spec, info)
     job.failed_inputs = failed_inputs
     plans = [job.plan(doc, pages) for doc, pages in wanted]
     for plan in plans:
         if on_plan is not None:
             on_plan(plan, job)
-    tasks = [
-        (plan, chunk)
-        for plan in plans
-        for chunk in chunk_pages(plan.todo, _chunk_size(work.options))
-    ]
-    total = sum(len(chunk) for _, chunk in tasks)
+    tasks = pack(plans, _chunk_size(work.options))
+    total = sum(len(pages) for parts in tasks for _, _, pages in parts)
     job.outcome.total += total
     refs = {plan.name: ray.put(plan.document.data) for plan in plans if plan.todo}
     limit = max(2, 2 * int(ray.cluster_resources().get("CPU", 1)))
-    pending: dict[Any, tuple[DocumentPlan, list[int]]] = {}
+    pending: dict[Any, list[Part]] = {}
     done = 0
     interrupted = True
     try:
         queue = iter(tasks)
         while True:
             while len(pending) < limit and (task := next(queue, None)) is not None:
-                plan, chunk = task
-                sha = plan.document.sha256
-                ref = ocr_task.remote(work, plan.name, sha, refs[plan.name], chunk)
+                ref = ocr_task.remote(work, task, *(refs[name] for name, _, _ in task))
                 pending[ref] = task
             if not pending:
                 break
             ready, _ = ray.wait(list(pending), num_returns=1)
             for ref in ready:
-                plan, _chunk = pending.pop(ref)
+                parts = pending.pop(ref)
                 try:
                     results = ray.get(ref)
                 except ray.exceptions.RayTaskError as exc:  # the page's own error, not a lost node
-                    raise WorkbenchError(f"{plan.name}: {exc.cause}") from None
+                    names = ", ".join(name for name, _, _ in parts)
+                    raise WorkbenchError(f"{names}: {exc.cause}") from None
                 for result, png in results:
                     job.write_one(Processed(result, Image.open(io.BytesIO(png)), png))
                     job.outcome.processed += 1

@@ -12,8 +12,8 @@ Contract
   The answer is streamed (``stream: true``, :mod:`workbench.engines.sse`), so a silent server
   is seen in seconds, not at the end of a long timeout; 16 tokens an event and the running
   token count in each (vLLM's ``stream_interval`` and ``continuous_usage_stats``:
-  :func:`~workbench.engines.messages.streamed`). A server that refuses those fields with a
-  400/422 naming them is asked again without them, and this engine stops sending them.
+  :func:`~workbench.engines.messages.streamed`); refused with a 400/422 naming them, they are
+  dropped, and so is ``stream_interval`` where vLLM ignores it (0.26: :mod:`.server_info`).
 * Time per attempt (:mod:`workbench.engines.server_calls`): a budget of 60 s plus
   ``max_tokens`` at 8 tokens/s, capped by ``timeout``; ``idle_timeout`` seconds without a
   token mid-answer, or without a first token while the server made no progress on any page,
@@ -68,7 +68,7 @@ from workbench.engines.server_calls import (
     server_message,
     tracked_transport,
 )
-from workbench.engines.sse import Answer, read_answer
+from workbench.engines.server_info import Answer, ServerFacts
 from workbench.errors import (
     CANCELLED,
     ConnectionLost,
@@ -129,6 +129,7 @@ class VllmServerEngine:
         self._lock = threading.Lock()
         self._served: list[str] | None = None
         self._vllm = True  # send vLLM's streaming fields (off once a server refuses them)
+        self.server = ServerFacts()  # its vLLM version, what its stream does (server_info)
         if connect:
             self.connect()
 
@@ -309,7 +310,7 @@ class VllmServerEngine:
         attempt: int,
     ) -> Answer:
         timeout = httpx.Timeout(budget + 5.0, connect=min(budget, 10.0))
-        content = json_with_image(body, png)  # the page's URL spliced in (see png.py)
+        content = json_with_image(self.server.fit(body, self._http(), self.base_url), png)
         with self._board.call(key, budget, run, attempt) as call:
             answered = False
             try:
@@ -322,7 +323,7 @@ class VllmServerEngine:
                         if response.status_code != 200:
                             response.read()
                             raise self._http_error(response)
-                        return read_answer(response, call, int(body.get("max_tokens") or 0))
+                        return self.server.read(response, call, body)
                     finally:
                         call.finish()
             except (httpx.ConnectError, httpx.ConnectTimeout):

@@ -20,9 +20,14 @@ or page images that are not a document's (Compare: run A's stored pages)::
 
 What a job guarantees
 ---------------------
+* :func:`run_documents` (CLI, Batch) sends the pages of every document as one stream
+  (:meth:`RunJob.stream`): as many documents' pages are in flight as the engine takes (a
+  server's ``concurrency``, an in-process batch), each document's pages in their order.
 * A document's pages are prepared for the model ahead of the engine
-  (:func:`~workbench.pipeline.prepare.prepare_pages`: rendered at the model's size, encoded
-  once), go through :func:`~workbench.pipeline.process.process` and are written by
+  (:func:`~workbench.pipeline.prepare.prepare_pages`, or across documents
+  :func:`~workbench.pipeline.feed.prepare_plans`: rendered at the model's size, encoded
+  once, a bounded number ahead), go through :func:`~workbench.pipeline.process.process`
+  and are written by
   :meth:`workbench.runs.folder.RunWriter.write_page` the moment each finishes: the page
   image (the PNG bytes the engine was sent), its figure crops (``page-NNNN-rN.png``, the
   files the Markdown links), Markdown, raw output, then the page JSON. A killed job keeps
@@ -57,7 +62,8 @@ from workbench.documents import Document
 from workbench.engines.base import Engine
 from workbench.errors import PlanError, StoreError, display_name
 from workbench.models.registry import ModelSpec
-from workbench.pipeline.prepare import prepare_pages
+from workbench.pipeline.feed import prepare_plans
+from workbench.pipeline.prepare import default_workers, prepare_pages, unreadable
 from workbench.pipeline.process import OnPage, Processed, prefetch, process
 from workbench.runs.folder import RunReader, RunWriter
 from workbench.runs.store import RunStore
@@ -152,7 +158,17 @@ def run_info(
 
 #: recorded settings that decide what a page's output is (a server's address, memory and
 #: concurrency knobs do not: a run may resume with other ones)
-_COMPARED = ("spec", "dpi", "text_layer", "detect_tables", "handwriting_threshold")
+_COMPARED = ("spec", "dpi", "max_tokens", "text_layer", "detect_tables", "handwriting_threshold")
+
+
+def with_max_tokens(spec: ModelSpec, max_tokens: int | None) -> ModelSpec:
+    """``spec`` with every attempt's answer bounded to ``max_tokens`` (None: as it is); the
+    caller records ``max_tokens`` in the run's settings (it shapes what a page reads)."""
+    if not max_tokens:
+        return spec
+    bound = [dataclasses.replace(s, max_tokens=max_tokens) for s in spec.retry_sampling]
+    sampling = dataclasses.replace(spec.sampling, max_tokens=max_tokens)
+    return dataclasses.replace(spec, sampling=sampling, retry_sampling=tuple(bound))
 
 
 def _shaping(info: RunInfo) -> dict[str, str]:
@@ -295,11 +311,23 @@ class RunJob:
         write each as it finishes; yields every processed page, written or not. ``on_page``
         (pages done, ``total``, result) is called once the page is on disk, so a callback
         that stops the caller (Streamlit's Cancel) never loses the page it reports."""
-        self.outcome.total += total
         renamed = (
             p if p.document == name else dataclasses.replace(p, document=name) for p in images
         )
-        items = process(self.engine, self.spec, renamed, total=total, cancelled=cancelled)
+        return self._written(renamed, total, on_page, cancelled, on_write_error)
+
+    def _written(
+        self,
+        images: Iterable[PageImage],
+        total: int,
+        on_page: OnPage | None,
+        cancelled: Callable[[], bool] | None,
+        on_write_error: OnWriteError | None,
+    ) -> Iterator[Processed]:
+        """``images`` (pages named as in the run) through the engine, each written as it
+        finishes: the one loop behind :meth:`pages`, :meth:`document` and :meth:`stream`."""
+        self.outcome.total += total
+        items = process(self.engine, self.spec, images, total=total, cancelled=cancelled)
         for done, item in enumerate(items, start=1):
             self.write_one(item, on_write_error)
             self.outcome.processed += 1
@@ -339,6 +367,29 @@ class RunJob:
             on_write_error=on_write_error,
         )
 
+    def stream(
+        self,
+        plans: Sequence[DocumentPlan],
+        *,
+        on_page: OnPage | None = None,
+        cancelled: Callable[[], bool] | None = None,
+        on_write_error: OnWriteError | None = None,
+    ) -> Iterator[Processed]:
+        """Every plan's ``todo`` pages through the engine as ONE stream, each written as it
+        finishes: pages of as many documents as the engine can take are in flight at once
+        (a server's ``concurrency`` slots, an in-process batch), where :meth:`document`
+        would keep the engine to one document's pages. Each document's pages are sent in
+        their order; ``on_page`` gets (pages done, pages in all, result); the pages prepared
+        ahead are bounded across documents (:func:`~workbench.pipeline.feed.prepare_plans`)."""
+        items = [(p.document, p.name, p.todo) for p in plans if p.todo]
+        total = sum(len(pages) for _, _, pages in items)
+        if not total:
+            return iter(())
+        images = prepare_plans(
+            items, self.spec, self.dpi or None, ahead=feed_ahead(self.engine), unreadable=unreadable
+        )
+        return self._written(images, total, on_page, cancelled, on_write_error)
+
     def finish(self, *, interrupted: bool = False) -> RunStatus:
         """Write ``document.md`` files and the final status (the one rule); returns it."""
         failed = sum(1 for e in self.writer.info.pages if e.status is PageStatus.ERROR)
@@ -354,6 +405,14 @@ class RunJob:
         return status
 
 
+def feed_ahead(engine: Engine) -> int:
+    """Pages prepared ahead of ``engine`` across documents: a whole chunk for a chunked engine
+    (:func:`~workbench.pipeline.process.prefetch`: the next batch is ready when the GPU ends
+    one, whichever documents it holds); twice the render workers for a streaming engine, whose
+    slots in flight are the buffer (each page is pulled the moment a slot frees)."""
+    return prefetch(engine) or 2 * default_workers()
+
+
 def run_documents(
     job: RunJob,
     plans: Sequence[DocumentPlan],
@@ -361,8 +420,9 @@ def run_documents(
     on_page: OnPage | None = None,
     cancelled: Callable[[], bool] | None = None,
 ) -> RunOutcome:
-    """Process every plan's pages into the job's run and finish it; ``on_page`` gets
-    (pages done, pages to do in all, result). Any exception marks the run cancelled first."""
+    """Process every plan's pages into the job's run (one stream across documents:
+    :meth:`RunJob.stream`) and finish it; ``on_page`` gets (pages done, pages to do in all,
+    result). Any exception marks the run cancelled first."""
     total = sum(len(p.todo) for p in plans)
     done = 0
 
@@ -373,11 +433,8 @@ def run_documents(
             on_page(done, total, result)
 
     try:
-        for plan in plans:
-            for _ in job.document(plan.document, plan.todo, on_page=progress, cancelled=cancelled):
-                pass
-            if cancelled is not None and cancelled():
-                break
+        for _ in job.stream(plans, on_page=progress, cancelled=cancelled):
+            pass
     except BaseException:
         job.finish(interrupted=True)
         raise
