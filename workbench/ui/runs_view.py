@@ -179,20 +179,31 @@ def _confirm_delete(run: RunSummary) -> None:
             "corrections included? This cannot be undone."
         )
         yes, no = st.columns(2)
-        if yes.button("Yes, delete it", key="runs_delete_yes", type="primary"):
-            try:
-                get_store().delete(run.id)
-            except Exception as exc:
-                st.error(f"Could not delete {run.id}: {exc}")
-                return
-            _CONFIRM.pop()
-            OPEN_RUN.pop()
-            state.RUNS_PICK.pop()
-            st.toast(f"Deleted {run.id}")
-            st.rerun()
+        yes.button("Yes, delete it", key="runs_delete_yes", type="primary", on_click=_delete,
+                   args=(run.id,))  # fmt: skip
         if no.button("Cancel", key="runs_delete_no"):
             _CONFIRM.pop()
             st.rerun()
+
+
+def _delete(run_id: str) -> None:
+    """Delete the run, then show the first run left, picker included. A callback: run before
+    the script, so the picker is given its new value before it is drawn (set after, the
+    browser kept showing the deleted run's name while the view and Export acted on another)."""
+    _CONFIRM.pop()
+    try:
+        get_store().delete(run_id)
+    except Exception as exc:
+        st.toast(f"Could not delete {run_id}: {exc}", icon=":material/error:")
+        return
+    left = [r.id for r in get_store().list()]
+    if left:
+        _open(left[0])
+        state.RUNS_PICK.set(left[0])
+    else:
+        OPEN_RUN.pop()
+        state.RUNS_PICK.pop()
+    st.toast(f"Deleted {run_id}")
 
 
 def viewer(reader: RunReader) -> None:
