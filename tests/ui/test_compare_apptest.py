@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -76,9 +77,16 @@ def test_two_runs_side_by_side_with_disagreements_and_metrics(
     # The per-page metrics table has both pages, both sides' seconds and a similarity < 1.
     per_page = next(d.value for d in at.dataframe if "similarity" in d.value.columns)
     assert list(per_page["page"]) == [1, 2]
-    assert per_page["A regions"].tolist() == [7, 7] and per_page["B regions"].tolist() == [6, 6]
-    assert (per_page["similarity"] < 1).all() and (per_page["similarity"] > 0.5).all()
-    assert per_page["A CER"].isna().all()  # no reference yet
+    assert per_page["A regions"].tolist() == ["7", "7"]
+    assert per_page["B regions"].tolist() == ["6", "6"]
+    # Shown as a reader reads them: a percentage, "—" for none (never 0.97523… or "None").
+    sims = [float(v.rstrip("%")) for v in per_page["similarity"]]
+    assert all(50 < v < 100 for v in sims) and all(v.endswith("%") for v in per_page["similarity"])
+    assert per_page["A CER"].tolist() == ["—", "—"]  # no reference yet
+    assert all(re.fullmatch(r"\d+\.\d\d", v) for v in per_page["A s/page"])
+    doc_table = next(d.value for d in at.dataframe if "metric" in d.value.columns)
+    cells = [str(v) for v in doc_table[["A", "A↔B", "B"]].to_numpy().ravel()]
+    assert "None" not in cells and not [c for c in cells if re.fullmatch(r"\d\.\d{5,}", c)]
 
 
 def test_next_on_one_side_moves_both(seeded: tuple[Path, str, str]) -> None:
@@ -104,8 +112,8 @@ def test_pasted_reference_gives_cer(seeded: tuple[Path, str, str]) -> None:
     assert not at.exception
     per_page = next(d.value for d in at.dataframe if "similarity" in d.value.columns)
     first = per_page.set_index("page").loc[1]
-    assert first["A CER"] == 0 and first["B CER"] > 0  # B: "Leftmost", no formula
-    assert per_page.set_index("page").loc[2, "A CER"] != per_page.set_index("page").loc[2, "A CER"]
+    assert first["A CER"] == "0.000" and float(first["B CER"]) > 0  # B: "Leftmost", no formula
+    assert per_page.set_index("page").loc[2, "A CER"] == "—"
 
 
 def test_start_missing_run_b(tmp_path: Path) -> None:
