@@ -75,7 +75,10 @@ def downloads(sel: Selected, result: PageResult | None, ekey: str, *, furniture:
     cache, f = results(), sel.file
     done = [r for p in sel.pages if (r := cache.get(f.sha256, p, ekey)) is not None]
     stem = f.doc.stem if f.doc else "document"
-    c = st.columns(4)
+    # Two buttons a row: four in one row cut "Document Markdown (5 p.)" to "Document Markdo…"
+    # at 1100 px.
+    page_row, doc_row = st.columns(2), st.columns(2)
+    c = [*page_row, *doc_row]
     if result is not None:
         name = f"{stem}-page-{result.page:04d}"
         md = mv.page_markdown(result, furniture)
