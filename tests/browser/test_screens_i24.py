@@ -1,11 +1,10 @@
 """Compare, Runs, Viewer and the sidebar as a new user sees them (issue 24), at 1400×1000 and
 1100×800, on a seeded run store (real run folders) and the FakeEngine: Compare's two pages
-start level, its metrics read as numbers a person reads (no raw floats, no "None"), and its
-word diff finds only the words that differ. Screenshots of each are saved (``shots``)."""
+start level and its word diff finds only the words that differ. Screenshots of each are
+saved (``shots``)."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
@@ -45,9 +44,8 @@ def test_compare_runs_viewer_and_sidebar(
     text = diff.inner_text()
     assert "Leftmost" in text and "<td" not in text and "|---" not in text, text
     page.screenshot(path=str(shots / f"i24-compare-diff-{w}.png"))
-    grids = page.get_by_test_id("stDataFrame")
-    cells = " ".join(grids.nth(i).inner_text() for i in range(grids.count()))
-    assert "None" not in cells and not re.search(r"\d\.\d{5,}", cells), cells
+    # (The tables' cells are drawn on a canvas: their formatting is checked in AppTest,
+    # tests/ui/test_compare_apptest.py.)
     # Runs.
     page.goto(fake_app_url + "/runs")
     use_store(page, store)

@@ -111,11 +111,11 @@ def disagreements_frame(alignment: Alignment) -> pd.DataFrame:
         return "—" if r.bbox is None else ", ".join(f"{v:.0f}" for v in r.bbox.as_list())
 
     rows: list[dict[str, object]] = [
-        {"what": "only in A", "A": f"{r.id} {r.label.value}", "B": "", "box": box(r), "IoU": None}
+        {"what": "only in A", "A": f"{r.id} {r.label.value}", "B": "", "box": box(r), "IoU": "—"}
         for r in alignment.left_only
     ]
     rows += [
-        {"what": "only in B", "A": "", "B": f"{r.id} {r.label.value}", "box": box(r), "IoU": None}
+        {"what": "only in B", "A": "", "B": f"{r.id} {r.label.value}", "box": box(r), "IoU": "—"}
         for r in alignment.right_only
     ]
     rows += [
@@ -124,7 +124,7 @@ def disagreements_frame(alignment: Alignment) -> pd.DataFrame:
             "A": f"{m.left.id} {m.left.label.value}",
             "B": f"{m.right.id} {m.right.label.value}",
             "box": box(m.left),
-            "IoU": m.iou,
+            "IoU": f"{m.iou:.2f}",  # text: a region on one side only has none ("—")
         }
         for m in alignment.label_mismatches
     ]

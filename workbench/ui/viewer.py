@@ -252,7 +252,8 @@ def _page_view(
                 help="Page headers, footers and page numbers are always kept as regions; this "
                 "also puts them into the Markdown and the downloads.",
             )
-        tabs = st.tabs(["Rendered", "Markdown", "Regions JSON", "Raw output"])
+        # Short names: at 1100 px "Regions JSON" and "Raw output" pushed the last tab out of view.
+        tabs = st.tabs(["Rendered", "Markdown", "JSON", "Raw"])
         with tabs[0], st.container(height=900, border=False):
             mv.render_blocks(
                 result,
