@@ -72,3 +72,21 @@ def test_results_shown_but_missing_from_the_run_are_written_to_it(
     [run] = RunStore(tmp_path / "b").list()
     assert (run.pages, run.status) == (4, "done")
     assert board.progress("tab1").runs == {(d.sha256, f"k{id(eng)}"): run.id}
+
+
+def test_a_deleted_run_is_saved_again_from_what_is_shown(board: Board, tmp_path: Path) -> None:
+    """The Runs page deleted the document's run while the Viewer still shows its pages: the
+    next ask saves them to a new run (from the cache, not the engine), so the run the Viewer
+    names exists and holds them."""
+    eng, d = Recording(), doc_ask()
+    board.ask("tab1", ask(eng, d, focus=1, store=tmp_path))
+    assert board.wait_idle(60)
+    calls = len(eng.order)
+    [old] = RunStore(tmp_path).list()
+    RunStore(tmp_path).delete(old.id)
+    board.ask("tab1", ask(eng, d, focus=2, store=tmp_path))
+    assert board.wait_idle(60)
+    [new] = RunStore(tmp_path).list()
+    assert (new.pages, new.status) == (4, "done") and new.id != old.id
+    assert board.progress("tab1").runs == {(d.sha256, f"k{id(eng)}"): new.id}
+    assert len(eng.order) == calls

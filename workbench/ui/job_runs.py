@@ -65,18 +65,17 @@ def record_cached(
     task: Task,
     results: Sequence[PageResult],
     on_error: Callable[[PageResult, Exception], None],
-) -> list[int]:
+) -> set[int]:
     """Write ``results`` (pages of the task's document held in the result cache) to ``job``'s
-    run, each with its page image rendered again as the engine saw it; the pages written."""
+    run, each with its page image rendered again as the engine saw it; returns the pages the
+    run then holds."""
     ask, d = task.ask, task.doc
     name = job.add(d.doc.info())
     by_page = {r.page: r for r in results}
-    written = []
     images = prepare_pages(d.doc, sorted(by_page), ask.spec, job.dpi or None, workers=0)
     for image in images:
         result = by_page[image.index]
         if result.document != name:
             result = result.model_copy(update={"document": name})
-        if job.write_one(Processed(result, image.image, image.png), on_error):
-            written.append(image.index)
-    return written
+        job.write_one(Processed(result, image.image, image.png), on_error)
+    return job.writer.recorded_pages(name)

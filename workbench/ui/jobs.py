@@ -17,14 +17,12 @@ Contract
   session waiting pauses it after :data:`SLICE_S` (at least one page per turn); the next
   turn resumes it where it stopped.
 * Pages already in the result cache are never sent to the engine again (any session's).
-* **Runs**: each document's pages go to one run per (document content, engine key, store),
-  shared by every session and found again in the store (:mod:`workbench.ui.job_runs`: one
-  document, one run), written by the one run writer (:class:`workbench.pipeline.runner.RunJob`)
-  as each page finishes, and finished when the work on it ends: ``done``/``partial``, or
-  ``cancelled`` when cut short (the next stretch reopens it). A page the cache holds but the
-  run lacks is written to it from the cache, so the run holds every page shown. A store that
-  cannot be written is reported in :attr:`Progress.notes`; pages are then processed without
-  a run.
+* **Runs**: one run per (document content, engine key, store), shared by every session and
+  found again in the store (:mod:`workbench.ui.job_runs`), written by the one run writer as
+  each page finishes (a page the cache holds but the run lacks, from the cache), finished when
+  the work on it ends: ``done``/``partial``, or ``cancelled`` when cut short (the next stretch
+  reopens it). A store that cannot be written is reported in :attr:`Progress.notes`; pages
+  are then processed without a run.
 * A document that fails as a whole (the engine raises) is reported in the notes and its
   remaining pages are not retried until the session asks for something else.
 * A session that has not asked or polled for :data:`FORGET_AFTER_S` is forgotten (its runs
@@ -167,7 +165,12 @@ class Board(SessionControls):
         out = []
         for d in ask.docs:
             saving = ask.store_root is not None and (d.sha256, ask.ekey) not in sess.unsaved
-            recorded = self._recorded.get((d.sha256, ask.ekey, str(ask.store_root)), set())
+            rkey = (d.sha256, ask.ekey, str(ask.store_root))
+            shared = self._shared.get(rkey)
+            if saving and shared is not None and not shared.path.is_dir():  # deleted on Runs
+                del self._shared[rkey]
+                self._recorded.pop(rkey, None)
+            recorded = self._recorded.get(rkey, set())
             out += [
                 (d, p)
                 for p in d.pages
@@ -312,16 +315,14 @@ class Board(SessionControls):
         """Write pages the cache holds to the run that lacks them (never the engine)."""
         d, ekey = task.doc, task.ask.ekey
         held = [r for p in pages if (r := self._cache.get(d.sha256, p, ekey)) is not None]
-
-        def unsaved(result: object, exc: Exception) -> None:
-            with self._cond:
-                sess.unsaved.add((d.sha256, ekey))  # not tried again and again
-                sess.note(f"{d.name}: pages shown are not saved to the run store ({exc})")
-
-        record_cached(job, task, held, unsaved)
-        recorded = job.writer.recorded_pages(job.add(d.doc.info()))
+        recorded = record_cached(job, task, held, lambda _r, exc: self._unsaved(sess, task, exc))
         with self._cond:
             self._recorded[run_key(task)] = recorded
+
+    def _unsaved(self, sess: Session, task: Task, exc: Exception) -> None:
+        with self._cond:
+            sess.unsaved.add((task.doc.sha256, task.ask.ekey))  # not tried again and again
+            sess.note(f"{task.doc.name}: pages shown are not saved to the run store ({exc})")
 
     def _run(self, task: Task) -> None:
         """One turn: resume or begin the task's stretch; pause it after :data:`SLICE_S` (and
@@ -407,6 +408,8 @@ class Board(SessionControls):
             return None
         with self._cond:
             kept = sess.jobs.get(key)
+            if kept is not None and not kept.path.is_dir():  # its run was deleted meanwhile
+                kept = sess.jobs.pop(key) and None
             shared = self._shared.get(rkey)
             if kept is None and shared is not None and shared.path.is_dir():
                 kept = shared  # another tab's run of this document, or this tab's stopped one
