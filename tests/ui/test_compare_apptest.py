@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -72,13 +73,22 @@ def test_two_runs_side_by_side_with_disagreements_and_metrics(
     dis = at.dataframe[0].value
     assert set(dis["what"]) == {"only in A", "label differs"}
     assert "r5 formula" in set(dis["A"]) and "r4 figure" in set(dis["B"])
+    iou = dict(zip(dis["what"], dis["IoU"], strict=True))
+    assert iou["only in A"] == "—" and re.fullmatch(r"[01]\.\d\d", iou["label differs"])
     assert any("Disagreements on page 1: 2" in h.value for h in at.subheader)
     # The per-page metrics table has both pages, both sides' seconds and a similarity < 1.
     per_page = next(d.value for d in at.dataframe if "similarity" in d.value.columns)
     assert list(per_page["page"]) == [1, 2]
-    assert per_page["A regions"].tolist() == [7, 7] and per_page["B regions"].tolist() == [6, 6]
-    assert (per_page["similarity"] < 1).all() and (per_page["similarity"] > 0.5).all()
-    assert per_page["A CER"].isna().all()  # no reference yet
+    assert per_page["A regions"].tolist() == ["7", "7"]
+    assert per_page["B regions"].tolist() == ["6", "6"]
+    # Shown as a reader reads them: a percentage, "—" for none (never 0.97523… or "None").
+    sims = [float(v.rstrip("%")) for v in per_page["similarity"]]
+    assert all(50 < v < 100 for v in sims) and all(v.endswith("%") for v in per_page["similarity"])
+    assert per_page["A CER"].tolist() == ["—", "—"]  # no reference yet
+    assert all(re.fullmatch(r"\d+\.\d\d", v) for v in per_page["A s/page"])
+    doc_table = next(d.value for d in at.dataframe if "metric" in d.value.columns)
+    cells = [str(v) for v in doc_table[["A", "A↔B", "B"]].to_numpy().ravel()]
+    assert "None" not in cells and not [c for c in cells if re.fullmatch(r"\d\.\d{5,}", c)]
 
 
 def test_next_on_one_side_moves_both(seeded: tuple[Path, str, str]) -> None:
@@ -104,8 +114,8 @@ def test_pasted_reference_gives_cer(seeded: tuple[Path, str, str]) -> None:
     assert not at.exception
     per_page = next(d.value for d in at.dataframe if "similarity" in d.value.columns)
     first = per_page.set_index("page").loc[1]
-    assert first["A CER"] == 0 and first["B CER"] > 0  # B: "Leftmost", no formula
-    assert per_page.set_index("page").loc[2, "A CER"] != per_page.set_index("page").loc[2, "A CER"]
+    assert first["A CER"] == "0.000" and float(first["B CER"]) > 0  # B: "Leftmost", no formula
+    assert per_page.set_index("page").loc[2, "A CER"] == "—"
 
 
 def test_start_missing_run_b(tmp_path: Path) -> None:
@@ -170,3 +180,31 @@ def test_selection_labels_and_zoom_follow_on_both_sides(seeded: tuple[Path, str,
         assert "text" not in o["visible"] and "header" in o["visible"]
         assert o["zoom"] == 2.0
     assert [o["selected"] for o in overlays(at)] == [None, None]
+
+
+class BoxlessEngine(FakeEngine):
+    """The fake layout's text without boxes: a model that gives Markdown only."""
+
+    name = "fake-md"
+    model = "markdown-only"
+
+    def run(self, requests):  # type: ignore[no-untyped-def]
+        for out in super().run(requests):
+            if out.regions is not None:
+                out.regions = [r.model_copy(update={"bbox": None}) for r in out.regions]
+            yield out
+
+
+def test_a_model_without_boxes_is_said_so_not_scored(tmp_path: Path) -> None:
+    """Issue 24.4: "layout agreement 0 %, 5 disagreements" for a model with no boxes."""
+    from tests.ui.runs_seed import make_run
+
+    a, _ = seed(tmp_path, both=False)
+    b = make_run(RunStore(tmp_path), BoxlessEngine(), "memo md")
+    at = compare_app(tmp_path, a, b).run()
+    assert not at.exception
+    between = " ".join(h.body for h in at.get("html") if "wb-between" in h.body)
+    assert "B has no layout boxes: layout not compared" in between, between
+    assert "layout agreement" not in between
+    assert not [h.value for h in at.subheader if h.value.startswith("Disagreements")]
+    assert any("no layout to compare" in i.value for i in at.info)

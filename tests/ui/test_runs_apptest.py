@@ -179,3 +179,26 @@ def test_corrections_layer_exports(seeded: tuple[Path, str, str]) -> None:
     assert len(both["pages"]) == 2 and both["corrections"][0]["regions"][2]["id"] == "u1"
     assert "page_px" in both["info"]["coordinate_space"]
     assert len(reader.page(DOC, 1).regions) == 7  # the model's own output is untouched
+
+
+def test_a_cancelled_run_says_how_to_resume(tmp_path: Path) -> None:
+    """Issue 24.1: the Runs page offers a way on for a stopped Viewer run."""
+    from workbench.documents import open_document
+    from workbench.pipeline.process import process
+    from workbench.schema import RunInfo
+
+    store = RunStore(tmp_path)
+    doc = open_document(DOC, document_bytes(3), Settings())
+    info = RunInfo(
+        id="", name="memo", engine="fake", model="fake-layout-1",
+        documents=[doc.info()], settings={"source": "viewer"},
+    )  # fmt: skip
+    writer = store.create(info)
+    for item in process(FakeEngine(), CPU_SPEC, list(doc.pages())[:2]):
+        writer.write_page(item.result, item.image)
+    writer.finish(RunStatus.CANCELLED)
+    at = runs_app(tmp_path).run()
+    assert not at.exception
+    [note] = [i.value for i in at.info if "Stopped with" in i.value]
+    assert "2 of 3 page(s) saved" in note and f"drop {DOC} in the Viewer" in note
+    assert at.button(key="runs_resume")

@@ -25,6 +25,20 @@ from workbench.logs import quiet_libraries
 # Subcommand modules, imported lazily so `gpu` never loads the OCR stack and vice versa.
 COMMANDS = ("ocr", "parse", "gpu", "plan", "models", "probe")
 VERBOSE_HELP = "show the libraries' INFO log lines too (off by default)"
+#: What ``--help`` says above the command list (the module docstring is for developers).
+DESCRIPTION = """OCR Workbench on the command line, on the same core as the app: OCR PDFs and
+images into a run folder the app can open, re-parse a model's raw output, see the GPUs, plan
+a model's memory, and list exactly what is sent to each model."""
+EPILOG = """examples:
+  python -m workbench ocr scan.pdf letters/ --out out/
+  python -m workbench ocr doc.pdf --out out/ --engine vllm-server \\
+      --base-url http://127.0.0.1:8000/v1
+  python -m workbench models --model lightonai/LightOnOCR-2-1B
+  python -m workbench plan --model allenai/olmOCR-2-7B-1025 --gpu-memory 24
+  python -m workbench COMMAND --help     (each command's options)
+
+exit status: 0 done, 1 an input or page failed, 2 usage or setup error, 3 done with looped or
+truncated pages, 130 interrupted (finished pages kept)."""
 
 
 def named_command(argv: Sequence[str]) -> str | None:
@@ -36,7 +50,12 @@ def named_command(argv: Sequence[str]) -> str | None:
 
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     """The parser; given ``argv``, with only the command it names (see the module doc)."""
-    parser = argparse.ArgumentParser(prog="python -m workbench", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="python -m workbench",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("-v", "--verbose", action="store_true", help=VERBOSE_HELP)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     named = None if argv is None else named_command(argv)

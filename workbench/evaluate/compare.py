@@ -14,10 +14,12 @@ rendering at different DPI), the right side's boxes are scaled into the left pag
 
 Text diff
 ---------
-:func:`word_diff` splits both texts on whitespace and runs :class:`difflib.SequenceMatcher`
-(``autojunk=False``) over the word lists; :func:`diff_html` renders the ops with ``<del>``
-(left only) and ``<ins>`` (right only). Every word is escaped with :func:`html.escape`:
-model output is untrusted.
+:func:`reading_diff` compares the text a reader reads: both pages' Markdown read as plain text
+first (:func:`workbench.evaluate.metrics.plain_text`: ``<td>``, ``rowspan`` and ``|---|`` are
+markup, not words), then :func:`word_diff`. :func:`word_diff` splits both texts on
+whitespace and runs :class:`difflib.SequenceMatcher` (``autojunk=False``) over the word
+lists; :func:`diff_html` renders the ops with ``<del>`` (left only) and ``<ins>`` (right
+only). Every word is escaped with :func:`html.escape`: model output is untrusted.
 """
 
 from __future__ import annotations
@@ -133,6 +135,22 @@ def word_diff(left: str, right: str) -> list[DiffOp]:
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         ops.append(DiffOp(kind=tag, left=a[i1:i2], right=b[j1:j2]))
     return ops
+
+
+def reading_diff(left_markdown: str, right_markdown: str) -> list[DiffOp]:
+    """Word diff of what a reader reads on each side (see module docstring): two pages with
+    the same words in differently written tables differ in nothing."""
+    from workbench.evaluate.metrics import plain_text
+    from workbench.markdown.sanitize import escape_disallowed
+
+    # What the sanitizer would strip is text to the reader (the Viewer shows it escaped).
+    left, right = escape_disallowed(left_markdown), escape_disallowed(right_markdown)
+    return word_diff(plain_text(left), plain_text(right))
+
+
+def located(regions: Sequence[Region]) -> bool:
+    """Whether any region has a box (a model without boxes gives Markdown only)."""
+    return any(r.bbox is not None for r in regions)
 
 
 def diff_counts(ops: Sequence[DiffOp]) -> dict[str, int]:

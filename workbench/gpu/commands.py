@@ -90,3 +90,77 @@ def llm_snippet(kwargs: dict[str, Any]) -> str:
     """Python source that builds the engine: ``vllm.LLM(model=…, …)``."""
     body = "".join(f"    {k}={v!r},\n" for k, v in kwargs.items())
     return f"import vllm\n\nllm = vllm.LLM(\n{body})\n"
+
+
+#: Stands for the page's base64 in the example bodies (replaced by each example's own way of
+#: reading ``page.png``).
+_IMAGE = "@@PAGE_PNG_BASE64@@"
+EXAMPLE_BASE_URL = "http://localhost:8000/v1"
+
+
+def example_body(spec: ModelSpec, model: str | None = None) -> dict[str, Any]:
+    """The ``/v1/chat/completions`` body the workbench sends for one page of ``spec``'s model
+    (:func:`workbench.engines.messages.chat_body`: its prompt, prompt order, system message,
+    sampling and chat-template arguments), the page's data URL left as a placeholder."""
+    from PIL import Image
+
+    from workbench.engines.base import PageRequest
+    from workbench.engines.messages import chat_body
+
+    request = PageRequest(
+        key="page.png#1",
+        image=Image.new("RGB", (1, 1)),  # never encoded: the URL below stands for it
+        prompt=spec.prompt,
+        sampling=spec.sampling,
+        system=spec.system,
+        chat_template_kwargs=dict(spec.chat_template_kwargs),
+        prompt_first=spec.prompt_first,
+    )
+    url = f"data:image/png;base64,{_IMAGE}"
+    return chat_body(model or spec.id, request, spec.sampling, image_url=url)
+
+
+def example_curl(
+    spec: ModelSpec, model: str | None = None, base_url: str = EXAMPLE_BASE_URL
+) -> str:
+    """A shell command that sends ``page.png`` to the served model as the workbench does (the
+    body built by ``jq``, the image read from a file: a page's base64 is longer than one
+    command-line argument may be)."""
+    body = json.dumps(example_body(spec, model), ensure_ascii=False, indent=1)
+    quoted = f'"data:image/png;base64,{_IMAGE}"'
+    jq_filter = body.replace(quoted, '("data:image/png;base64," + $img)')
+    return (
+        f"curl -s {shlex.quote(base_url.rstrip('/') + '/chat/completions')} \\\n"
+        "  -H 'Content-Type: application/json' \\\n"
+        f"  -d @<(jq -n --rawfile img <(base64 -w0 page.png) {shlex.quote(jq_filter)}) \\\n"
+        "  | jq -r '.choices[0].message.content'"
+    )
+
+
+def example_python(
+    spec: ModelSpec, model: str | None = None, base_url: str = EXAMPLE_BASE_URL
+) -> str:
+    """Python with the OpenAI client sending ``page.png`` as the workbench does; fields the
+    OpenAI API does not name (``repetition_penalty``, ``chat_template_kwargs``…) go in
+    ``extra_body``, as vLLM's documentation does."""
+    import pprint
+
+    body = example_body(spec, model)
+    standard = {k: body.pop(k) for k in ("model", "messages", "temperature", "top_p", "max_tokens")
+                if k in body}  # fmt: skip
+    messages = pprint.pformat(standard.pop("messages"), indent=1, width=88, sort_dicts=False)
+    messages = messages.replace(
+        f"'data:image/png;base64,{_IMAGE}'", 'f"data:image/png;base64,{image}"'
+    )
+    args = "".join(f"    {k}={v!r},\n" for k, v in standard.items())
+    extra = f"    extra_body={body!r},\n" if body else ""
+    return (
+        "import base64\n\nfrom openai import OpenAI\n\n"
+        f'client = OpenAI(base_url="{base_url}", api_key="EMPTY")\n'
+        "# page.png: the page at the model's size; a run folder's page-0001.png is exactly\n"
+        "# the image the workbench sent.\n"
+        'image = base64.b64encode(open("page.png", "rb").read()).decode()\n'
+        "response = client.chat.completions.create(\n"
+        f"    messages={messages},\n{args}{extra})\n"
+        "print(response.choices[0].message.content)\n"
+    )

@@ -19,6 +19,14 @@ Math (KaTeX)
     / ``\\gt`` and ``&`` is held aside and put back after. Nothing is exempt from the
     cleaning: a formula that is not one to the renderer is plain text, and never holds a ``<``.
 
+Text that looks like a tag
+    "(see Note #5 and <Segment Information>)" is text, and so is any markup the policy does not
+    allow: a sanitizer would strip it and the reader would never know. Before cleaning, every
+    ``<`` that opens a tag, comment or declaration outside the allowed tags becomes ``&lt;``
+    (:func:`escape_disallowed`), so it is shown as written; a Markdown escape ``\\<`` becomes the
+    entity alone (``\\&lt;`` would show "&lt;"), and so do ``\\>`` and ``\\&`` after cleaning.
+    A ``<script>`` is shown as the text ``<script>``: escaped, never run, never dropped.
+
 Views of the policy (each one narrower, never wider):
 
 * :func:`sanitize_markdown` -- Markdown with HTML in it, for
@@ -72,6 +80,35 @@ def clean_html(html: str, tags: Iterable[str] | None = None) -> str:
     )
 
 
+# A "<" that an HTML parser reads as the start of markup: a start or end tag (its name), a
+# comment, a declaration or a processing instruction.
+_TAG_OPEN = re.compile(r"(?P<bs>\\*)<(?:/?(?P<name>[A-Za-z][A-Za-z0-9:-]*)|[!?])")
+# An entity behind a Markdown escape: after cleaning, "\\<" / "\\>" / "\\&" are "\\&lt;" etc.,
+# which Markdown shows as the entity's letters; an odd run of backslashes is the escape.
+_ESCAPED_ENTITY = re.compile(r"(?<!\\)((?:\\\\)*)\\(&(?:lt|gt|amp);)")
+
+
+def escape_disallowed(text: str, tags: Iterable[str] = ALLOWED_TAGS) -> str:
+    """``text`` with every ``<`` that opens markup outside ``tags`` (a tag-like word such as
+    ``<Segment Information>``, a comment, a ``<script>``) written as ``&lt;``, so a cleaner
+    keeps it as text. A backslash escaping that ``<`` goes: the entity is the escape."""
+    allowed = {t.lower() for t in tags}
+
+    def repl(match: re.Match[str]) -> str:
+        name, bs = match.group("name"), match.group("bs")
+        if name is not None and name.lower() in allowed:
+            return match.group(0)
+        if len(bs) % 2:
+            bs = bs[:-1]
+        return bs + "&lt;" + match.group(0)[len(match.group("bs")) + 1 :]
+
+    return _TAG_OPEN.sub(repl, text)
+
+
+def _unescape_entities(markdown: str) -> str:
+    return _ESCAPED_ENTITY.sub(r"\1\2", markdown)
+
+
 def _protect_math(match: re.Match[str]) -> str:
     return match.group(0).replace("&", _AMP).replace("<", r"\lt ").replace(">", r"\gt ")
 
@@ -79,14 +116,16 @@ def _protect_math(match: re.Match[str]) -> str:
 def sanitize_markdown(markdown: str) -> str:
     """Model Markdown (with any HTML in it) made safe for ``unsafe_allow_html=True``;
     formulas keep their ``<``, ``>`` and ``&`` (see the module docstring)."""
-    return clean_html(_MATH.sub(_protect_math, markdown.replace(_AMP, ""))).replace(_AMP, "&")
+    protected = _MATH.sub(_protect_math, markdown.replace(_AMP, ""))
+    return _unescape_entities(clean_html(escape_disallowed(protected))).replace(_AMP, "&")
 
 
 def render_html(markdown: str) -> str:
     """Safe standalone HTML for untrusted Markdown (math left as written, no KaTeX)."""
     from markdown_it import MarkdownIt
 
-    return clean_html(MarkdownIt("commonmark", {"html": True}).enable("table").render(markdown))
+    md = MarkdownIt("commonmark", {"html": True}).enable("table")
+    return clean_html(md.render(escape_disallowed(markdown)))
 
 
 _CELL_BREAK = re.compile(r"\s*<br\s*/?>\s*", re.I)

@@ -304,6 +304,19 @@ class RunWriter:
         self.close()
         return path
 
+    def mark_running(self) -> None:
+        """The run takes pages again after it was finished (the Viewer going on in it)."""
+        with self._lock:
+            if self.info.status is not RunStatus.RUNNING:
+                self.info.status = RunStatus.RUNNING
+                self.info.finished = None
+                self._save_manifest()
+
+    def recorded_pages(self, doc: str) -> set[int]:
+        """Pages of ``doc`` with a page file in this run, whatever their status."""
+        with self._lock:
+            return {e.page for e in self.info.pages if e.document == doc}
+
     def finish(self, status: RunStatus = RunStatus.DONE) -> None:
         for doc in list(self.info.folders):
             self.finish_document(doc)

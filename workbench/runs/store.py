@@ -162,6 +162,23 @@ class RunStore:
         ]
         return sorted(runs, key=lambda r: r.id, reverse=True)
 
+    def document_runs(self, sha256: str) -> builtins.list[RunReader]:
+        """Readable runs that hold the document with this content, newest first (the Viewer
+        goes on in a document's run instead of starting another)."""
+        if not sha256 or not self.root.is_dir():
+            return []
+        found = []
+        for path in sorted(self.root.iterdir(), reverse=True):
+            if not path.is_dir() or path.name.startswith("."):
+                continue
+            try:
+                reader = RunReader(path)
+            except (StoreError, OSError):
+                continue
+            if any(d.sha256 == sha256 for d in reader.info.documents):
+                found.append(reader)
+        return found
+
     def find_by_name(self, name: str) -> builtins.list[RunSummary]:
         """Runs whose name (or id) is ``name``, newest first."""
         return [r for r in self.list() if name in (r.name, r.id)]

@@ -19,7 +19,7 @@ import streamlit as st
 
 from workbench.errors import WorkbenchError
 from workbench.evaluate import metrics
-from workbench.evaluate.compare import diff_counts, diff_html, word_diff
+from workbench.evaluate.compare import diff_counts, diff_html, reading_diff
 from workbench.markdown.sanitize import clean_html
 from workbench.runs.store import RunReader
 from workbench.schema import PageResult
@@ -58,8 +58,9 @@ def measure(
 
 
 def diff_block(left: str, right: str) -> tuple[str, dict[str, int]]:
-    """Sanitised diff HTML (``<del>`` A only, ``<ins>`` B only) and word counts."""
-    ops = word_diff(left, right)
+    """Sanitised diff HTML (``<del>`` A only, ``<ins>`` B only) and word counts of the two
+    pages' Markdown as a reader reads it (markup is not words)."""
+    ops = reading_diff(left, right)
     safe = clean_html(diff_html(ops), tags={"del", "ins"})
     return f'{DIFF_CSS}<div class="wb-diff">{safe}</div>', diff_counts(ops)
 
@@ -90,6 +91,31 @@ def references(doc: str, pages: list[int]) -> dict[int, str]:
         if pasted.strip():
             refs[n] = pasted
     return refs
+
+
+def shown(value: float | int | None, what: str) -> str:
+    """A metric as a reader reads it: "—" for none, a share as a percentage, seconds with two
+    decimals, counts whole, an error rate with three (never 0.9752370916754478 or "None")."""
+    if value is None:
+        return "—"
+    if what == "%" or "F1" in what:
+        return f"{value:.1%}"
+    if "CER" in what:
+        return f"{value:.3f}"
+    if isinstance(value, int) or what in ("tokens", "regions"):
+        return f"{int(value):,}"
+    return f"{value:.2f}"
+
+
+def shown_table(table: pd.DataFrame) -> pd.DataFrame:
+    """The per-page table as text, each column as :func:`shown` writes it."""
+    out = table.copy()
+    for col in out.columns:
+        if col == "page":
+            continue
+        what = "%" if col == "similarity" else col
+        out[col] = [shown(None if pd.isna(v) else v, what) for v in table[col]]
+    return out
 
 
 def side_by_side(
@@ -181,16 +207,16 @@ def render(
         "word F1 vs reference": (da.word_f1, db.word_f1 if db else None),
     }
     # Similarity belongs to the pair: one value between the sides' columns.
-    rows = [{"metric": "similarity", "A": "", "A↔B": da.similarity, "B": ""}]
-    rows += [{"metric": k, "A": v[0], "A↔B": "", "B": v[1]} for k, v in doc_rows.items()]
-    st.dataframe(
-        pd.DataFrame(rows).astype({"A": "object", "A↔B": "object", "B": "object"}),
-        hide_index=True,
-    )
+    rows = [{"metric": "similarity", "A": "", "A↔B": shown(da.similarity, "%"), "B": ""}]
+    rows += [
+        {"metric": k, "A": shown(v[0], k), "A↔B": "", "B": shown(v[1], k)}
+        for k, v in doc_rows.items()
+    ]
+    st.dataframe(pd.DataFrame(rows), hide_index=True)
     if not refs:
         st.caption("CER needs a reference: paste text or upload the original PDF above.")
     st.markdown("**Per page**")
-    st.dataframe(table, hide_index=True, width="stretch")
+    st.dataframe(shown_table(table), hide_index=True, width="stretch")
     c1, c2 = st.columns(2)
     with c1:
         st.markdown(f"**Regions per label, page {page}**")

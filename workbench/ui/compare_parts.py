@@ -22,7 +22,7 @@ import pandas as pd
 import streamlit as st
 
 from workbench.evaluate import metrics
-from workbench.evaluate.compare import Alignment
+from workbench.evaluate.compare import Alignment, located
 from workbench.runs.store import RunSummary
 from workbench.schema import PageResult, RunInfo
 
@@ -119,6 +119,15 @@ def page_similarity(res_a: PageResult | None, res_b: PageResult | None) -> float
     )
 
 
+def no_boxes(res_a: PageResult | None, res_b: PageResult | None) -> str:
+    """Which side gives no layout boxes on this page ("" when both do): its regions cannot
+    agree or disagree with the other side's, so no agreement is reported for it."""
+    sides = [s for s, r in (("A", res_a), ("B", res_b)) if r is not None and not located(r.regions)]
+    if not sides:
+        return ""
+    return f"{' and '.join(sides)} {'has' if len(sides) == 1 else 'have'} no layout boxes"
+
+
 def between_sides(
     page: int, res_a: PageResult | None, res_b: PageResult | None, alignment: Alignment
 ) -> None:
@@ -126,10 +135,14 @@ def between_sides(
     sim = page_similarity(res_a, res_b)
     n_dis = len(alignment.left_only) + len(alignment.right_only) + len(alignment.label_mismatches)
     bits = [f"page {page}"]
+    boxless = no_boxes(res_a, res_b)
     if sim is not None:
         bits.append(f"text similarity <b>{sim:.0%}</b>")
-        bits.append(f"layout agreement <b>{alignment.agreement:.0%}</b>")
-        bits.append(f"{n_dis} disagreement{'s' if n_dis != 1 else ''}")
+        if boxless:
+            bits.append(f"{boxless}: layout not compared")
+        else:
+            bits.append(f"layout agreement <b>{alignment.agreement:.0%}</b>")
+            bits.append(f"{n_dis} disagreement{'s' if n_dis != 1 else ''}")
     else:
         bits.append("one side has no result for this page")
     a, b = SIDE_COLORS["A"], SIDE_COLORS["B"]

@@ -111,11 +111,11 @@ def disagreements_frame(alignment: Alignment) -> pd.DataFrame:
         return "—" if r.bbox is None else ", ".join(f"{v:.0f}" for v in r.bbox.as_list())
 
     rows: list[dict[str, object]] = [
-        {"what": "only in A", "A": f"{r.id} {r.label.value}", "B": "", "box": box(r), "IoU": None}
+        {"what": "only in A", "A": f"{r.id} {r.label.value}", "B": "", "box": box(r), "IoU": "—"}
         for r in alignment.left_only
     ]
     rows += [
-        {"what": "only in B", "A": "", "B": f"{r.id} {r.label.value}", "box": box(r), "IoU": None}
+        {"what": "only in B", "A": "", "B": f"{r.id} {r.label.value}", "box": box(r), "IoU": "—"}
         for r in alignment.right_only
     ]
     rows += [
@@ -124,7 +124,7 @@ def disagreements_frame(alignment: Alignment) -> pd.DataFrame:
             "A": f"{m.left.id} {m.left.label.value}",
             "B": f"{m.right.id} {m.right.label.value}",
             "box": box(m.left),
-            "IoU": m.iou,
+            "IoU": f"{m.iou:.2f}",  # text: a region on one side only has none ("—")
         }
         for m in alignment.label_mismatches
     ]
@@ -250,13 +250,17 @@ def compare_pair(reader_a: RunReader, doc_a: str, reader_b: RunReader, doc_b: st
     mark_a, mark_b = marks(alignment)
     tags = bool(state.CMP_TAGS.get())
     compare_parts.between_sides(page, res_a, res_b, alignment)
-    cols = st.columns(2, gap="medium")
-    for side, col, reader, doc, res, mark in (
-        ("A", cols[0], reader_a, doc_a, res_a, mark_a),
-        ("B", cols[1], reader_b, doc_b, res_b, mark_b),
-    ):
+    sides = (
+        ("A", reader_a, doc_a, res_a, mark_a),
+        ("B", reader_b, doc_b, res_b, mark_b),
+    )
+    # Headers in one row, pages in the next: the two pages start level whatever each header
+    # holds (a longer model name, a "flagged" badge), so their boxes line up across.
+    for col, (side, reader, doc, res, mark) in zip(st.columns(2, gap="medium"), sides, strict=True):
         with col:
             _side(side, reader, doc, page, pages, res, mark)
+    for col, (side, reader, doc, res, mark) in zip(st.columns(2, gap="medium"), sides, strict=True):
+        with col:
             if res is not None:
                 show_page(
                     reader,
@@ -273,7 +277,17 @@ def compare_pair(reader_a: RunReader, doc_a: str, reader_b: RunReader, doc_b: st
 
     n_dis = len(alignment.left_only) + len(alignment.right_only)
     n_dis += len(alignment.label_mismatches)
-    st.subheader(f"Disagreements on page {page}: {n_dis}")
+    boxless = compare_parts.no_boxes(res_a, res_b)
+    if boxless:
+        st.subheader(f"Layout on page {page}")
+        st.info(f"{boxless} (Markdown only): there is no layout to compare on this page.")
+    else:
+        st.subheader(f"Disagreements on page {page}: {n_dis}")
+        _disagreements(alignment, n_dis)
+    _edit_and_metrics(reader_a, doc_a, reader_b, doc_b, page, res_a, res_b, use_fix)
+
+
+def _disagreements(alignment: Alignment, n_dis: int) -> None:
     st.caption(
         f"Dashed magenta outline: region on one side only · solid orange outline: same place, "
         f"another label · agreement {alignment.agreement:.0%} · {len(alignment.matched)} "
@@ -282,6 +296,17 @@ def compare_pair(reader_a: RunReader, doc_a: str, reader_b: RunReader, doc_b: st
     if n_dis:
         st.dataframe(disagreements_frame(alignment), hide_index=True, width="stretch")
 
+
+def _edit_and_metrics(
+    reader_a: RunReader,
+    doc_a: str,
+    reader_b: RunReader,
+    doc_b: str,
+    page: int,
+    res_a: PageResult | None,
+    res_b: PageResult | None,
+    use_fix: bool,
+) -> None:
     edit = st.radio("Edit regions of", ["off", "A", "B"], horizontal=True, key="cmp_edit")
     if edit != "off":
         reader, doc = (reader_a, doc_a) if edit == "A" else (reader_b, doc_b)

@@ -41,6 +41,11 @@ class LoadedFile:
     def ok(self) -> bool:
         return self.doc is not None
 
+    @property
+    def locked(self) -> bool:
+        """A password-protected PDF: a password typed for it may open it."""
+        return self.doc is None and "encrypted" in (self.error or "")
+
 
 @st.cache_resource(max_entries=64, show_spinner=False)
 def _open_cached(sha256: str, name: str, _data: bytes) -> tuple[Document | None, str | None]:
@@ -62,7 +67,34 @@ def load_file(name: str, data: bytes, upload_id: str | None = None) -> LoadedFil
         if upload_id:
             memo[upload_id] = sha
     doc, error = _open_cached(sha, name, data)
+    password = state.VIEWER_PASSWORDS.get().get(sha)
+    if doc is None and password and error and "encrypted" in error:
+        plain, why = _unlocked(sha, data, password)
+        if plain is None:
+            return LoadedFile(name, sha, None, f"{name}: {why}")
+        return load_file(name, plain)  # known by the content it opens to from now on
     return LoadedFile(name, sha, doc, error)
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def _unlocked(sha256: str, _data: bytes, password: str) -> tuple[bytes | None, str]:
+    """The PDF with its password removed (a copy the engines and their worker processes can
+    open, as they open any PDF), or None and why not."""
+    import pypdfium2 as pdfium
+    import pypdfium2.raw as pdfium_c
+
+    try:
+        pdf = pdfium.PdfDocument(_data, password=password)
+    except pdfium.PdfiumError:
+        return None, "the PDF is encrypted and this password does not open it; try again"
+    try:
+        out = io.BytesIO()
+        pdf.save(out, flags=pdfium_c.FPDF_REMOVE_SECURITY)
+        return out.getvalue(), ""
+    except Exception as exc:  # a PDF PDFium opens but cannot copy
+        return None, f"the PDF opened with the password but could not be copied ({exc})"
+    finally:
+        pdf.close()
 
 
 @st.cache_data(max_entries=16, show_spinner=False)  # ~11 MB a page at 200 DPI
@@ -113,3 +145,44 @@ def display_jpeg(image: Image.Image, max_width: int) -> bytes:
     buf = io.BytesIO()
     image.convert("RGB").save(buf, "JPEG", quality=88)
     return buf.getvalue()
+
+
+#: Refusals listed in the one summary before the rest go into "all N" (six tall banners for six
+#: bad files pushed the pages out of view).
+SHOWN_REFUSALS = 3
+
+
+def refused(files: list[LoadedFile]) -> None:
+    """One error summary for the files that cannot be read (the first few named in it, every
+    one in an expander below when there are more), and a password field per locked PDF."""
+    bad = sorted((f for f in files if not f.ok), key=lambda f: not f.locked)  # actionable first
+    if not bad:
+        return
+    lines = [
+        (f.error or f"{f.name}: cannot be read").replace(
+            "remove the password first", "type its password below"
+        )
+        for f in bad
+    ]
+    head = "This file cannot be read:" if len(bad) == 1 else f"{len(bad)} files cannot be read:"
+    extra = len(bad) - SHOWN_REFUSALS
+    more = f"\n- … and {extra} more (below)" if extra > 0 else ""
+    shown = "".join(f"\n- {line}" for line in lines[:SHOWN_REFUSALS])
+    st.error(head + shown + more, icon=":material/error:")
+    if len(bad) > SHOWN_REFUSALS:
+        with st.expander(f"All {len(bad)} files that cannot be read"):
+            st.markdown("\n".join(f"- {line}" for line in lines))
+    for f in bad:
+        if f.locked:
+            st.text_input(
+                f"Password for {f.name}",
+                type="password",
+                key=state.VIEWER_PASSWORD(f.sha256).key,
+                on_change=_keep_password,
+                args=(f.sha256,),
+                help="Used here only, to open this file; never stored in a run.",
+            )
+
+
+def _keep_password(sha256: str) -> None:
+    state.VIEWER_PASSWORDS.setdefault()[sha256] = state.VIEWER_PASSWORD(sha256).get()

@@ -17,11 +17,12 @@ Contract
   session waiting pauses it after :data:`SLICE_S` (at least one page per turn); the next
   turn resumes it where it stopped.
 * Pages already in the result cache are never sent to the engine again (any session's).
-* **Runs**: each document's pages go to one run per (document content, engine key) per
-  session, written by the one run writer (:class:`workbench.pipeline.runner.RunJob`) as each
-  page finishes, and finished when the work on it ends: ``done``/``partial``, or
-  ``cancelled`` when cut short (the next stretch reopens it). A store that cannot be written
-  is reported in :attr:`Progress.notes`; pages are then processed without a run.
+* **Runs**: one run per (document content, engine key, store), shared by every session and
+  found again in the store (:mod:`workbench.ui.job_runs`), written by the one run writer as
+  each page finishes (a page the cache holds but the run lacks, from the cache), finished when
+  the work on it ends: ``done``/``partial``, or ``cancelled`` when cut short (the next stretch
+  reopens it). A store that cannot be written is reported in :attr:`Progress.notes`; pages
+  are then processed without a run.
 * A document that fails as a whole (the engine raises) is reported in the notes and its
   remaining pages are not retried until the session asks for something else.
 * A session that has not asked or polled for :data:`FORGET_AFTER_S` is forgotten (its runs
@@ -44,7 +45,7 @@ import streamlit as st
 
 from workbench.errors import CANCELLED, WorkbenchError
 from workbench.pipeline.process import Processed, process_document
-from workbench.pipeline.runner import RunJob, run_info
+from workbench.pipeline.runner import RunJob
 from workbench.runs.store import RunStore
 from workbench.ui.job_controls import SessionControls
 from workbench.ui.job_parts import (
@@ -57,6 +58,7 @@ from workbench.ui.job_parts import (
     waiting,
 )
 from workbench.ui.job_records import Ask, DocAsk, Progress
+from workbench.ui.job_runs import RunKey, open_run, record_cached, run_key
 from workbench.ui.results import ResultCache, results
 
 #: Seconds one session may keep the engine while another waits (then it stops after the page
@@ -79,6 +81,8 @@ class Board(SessionControls):
         self._busy: str | None = None
         self._thread: threading.Thread | None = None
         self._stopping = False
+        self._shared: dict[RunKey, RunJob] = {}  # a document's open run, whichever session
+        self._recorded: dict[RunKey, set[int]] = {}  # pages that run holds
         atexit.register(self.close)
 
     # ------------------------------------------------------------------ sessions' side
@@ -153,16 +157,26 @@ class Board(SessionControls):
 
     # ------------------------------------------------------------------ bookkeeping
     def _missing(self, sess: Session) -> list[tuple[DocAsk, int]]:
-        """The session's pages not in the cache and not failed: the page on screen first."""
+        """The session's pages not in the cache, or not in the run that is to hold them, and
+        not failed: the page on screen first."""
         if sess.stopped:
             return []
         ask = sess.ask
-        out = [
-            (d, p)
-            for d in ask.docs
-            for p in d.pages
-            if (d.sha256, p) not in sess.failed and not self._cache.has(d.sha256, p, ask.ekey)
-        ]
+        out = []
+        for d in ask.docs:
+            saving = ask.store_root is not None and (d.sha256, ask.ekey) not in sess.unsaved
+            rkey = (d.sha256, ask.ekey, str(ask.store_root))
+            shared = self._shared.get(rkey)
+            if saving and shared is not None and not shared.path.is_dir():  # deleted on Runs
+                del self._shared[rkey]
+                self._recorded.pop(rkey, None)
+            recorded = self._recorded.get(rkey, set())
+            out += [
+                (d, p)
+                for p in d.pages
+                if (d.sha256, p) not in sess.failed
+                and (not self._cache.has(d.sha256, p, ask.ekey) or (saving and p not in recorded))
+            ]
         if ask.focus is not None:
             out.sort(key=lambda item: (item[0].sha256, item[1]) != ask.focus)  # stable
         return out
@@ -280,19 +294,35 @@ class Board(SessionControls):
                 )
 
         job = self._job(sess, task)
-        items: Iterator[Processed]
-        if job is not None:
+        cached = [p for p in task.pages if self._cache.has(d.sha256, p, ask.ekey)]
+        todo = [p for p in task.pages if p not in set(cached)]
+        if job is not None and cached:
+            self._record(sess, job, task, cached)
+        items: Iterator[Processed] = iter(())
+        if job is not None and todo:
             items = job.document(
-                d.doc, list(task.pages), skip_finished=False, cancelled=cancelled,
+                d.doc, todo, skip_finished=False, cancelled=cancelled,
                 on_write_error=lambda r, exc: self._note(
                     task.session, f"{d.name} page {r.page} not saved to the run store ({exc})"
                 ),
             )  # fmt: skip
-        else:
-            items = process_document(
-                ask.engine, ask.spec, d.doc, list(task.pages), ask.dpi, cancelled=cancelled
-            )
-        return Stretch(task, items, job)
+        elif todo:
+            engine, spec = ask.engine, ask.spec
+            items = process_document(engine, spec, d.doc, todo, ask.dpi, cancelled=cancelled)
+        return Stretch(task, items, job, done=len(cached), finished=set(cached))
+
+    def _record(self, sess: Session, job: RunJob, task: Task, pages: list[int]) -> None:
+        """Write pages the cache holds to the run that lacks them (never the engine)."""
+        d, ekey = task.doc, task.ask.ekey
+        held = [r for p in pages if (r := self._cache.get(d.sha256, p, ekey)) is not None]
+        recorded = record_cached(job, task, held, lambda _r, exc: self._unsaved(sess, task, exc))
+        with self._cond:
+            self._recorded[run_key(task)] = recorded
+
+    def _unsaved(self, sess: Session, task: Task, exc: Exception) -> None:
+        with self._cond:
+            sess.unsaved.add((task.doc.sha256, task.ask.ekey))  # not tried again and again
+            sess.note(f"{task.doc.name}: pages shown are not saved to the run store ({exc})")
 
     def _run(self, task: Task) -> None:
         """One turn: resume or begin the task's stretch; pause it after :data:`SLICE_S` (and
@@ -324,6 +354,8 @@ class Board(SessionControls):
                 self._cache.put(d.sha256, r.page, ask.ekey, r)
                 stretch.done += 1
                 with self._cond:
+                    if stretch.job is not None:
+                        self._recorded.setdefault(run_key(task), set()).add(r.page)
                     sess.last = r
                     left = stretch.next_page()
                     sess.working_on(f"{d.name} page {left}" if left else "")
@@ -368,33 +400,28 @@ class Board(SessionControls):
                 sess.note(text)
 
     def _job(self, sess: Session, task: Task) -> RunJob | None:
-        """The run this document's pages go to (created on first use), or None."""
+        """The run this document's pages go to (see :mod:`workbench.ui.job_runs`), or None
+        when the session does not save runs or its store cannot be written."""
         ask, d = task.ask, task.doc
-        key = (d.sha256, ask.ekey)
+        key, rkey = (d.sha256, ask.ekey), run_key(task)
         if ask.store_root is None or key in sess.unsaved:
             return None
         with self._cond:
             kept = sess.jobs.get(key)
+            if kept is not None and not kept.path.is_dir():  # its run was deleted meanwhile
+                kept = sess.jobs.pop(key) and None
+            shared = self._shared.get(rkey)
+            if kept is None and shared is not None and shared.path.is_dir():
+                kept = shared  # another tab's run of this document, or this tab's stopped one
         if kept is not None:
             kept.replan(ask.engine)  # the stretch before was cut short: its pages are re-asked
+            kept.writer.mark_running()
+            with self._cond:
+                sess.jobs[key], sess.runs[key] = kept, kept.run_id
             return kept
-        store = RunStore(ask.store_root)
         try:
-            run_id = sess.runs.get(key)
-            if run_id is not None and store.path(run_id).exists():
-                job = RunJob.reopen(store.path(run_id), ask.engine, ask.spec, ask.dpi)
-                with self._cond:
-                    sess.jobs[key] = job
-                return job
-            info = run_info(
-                ask.engine,
-                ask.spec,
-                name=f"{d.name} · {ask.engine.model}",
-                documents=[d.doc.info()],
-                dpi=ask.dpi,
-                source="viewer",
-            )
-            job = RunJob.create(store, ask.engine, ask.spec, info)
+            job = open_run(RunStore(ask.store_root), task, sess.runs.get(key))
+            recorded = job.writer.recorded_pages(job.add(d.doc.info()))
         except (OSError, WorkbenchError) as exc:
             with self._cond:
                 sess.unsaved.add(key)
@@ -402,7 +429,8 @@ class Board(SessionControls):
             return None
         with self._cond:
             sess.runs[key] = job.run_id
-            sess.jobs[key] = job
+            sess.jobs[key] = self._shared[rkey] = job
+            self._recorded[rkey] = recorded
         return job
 
 

@@ -99,9 +99,16 @@ function alignBlock(el, box) {
   }
   if (!sp || !box) { el.scrollIntoView({ block: 'nearest', behavior: 'smooth' }); return; }
   const area = sp.getBoundingClientRect();
-  const room = area.height - Math.min(el.offsetHeight, area.height);
+  // Level with the box, but inside the part of the scroll box the window shows: a box low on
+  // a tall page put its block below the fold at 1000 px.
+  const bottom = Math.min(area.bottom, window.innerHeight);
+  const room = Math.max(bottom - area.top - Math.min(el.offsetHeight, area.height), 0);
   const target = Math.min(Math.max(box.getBoundingClientRect().top, area.top), area.top + room);
   sp.scrollTop += el.getBoundingClientRect().top - target;
+  const now = el.getBoundingClientRect();
+  if (now.top >= window.innerHeight || now.bottom <= 0) {
+    el.scrollIntoView({ block: 'nearest', behavior: 'smooth' });
+  }
 }
 
 export default function(component) {

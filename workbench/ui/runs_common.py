@@ -212,15 +212,20 @@ def sidebar_cpu_options() -> CpuOptions:
     return CpuOptions()
 
 
-def cpu_settings(prefix: str, start: CpuOptions | None = None) -> CpuOptions:
+def cpu_settings(
+    prefix: str, start: CpuOptions | None = None, *, stacked: bool = False
+) -> CpuOptions:
     """One widget per :class:`CpuOptions` field (a choice list, a switch or a number, from
     the field's type), starting at ``start``; the options the user set. Widget keys are
-    ``prefix + field name``."""
+    ``prefix + field name``. ``stacked``: one under the other, full width (the sidebar: five
+    columns there were 13-26 px each, labels broken letter by letter, "2" shown for 200)."""
     base = start or sidebar_cpu_options()
     hints = typing.get_type_hints(CpuOptions)
     values: dict[str, Any] = {}
     shown = [f for f in dataclasses.fields(CpuOptions) if f.name != "kind"]
-    cols = st.columns(max(len(shown), 1))
+    cols: list[Any] = (
+        [st.container() for _ in shown] if stacked else list(st.columns(max(len(shown), 1)))
+    )
     for col, f in zip(cols, shown, strict=False):
         now, hint, label = getattr(base, f.name), hints[f.name], f.name.replace("_", " ")
         key = prefix + f.name

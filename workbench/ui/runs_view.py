@@ -143,6 +143,8 @@ def render() -> None:
         _CONFIRM.set(run_id)
     if _CONFIRM.get() == run_id:
         _confirm_delete(run)
+    if run.status == "cancelled":
+        _how_to_resume(run_id, run)
 
     if run.status == "corrupt":
         st.error(f"This run cannot be read: {run.problem}")
@@ -155,6 +157,32 @@ def render() -> None:
         viewer(reader)
     with tab_export:
         exports_view.render(reader)
+
+
+def _how_to_resume(run_id: str, run: RunSummary) -> None:
+    """A stopped run says how much it holds and how to finish it: the Viewer goes on in the
+    run that holds a document's pages (same file, same engine settings), so only the pages
+    missing are processed; a batch is resumed by running it again on the same folder."""
+    reader = open_reader(run_id)
+    if reader is None:
+        return
+    total = sum(d.pages for d in reader.info.documents)
+    docs = ", ".join(d.name for d in reader.info.documents) or "its document"
+    where = (
+        f"drop {docs} in the Viewer with the same engine settings: it goes on in this run"
+        if reader.info.settings.get("source") == "viewer"
+        else "run the same batch (or CLI command) into this run again"
+    )
+    c1, c2 = st.columns([5, 1], vertical_alignment="center")
+    c1.info(
+        f"Stopped with {run.pages} of {total} page(s) saved. To resume, {where}; only the "
+        "pages missing are processed, the saved ones are kept.",
+        icon=":material/pause_circle:",
+    )
+    if reader.info.settings.get("source") == "viewer" and c2.button(
+        "Resume in the Viewer", key="runs_resume", icon=":material/play_arrow:"
+    ):
+        _switch("viewer")
 
 
 def _open(run_id: str) -> None:
@@ -179,20 +207,31 @@ def _confirm_delete(run: RunSummary) -> None:
             "corrections included? This cannot be undone."
         )
         yes, no = st.columns(2)
-        if yes.button("Yes, delete it", key="runs_delete_yes", type="primary"):
-            try:
-                get_store().delete(run.id)
-            except Exception as exc:
-                st.error(f"Could not delete {run.id}: {exc}")
-                return
-            _CONFIRM.pop()
-            OPEN_RUN.pop()
-            state.RUNS_PICK.pop()
-            st.toast(f"Deleted {run.id}")
-            st.rerun()
+        yes.button("Yes, delete it", key="runs_delete_yes", type="primary", on_click=_delete,
+                   args=(run.id,))  # fmt: skip
         if no.button("Cancel", key="runs_delete_no"):
             _CONFIRM.pop()
             st.rerun()
+
+
+def _delete(run_id: str) -> None:
+    """Delete the run, then show the first run left, picker included. A callback: run before
+    the script, so the picker is given its new value before it is drawn (set after, the
+    browser kept showing the deleted run's name while the view and Export acted on another)."""
+    _CONFIRM.pop()
+    try:
+        get_store().delete(run_id)
+    except Exception as exc:
+        st.toast(f"Could not delete {run_id}: {exc}", icon=":material/error:")
+        return
+    left = [r.id for r in get_store().list()]
+    if left:
+        _open(left[0])
+        state.RUNS_PICK.set(left[0])
+    else:
+        OPEN_RUN.pop()
+        state.RUNS_PICK.pop()
+    st.toast(f"Deleted {run_id}")
 
 
 def viewer(reader: RunReader) -> None:

@@ -131,7 +131,7 @@ def engine_picker() -> engines.EngineChoice | None:
         if hint:
             st.warning(hint)
         with st.expander("CPU engine settings"):  # text layer, DPI, handwriting, tables
-            cpu = cpu_settings("sb_cpu_", factory.CpuOptions())
+            cpu = cpu_settings("sb_cpu_", factory.CpuOptions(), stacked=True)
         choice = engines.EngineChoice("cpu", cpu)
         st.caption("Tesseract + RapidOCR + CDLA layout: offline, no GPU needed.")
     elif kind == "vllm-server":

@@ -123,6 +123,10 @@ VIEWER_SAMPLES: Slot[list[str] | None] = Slot("wb_samples", _none)
 VIEWER_RANGE: Slot[str] = Slot("wb_range", str)
 #: upload file id -> sha256, so a large upload is hashed once per session.
 VIEWER_SHA_MEMO: Slot[dict[str, str]] = Slot("wb_sha_memo", dict)
+# The password field of an encrypted PDF (by the file's sha256), and the passwords typed, kept
+# apart from the field: a widget's value goes when the widget does (once the file opens).
+VIEWER_PASSWORD: Family[str] = Family("wb_password_{}", str)
+VIEWER_PASSWORDS: Slot[dict[str, str]] = Slot("wb_passwords", dict)
 #: 0-based index into the (file, page) list (clamped every run) and that list's length.
 VIEWER_POS: Slot[int] = Slot("wb_pos", int)
 VIEWER_COUNT: Slot[int] = Slot("wb_count", lambda: 1)

@@ -43,6 +43,7 @@ from workbench.ui.results import results
 from workbench.ui.sidebar import show_description
 from workbench.ui.viewer_downloads import downloads
 
+TAB_HEIGHT = 700  # px of the Markdown / Regions JSON / Raw output tabs (they scroll inside)
 DISPLAY_WIDTH = 1100  # px of the display image at "Fit" and 1.5×; sharper copy when zoomed more
 ZOOM_WIDTH = 1800
 
@@ -256,7 +257,8 @@ def _page_view(
                 help="Page headers, footers and page numbers are always kept as regions; this "
                 "also puts them into the Markdown and the downloads.",
             )
-        tabs = st.tabs(["Rendered", "Markdown", "Regions JSON", "Raw output"])
+        # Short names: at 1100 px "Regions JSON" and "Raw output" pushed the last tab out of view.
+        tabs = st.tabs(["Rendered", "Markdown", "JSON", "Raw"])
         with tabs[0], st.container(height=900, border=False):
             mv.render_blocks(
                 result,
@@ -266,14 +268,17 @@ def _page_view(
                 visible_labels=visible,
                 image_jpeg=jpeg,
             )
+        # Each tab scrolls inside a bounded box: a long page's JSON ran thousands of pixels.
         with tabs[1]:
-            st.code(mv.page_markdown(result, furniture) or "(empty)", language="markdown")
+            md = mv.page_markdown(result, furniture) or "(empty)"
+            st.code(md, language="markdown", height=TAB_HEIGHT)
         with tabs[2]:
             table, dumped = _regions_tab((f.sha256, page, ekey, id(result)), result)
-            st.dataframe(table, hide_index=True)
-            st.code(dumped, language="json")
+            st.dataframe(table, hide_index=True, height=260)
+            st.code(dumped, language="json", height=TAB_HEIGHT - 280)
         with tabs[3]:
-            st.code(result.raw or "(no raw output)", language="text", wrap_lines=True)
+            raw = result.raw or "(no raw output)"
+            st.code(raw, language="text", wrap_lines=True, height=TAB_HEIGHT)
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
@@ -292,9 +297,7 @@ def viewer_page() -> None:
         "Click a box to find its text, or the text to find its box."
     )
     files, spec_text = input_widgets()
-    for f in files:
-        if not f.ok:
-            st.error(f.error or f"{f.name}: cannot be read", icon=":material/error:")
+    ui_files.refused(files)
     selected, warnings = select_pages(files, spec_text)
     for w in warnings:
         st.warning(w, icon=":material/warning:")

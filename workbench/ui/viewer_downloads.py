@@ -21,8 +21,8 @@ import streamlit as st
 
 from workbench.markdown.assemble import assemble_document
 from workbench.schema import PageResult
+from workbench.ui import exports_view, viewer_runs
 from workbench.ui import markdown_view as mv
-from workbench.ui import viewer_runs
 from workbench.ui.inputs import Selected
 from workbench.ui.results import results
 
@@ -75,7 +75,10 @@ def downloads(sel: Selected, result: PageResult | None, ekey: str, *, furniture:
     cache, f = results(), sel.file
     done = [r for p in sel.pages if (r := cache.get(f.sha256, p, ekey)) is not None]
     stem = f.doc.stem if f.doc else "document"
-    c = st.columns(4)
+    # Two buttons a row: four in one row cut "Document Markdown (5 p.)" to "Document Markdo…"
+    # at 1100 px.
+    page_row, doc_row = st.columns(2), st.columns(2)
+    c = [*page_row, *doc_row]
     if result is not None:
         name = f"{stem}-page-{result.page:04d}"
         md = mv.page_markdown(result, furniture)
@@ -118,12 +121,41 @@ def downloads(sel: Selected, result: PageResult | None, ekey: str, *, furniture:
             on_click="ignore",
             icon=":material/download:",
         )
+        run_exports(f.sha256, ekey)
         with st.expander(f"Timing per page · {f.name}"):
             rows = tuple(
                 (r.page, r.status.value, r.seconds, r.tokens, r.retries, len(r.regions))
                 for r in done
             )
             st.dataframe(_timing_table(rows), hide_index=True)
+
+
+#: The run's exports offered in the Viewer too (the Runs page has the same buttons).
+VIEWER_EXPORTS = ("HTML", "ZIP", "COCO")
+
+
+def run_exports(sha256: str, ekey: str) -> None:
+    """HTML, ZIP and COCO of this document's run (the pages saved so far), built on click by
+    the same exporters as Runs → Export; a caption when the document has no run."""
+    found = viewer_runs.run_folder(sha256, ekey)
+    if found is None:
+        st.caption("HTML, ZIP and COCO downloads come from the document's run: none is saved.")
+        return
+    reader, name = found
+    built = exports_view.builders(reader, "This document", name, None, model_only=False)
+    cols = st.columns(len(VIEWER_EXPORTS))
+    for col, fmt in zip(cols, VIEWER_EXPORTS, strict=True):
+        build, fname, mime, note = built[fmt]
+        col.download_button(
+            f"Document {fmt}",
+            build,
+            fname,
+            mime=mime,
+            on_click="ignore",
+            icon=":material/download:",
+            help=note,
+            key=f"wb_export_{fmt}",
+        )
 
 
 def _json(results: list[PageResult], single: bool = False) -> str:
