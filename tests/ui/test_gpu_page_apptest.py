@@ -19,7 +19,10 @@ def test_gpu_page_shows_plan_and_commands() -> None:
     assert set(metrics) == {"max_model_len", "tokens per page", "pages in flight", "KV cache"}
     assert int(metrics["max_model_len"].replace(",", "")) > 0
     assert at.success and at.success[0].value.startswith("Fits: ")
-    serve, snippet = (c.value for c in at.code)
+    serve, curl, client, snippet = (c.value for c in at.code)
+    # the example calls send a page as the workbench does, to the model the command serves
+    assert curl.startswith("curl ") and "page.png" in curl
+    assert "from openai import OpenAI" in client or "OpenAI(" in client
     model = at.selectbox(key="gpu_model").value
     assert serve.startswith(f"vllm serve {model} --gpu-memory-utilization ")
     assert snippet.startswith("import vllm") and f"model={model!r}" in snippet

@@ -26,7 +26,7 @@ from typing import Any
 
 from workbench.errors import PlanError
 from workbench.gpu import oom_help
-from workbench.gpu.commands import engine_kwargs, serve_command
+from workbench.gpu.commands import engine_kwargs, example_curl, example_python, serve_command
 from workbench.gpu.planner import plan_for_model
 from workbench.gpu.profiles import profile_names
 from workbench.gpu.target import card_keys, resolve_target
@@ -38,6 +38,11 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--model", help="model id or alias, e.g. lightonai/…")
     parser.add_argument("--profile", choices=profile_names(), help="tuning profile")
     parser.add_argument("--card", choices=card_keys(), help="plan for this card's memory")
+    parser.add_argument(
+        "--vllm-version",
+        help="the vLLM that will run it (default: the one installed here, else 0.26, the oldest "
+        "supported: its planning is safe on every newer one)",
+    )
     parser.add_argument("--gpu-memory", type=float, metavar="GiB", help="total GPU memory")
     parser.add_argument(
         "--used-memory", type=float, default=0.0, metavar="GiB", help="held by other processes"
@@ -86,13 +91,17 @@ def run(args: argparse.Namespace) -> int:
         args.used_memory,
     )
     plan, _arch, spec = plan_for_model(
-        args.model, target.profile, target.total_bytes, target.free_bytes
-    )
+        args.model, target.profile, target.total_bytes, target.free_bytes,
+        vllm_version=getattr(args, "vllm_version", None),
+    )  # fmt: skip
     kwargs = engine_kwargs(plan.model_id, spec, target.profile, plan)
     out: dict[str, Any] = {"gpu": target.source, "card": target.card.key if target.card else None}
     out.update(plan.to_json())
     out["engine_args"] = kwargs
     out["serve_command"] = serve_command(kwargs)
+    out["example_curl"] = example_curl(spec)
+    out["example_python"] = example_python(spec)
+    out["probe_command"] = f"python -m workbench probe --model {plan.model_id} --here"
     errors, myths = oom_help.for_profile(target.profile.name)
     out["if_out_of_memory"] = {
         "errors": [oom_help.entry_json(e) for e in errors],

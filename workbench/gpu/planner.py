@@ -426,5 +426,9 @@ def plan_for_model(
     if profile.name == "cpu":
         raise PlanError("the cpu profile runs the embedded CPU engine, not vLLM; pick a GPU one")
     arch, spec = resolve_model(model_id)
+    if vllm_version is None:  # the vLLM that would run it here; none: the oldest (safe on all)
+        from workbench.gpu.vllm_versions import installed_version
+
+        vllm_version = installed_version()
     plan = plan_memory(spec, profile, total_bytes, free_bytes, vllm_version=vllm_version)
     return plan, arch, spec

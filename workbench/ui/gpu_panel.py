@@ -21,7 +21,13 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from workbench.errors import PlanError
-from workbench.gpu.commands import engine_kwargs, llm_snippet, serve_command
+from workbench.gpu.commands import (
+    engine_kwargs,
+    example_curl,
+    example_python,
+    llm_snippet,
+    serve_command,
+)
 from workbench.gpu.planner import GiB, MemoryPlan, MiB, plan_for_model
 from workbench.gpu.profiles import Profile, get_profile, profile_names
 from workbench.gpu.target import PlanTarget, planning_profile, targets
@@ -228,7 +234,15 @@ def _plan_section(snap: GpuSnapshot, profile: Profile) -> None:
         )
     else:
         st.code(serve_command(kwargs), language="bash")
+        with st.expander("Send a page to it (curl, Python OpenAI client)"):
+            st.code(example_curl(spec), language="bash")
+            st.code(example_python(spec), language="python")
         st.code(llm_snippet(kwargs), language="python")
+        st.caption(
+            "Check this plan on this GPU with real vLLM (no weights needed; it starts vLLM "
+            "with these arguments and sends the most pages the plan allows at once): "
+            f"`python -m workbench probe --model {plan.model_id} --here`"
+        )
     with st.expander("Assumptions"):
         st.markdown("\n".join(f"- {a}" for a in plan.assumptions))
 
