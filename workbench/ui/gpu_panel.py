@@ -21,8 +21,7 @@ from workbench.gpu.commands import engine_kwargs, llm_snippet, serve_command
 from workbench.gpu.planner import GiB, MemoryPlan, MiB, plan_for_model
 from workbench.gpu.profiles import PROFILES, Profile, detect_profile, get_profile, profile_names
 from workbench.gpu.telemetry import GpuSnapshot, History, read_snapshot
-from workbench.models.architectures import find_architecture
-from workbench.models.registry import all_specs
+from workbench.models.registry import all_specs, find_architecture
 from workbench.ui import state
 from workbench.ui.page_facts import widen_main
 
