@@ -40,7 +40,7 @@ DEFAULT_PDFS = ["sf424_page2.pdf", "census_12s0324.pdf", "pdflatex_outline.pdf",
 def raw_tesseract(images: list) -> tuple[list[str], list[float]]:
     import tesserocr
 
-    from workbench.engines.cpu.ocr import tessdata_dir
+    from workbench.engines.cpu.readers.ocr import tessdata_dir
 
     texts, times = [], []
     with tesserocr.PyTessBaseAPI(path=str(tessdata_dir()) + "/", lang="eng") as api:

@@ -13,7 +13,7 @@ Contract
 * Words break at spaces and line breaks (PDFium's generated ones included); each word keeps the
   font size and boldness of its first character, its line index, and, when some of its
   characters are smaller and raised or lowered, a TeX form (``t^{2}``, ``x_{i}``) for formulas.
-* For formulas (:mod:`workbench.engines.cpu.formulas`): each word's font class (``style``:
+* For formulas (:mod:`workbench.engines.cpu.formulas.find`): each word's font class (``style``:
   bold, italic, math font, TeX symbol or extension font, from the font's name and flags), the
   characters of words that may be math (``glyphs``: box, size, style and baseline of each,
   for words in a math font, with characters outside ASCII, or of mixed sizes; TeX's symbol

@@ -8,9 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from workbench.engines.cpu import formulas, pdftext, text
 from workbench.engines.cpu.boxes import Line
-from workbench.engines.cpu.formula_tex import Confused, _atom, row_tex, sound
+from workbench.engines.cpu.formulas import find as formulas
+from workbench.engines.cpu.formulas.atoms import _atom
+from workbench.engines.cpu.formulas.blocks import split_blocks
+from workbench.engines.cpu.formulas.tex import Confused, row_tex, sound
+from workbench.engines.cpu.page import Block
+from workbench.engines.cpu.readers import pdftext
+from workbench.engines.cpu.text import markdown as text
 from workbench.textlayer import extract_pdf
 
 DATA = Path(__file__).resolve().parents[2] / "data"
@@ -110,8 +115,8 @@ def test_stacked_full_size_atoms_no_rule_explains_are_confused():
 def test_confused_formula_becomes_an_image_crop_block():
     ln = Line("a ? b", (10, 10, 90, 40), 100.0, "text_layer", display=True, tex=None)
     prose = Line("Some words here.", (10, 50, 200, 70), 100.0, "text_layer")
-    out = formulas.split_blocks([("text", (0, 0, 300, 80), [ln, prose], 0.9)])
-    assert [(b[0], len(b[2])) for b in out] == [("figure", 0), ("text", 1)]
+    out = split_blocks([Block("text", (0, 0, 300, 80), [ln, prose], 0.9)])
+    assert [(b.native, len(b.lines)) for b in out] == [("figure", 0), ("text", 1)]
 
 
 def test_sound_tex_checks():
@@ -172,8 +177,8 @@ def test_list_item_with_math_is_text_and_a_figure_keeps_its_labels():
     keep, found = formulas.find([run(("•", 10), ("x", 30), ("=", 42), ("1", 54))], [], 1, 1)
     assert keep == [0] and found == []  # a bulleted item's math is inline in its text
     label = Line("R^n", (500, 500, 540, 520), 100.0, "text_layer", display=True, tex="R^{n}")
-    out = formulas.split_blocks([("figure", (0, 0, 800, 800), [label], 0.9)])
-    assert out == [("figure", (0, 0, 800, 800), [label], 0.9)]
+    out = split_blocks([Block("figure", (0, 0, 800, 800), [label], 0.9)])
+    assert out == [Block("figure", (0, 0, 800, 800), [label], 0.9)]
 
 
 def test_inline_math_plain_text_cannot_say_becomes_tex_in_the_sentence():
@@ -204,7 +209,7 @@ def test_double_scripts_are_unsound():
 
 
 def test_inline_tex_markers_never_reach_html_cells_or_display_formulas():
-    from workbench.engines.cpu.table_render import _cell_html
+    from workbench.engines.cpu.tables.render import _cell_html
 
     cell = f"a {text.MATH_OPEN}x_{{i}}{text.MATH_CLOSE}"
     assert _cell_html(cell) == "a x_{i}"

@@ -20,8 +20,10 @@ import pypdfium2 as pdfium
 import pytest
 
 from tests.engines.cpu.test_cpu_boxes import DATA, _run, _textbook, mbd
-from workbench.engines.cpu import get_cpu_engine, headings
+from workbench.engines.cpu import get_cpu_engine
 from workbench.engines.cpu.boxes import Line
+from workbench.engines.cpu.furniture import headings
+from workbench.engines.cpu.page import Block
 from workbench.markdown.assemble import assemble_page
 
 pytestmark = pytest.mark.slow
@@ -201,14 +203,14 @@ def test_heading_rules_on_lines():
 
 
 def test_levels_follow_size_then_numbering():
-    def block(text: str, y: float, h: float, stroke: float = 1.0) -> headings.Block:
+    def block(text: str, y: float, h: float, stroke: float = 1.0) -> Block:
         line = Line(text, (100.0, y, 400.0, y + h), 95.0, "tesseract", stroke=stroke)
-        return ("text", line.box, [line], 0.9)
+        return Block("text", line.box, [line], 0.9)
 
     body = Line("running text of the body " * 4, (100.0, 2000.0, 1000.0, 2025.0), 95.0,
                 "tesseract", stroke=1.0)  # fmt: skip
     blocks = [block("Sales Report", 400.0, 45.0), block("2 Results", 600.0, 25.0, 1.5),
               block("2.1 Revenue", 800.0, 25.0, 1.5), block("Outlook", 1000.0, 36.0)]  # fmt: skip
-    out = headings.split(blocks + [("text", body.box, [body], 0.9)] * 8,
-                         [b[2][0] for b in blocks] + [body] * 8, 25.0, 3000.0)  # fmt: skip
-    assert [b[0] for b in out[:4]] == ["heading:1", "heading:3", "heading:3", "heading:2"]
+    out = headings.split(blocks + [Block("text", body.box, [body], 0.9)] * 8,
+                         [b.lines[0] for b in blocks] + [body] * 8, 25.0, 3000.0)  # fmt: skip
+    assert [b.native for b in out[:4]] == ["heading:1", "heading:3", "heading:3", "heading:2"]

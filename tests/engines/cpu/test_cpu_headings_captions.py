@@ -19,8 +19,9 @@ import pypdfium2 as pdfium
 import pytest
 
 from tests.engines.cpu.test_cpu_boxes import DATA, _box, _overlap, _path, _run, mbd
-from workbench.engines.cpu import captions, get_cpu_engine
+from workbench.engines.cpu import get_cpu_engine
 from workbench.engines.cpu.boxes import LayoutBox, Line
+from workbench.engines.cpu.figures import captions
 from workbench.markdown.assemble import assemble_page
 from workbench.schema import Label, Region
 

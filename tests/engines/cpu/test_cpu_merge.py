@@ -1,11 +1,18 @@
-"""Which RapidOCR detections the CPU engine recognises (workbench.engines.cpu.merge)."""
+"""Which RapidOCR detections the CPU engine recognises (workbench.engines.cpu.readers.merge)."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from workbench.engines.cpu.boxes import Line, Word
-from workbench.engines.cpu.merge import attach, better, inside, is_data_table, missed, weak_lines
+from workbench.engines.cpu.readers.merge import (
+    attach,
+    better,
+    inside,
+    is_data_table,
+    missed,
+    weak_lines,
+)
 
 
 def _quad(x0, y0, x1, y1):
@@ -70,7 +77,7 @@ def test_weak_lines_get_a_second_reading_only_when_it_is_surer():
 def test_dedupe_keeps_each_word_once():
     """A drop cap's paragraph read twice by Tesseract (once beside the initial, once whole):
     the overlapping shorter repeat goes; the initial and text elsewhere stay."""
-    from workbench.engines.cpu.merge import dedupe
+    from workbench.engines.cpu.readers.merge import dedupe
 
     whole = Line("ver the past three decades increasing", (100, 100, 900, 130), 90, "tesseract")
     repeat = Line("ver the past three decades", (140, 98, 700, 131), 85, "rapidocr")

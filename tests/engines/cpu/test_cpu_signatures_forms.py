@@ -21,7 +21,7 @@ from PIL import Image, ImageChops
 from tests.engines.cpu.signature_pages import signatures_found
 from workbench.engines.cpu import get_cpu_engine
 from workbench.engines.cpu.boxes import Box, inter
-from workbench.engines.cpu.signature_rules import ink_mask
+from workbench.engines.cpu.signatures.rules import ink_mask
 
 pytestmark = pytest.mark.slow
 DATA = Path(__file__).resolve().parents[2] / "data"

@@ -1,4 +1,4 @@
-"""Touching lines of a large hand (workbench/engines/cpu/signature_rules.py: ``sheet_lines``,
+"""Touching lines of a large hand (workbench/engines/cpu/signatures/rules.py: ``sheet_lines``,
 ``split_lines``, the closing's ``name`` length), each on ink built for the case; the real
 pages (Tracy 1892) are in test_cpu_signatures_letters.py."""
 
@@ -7,9 +7,9 @@ from __future__ import annotations
 import numpy as np
 from PIL import Image, ImageDraw
 
-from workbench.engines.cpu import signature_rules as rules
 from workbench.engines.cpu.boxes import Box
-from workbench.engines.cpu.signature_closing import NAME_MERGED, closing_signature
+from workbench.engines.cpu.signatures import rules
+from workbench.engines.cpu.signatures.closing import NAME_MERGED, closing_signature
 
 LINE = 40.0
 Shape = tuple[str, tuple[float, ...]]

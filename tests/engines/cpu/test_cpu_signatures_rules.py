@@ -1,4 +1,4 @@
-"""The signature detector's page-level rules (workbench/engines/cpu/signature_rules.py and
+"""The signature detector's page-level rules (workbench/engines/cpu/signatures/rules.py and
 signature_closing.py), each on ink built for the case, and the handwritten-page path of
 ``signatures.measure`` on a page written with the real pen signatures of
 tests/data/signatures (MIT, see SOURCES.md)."""
@@ -10,10 +10,10 @@ from pathlib import Path
 import numpy as np
 from PIL import Image, ImageChops, ImageDraw
 
-from workbench.engines.cpu import signature_rules as rules
-from workbench.engines.cpu import signatures
 from workbench.engines.cpu.boxes import Box, LayoutBox, Line, Word
-from workbench.engines.cpu.signature_closing import closing_signature
+from workbench.engines.cpu.signatures import ink as signatures
+from workbench.engines.cpu.signatures import rules
+from workbench.engines.cpu.signatures.closing import closing_signature
 
 SIGS = Path(__file__).resolve().parents[2] / "data" / "signatures"
 LINE = 40.0

@@ -3,9 +3,10 @@ case is the geometry a real page gives (see test_cpu_tables.py for the pages the
 
 from __future__ import annotations
 
-from workbench.engines.cpu import table_grid, table_render
 from workbench.engines.cpu.boxes import Line, Word
-from workbench.engines.cpu.tables import Fragment, fragments, is_numeric
+from workbench.engines.cpu.tables import grid as table_grid
+from workbench.engines.cpu.tables import render as table_render
+from workbench.engines.cpu.tables.fragments import Fragment, fragments, is_numeric
 from workbench.markdown.sanitize import sanitize_markdown
 
 # four columns: a label column and three number columns (right edges 300, 400, 500)
