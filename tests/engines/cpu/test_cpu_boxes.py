@@ -23,13 +23,13 @@ import pytest
 from PIL import Image
 
 from tests.born_digital import mbd
+from workbench.documents.textlayer import extract_pdf
 from workbench.engines.base import PageRequest
 from workbench.engines.cpu import get_cpu_engine
 from workbench.engines.cpu.boxes import LayoutBox, Line
 from workbench.engines.cpu.figures import ticks as figures
 from workbench.markdown.assemble import assemble_page
 from workbench.schema import Label, Region
-from workbench.textlayer import extract_pdf
 
 pytestmark = pytest.mark.slow
 DATA = Path(__file__).resolve().parents[2] / "data"

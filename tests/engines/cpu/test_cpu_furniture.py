@@ -12,6 +12,7 @@ from pathlib import Path
 import pypdfium2 as pdfium
 import pytest
 
+from workbench.documents.textlayer import extract_pdf
 from workbench.engines.base import PageRequest
 from workbench.engines.cpu import get_cpu_engine
 from workbench.engines.cpu.boxes import LayoutBox, Line
@@ -20,7 +21,6 @@ from workbench.engines.cpu.furniture.running import find
 from workbench.engines.cpu.order.columns import reading_order
 from workbench.markdown.assemble import assemble_page
 from workbench.schema import FURNITURE, Label
-from workbench.textlayer import extract_pdf
 
 DATA = Path(__file__).resolve().parents[2] / "data"
 PAGES = DATA / "furniture_pages.pdf"

@@ -8,11 +8,11 @@ import pypdfium2 as pdfium
 import pytest
 
 from tests.born_digital import mbd
+from workbench.documents.textlayer import extract_pdf
 from workbench.engines.base import PageRequest
 from workbench.engines.cpu import get_cpu_engine
 from workbench.engines.cpu.boxes import Line, paragraph_gaps
 from workbench.markdown.assemble import assemble_page
-from workbench.textlayer import extract_pdf
 
 PARAGRAPHS = [
     ("Here is to the quiet ones. The patient readers of old ledgers.", "They keep the records."),

@@ -17,11 +17,11 @@ from pathlib import Path
 import pypdfium2 as pdfium
 import pytest
 
+from workbench.documents.textlayer import extract_pdf
 from workbench.engines.base import PageRequest
 from workbench.engines.cpu import get_cpu_engine
 from workbench.markdown.sanitize import sanitize_markdown
 from workbench.schema import Label, Region
-from workbench.textlayer import extract_pdf
 
 pytestmark = pytest.mark.slow
 

@@ -15,13 +15,13 @@ import pytest
 from PIL import Image
 
 from workbench.documents import open_document
+from workbench.documents.textlayer import extract_pdf
 from workbench.engines.base import PageRequest
 from workbench.engines.cpu import get_cpu_engine
 from workbench.engines.cpu.readers.pdftext import judge, lines_from_layer
 from workbench.engines.factory import CpuOptions, build_engine
 from workbench.markdown.assemble import assemble_page
 from workbench.schema import Label, PageResult, Region, TextLayer
-from workbench.textlayer import extract_pdf
 
 pytestmark = pytest.mark.slow
 DATA = Path(__file__).resolve().parents[2] / "data"

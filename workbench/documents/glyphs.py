@@ -1,5 +1,6 @@
-"""What formulas need from a PDF page's text layer, beyond words (see :mod:`workbench.textlayer`,
-which calls these while it reads a page, under PDFium's lock).
+"""What formulas need from a PDF page's text layer, beyond words (see
+:mod:`workbench.documents.textlayer`, which calls these while it reads a page, under PDFium's
+lock).
 
 * :func:`style`: a font's class from its name and flags: ``b`` bold, ``i`` italic, ``m`` a math
   font, ``s`` TeX's symbol font (CMSY: its capitals are calligraphic), ``x`` TeX's extension
@@ -11,7 +12,8 @@ which calls these while it reads a page, under PDFium's lock).
 * :func:`baseline`: a character's origin, the y of its baseline.
 * :func:`rules`: thin horizontal path objects (fraction bars), at most ``MAX_PATHS`` looked at.
 
-All in points of the page as displayed (``to_pt``: the affine map of :mod:`workbench.textlayer`).
+All in points of the page as displayed (``to_pt``: the affine map of
+:mod:`workbench.documents.textlayer`).
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ Contract
   into the very buffer it encodes (:func:`workbench.engines.png.rows` keeps a PNG filter
   byte before each row), so a page is never copied between drawing and deflating.
   Without a canvas a new contiguous array is drawn into.
-* The caller holds :data:`workbench.textlayer.PDFIUM_LOCK` (PDFium is not thread-safe).
+* The caller holds :data:`workbench.documents.textlayer.PDFIUM_LOCK` (PDFium is not thread-safe).
 * Failures: a canvas of the wrong shape, type or layout is a ``ValueError``; PDFium refusing
   the bitmap (out of memory) is a ``MemoryError``.
 """

@@ -36,7 +36,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from workbench import textglyphs
+from workbench.documents import glyphs as textglyphs
 from workbench.errors import DocumentError, PageRangeError
 from workbench.schema import TextLayer, TextWord
 

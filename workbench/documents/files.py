@@ -39,11 +39,11 @@ from typing import Any
 import numpy as np
 from PIL import Image, ImageOps
 
-from workbench import pdfdraw
+from workbench.documents import draw as pdfdraw
+from workbench.documents.textlayer import PDFIUM_LOCK, extract_text_layer
 from workbench.errors import DocumentError, PageRangeError
 from workbench.schema import DocumentInfo, PageImage
 from workbench.settings import Settings
-from workbench.textlayer import PDFIUM_LOCK, extract_text_layer
 
 Fit = Callable[[int, int], tuple[int, int]]  # the size a page would have -> the size wanted
 
@@ -51,7 +51,7 @@ Fit = Callable[[int, int], tuple[int, int]]  # the size a page would have -> the
 BOMB_PIXELS = 200_000_000
 
 # PDFium is not thread-safe; Streamlit serves sessions from threads.
-_PDFIUM_LOCK = PDFIUM_LOCK  # one lock with workbench.textlayer
+_PDFIUM_LOCK = PDFIUM_LOCK  # one lock with workbench.documents.textlayer
 
 _MAGIC: tuple[tuple[bytes, str], ...] = (
     (b"\x89PNG\r\n\x1a\n", "png"),
@@ -234,7 +234,8 @@ class Document:
         canvas: Callable[[int, int], np.ndarray] = pdfdraw.canvas_for,
     ) -> pdfdraw.Drawn:
         """PDF page ``index`` drawn by PDFium into ``canvas(width, height)`` (an H×W×3 array
-        whose rows may lie apart: :mod:`workbench.pdfdraw`), sized as :meth:`page` sizes it."""
+        whose rows may lie apart: :mod:`workbench.documents.draw`), sized as :meth:`page` sizes
+        it."""
         if not 1 <= index <= self.page_count:
             raise PageRangeError(f"{self.name}: page {index} is outside 1-{self.page_count}")
         with _PDFIUM_LOCK:
