@@ -32,7 +32,7 @@ from workbench.markdown.assemble import assemble_page
 from workbench.schema import Label, Region
 
 pytestmark = pytest.mark.slow
-DATA = Path(__file__).resolve().parents[2] / "data"
+DATA = Path(__file__).resolve().parents[3] / "data"
 
 BODY = (
     "The sample grew steadily through the run. Each reading was taken by the same instrument "

@@ -28,12 +28,12 @@ import pypdfium2 as pdfium
 import pytest
 from PIL import Image
 
-from tests.engines.cpu.signature_pages import signatures_found
+from tests.engines.cpu.signatures.signature_pages import signatures_found
 from workbench.engines.cpu import get_cpu_engine
 from workbench.engines.cpu.boxes import Box, iou
 
 pytestmark = pytest.mark.slow
-SIGS = Path(__file__).resolve().parents[2] / "data" / "signatures"
+SIGS = Path(__file__).resolve().parents[3] / "data" / "signatures"
 
 # (page, hand-measured ink box of its signature in page_px at 200 DPI)
 SIGNED: list[tuple[str, Box]] = [

@@ -18,7 +18,7 @@ from workbench.engines.cpu.page import Block
 from workbench.engines.cpu.readers import pdftext
 from workbench.engines.cpu.text import markdown as text
 
-DATA = Path(__file__).resolve().parents[2] / "data"
+DATA = Path(__file__).resolve().parents[3] / "data"
 
 
 def _lines(name: str, page: int = 1, dpi: int = 200) -> list[Line]:

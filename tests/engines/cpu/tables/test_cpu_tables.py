@@ -25,7 +25,7 @@ from workbench.schema import Label, Region
 
 pytestmark = pytest.mark.slow
 
-DATA = Path(__file__).resolve().parents[2] / "data"
+DATA = Path(__file__).resolve().parents[3] / "data"
 
 Cell = tuple[str, str, int, int]  # tag, text, rowspan, colspan
 

@@ -15,7 +15,7 @@ from workbench.engines.cpu.signatures import ink as signatures
 from workbench.engines.cpu.signatures import rules
 from workbench.engines.cpu.signatures.closing import closing_signature
 
-SIGS = Path(__file__).resolve().parents[2] / "data" / "signatures"
+SIGS = Path(__file__).resolve().parents[3] / "data" / "signatures"
 LINE = 40.0
 
 

@@ -24,7 +24,7 @@ from workbench.markdown.assemble import assemble_page
 from workbench.schema import Label, PageResult, Region, TextLayer
 
 pytestmark = pytest.mark.slow
-DATA = Path(__file__).resolve().parents[2] / "data"
+DATA = Path(__file__).resolve().parents[3] / "data"
 
 
 def _page(name: str, index: int = 1, dpi: float = 200) -> tuple[Image.Image, TextLayer | None]:

@@ -19,7 +19,7 @@ import numpy as np
 import pypdfium2 as pdfium
 import pytest
 
-from tests.engines.cpu.test_cpu_boxes import DATA, _run, _textbook, mbd
+from tests.engines.cpu.figures.test_cpu_boxes import DATA, _run, _textbook, mbd
 from workbench.engines.cpu import get_cpu_engine
 from workbench.engines.cpu.boxes import Line
 from workbench.engines.cpu.furniture import headings

@@ -18,13 +18,13 @@ import pypdfium2 as pdfium
 import pytest
 from PIL import Image, ImageChops
 
-from tests.engines.cpu.signature_pages import signatures_found
+from tests.engines.cpu.signatures.signature_pages import signatures_found
 from workbench.engines.cpu import get_cpu_engine
 from workbench.engines.cpu.boxes import Box, inter
 from workbench.engines.cpu.signatures.rules import ink_mask
 
 pytestmark = pytest.mark.slow
-DATA = Path(__file__).resolve().parents[2] / "data"
+DATA = Path(__file__).resolve().parents[3] / "data"
 HEIGHT = 34  # ink height of an entry, page_px at 200 DPI (a form row is about 40 px)
 
 # (letter, crop box of the handwriting at 200 DPI, top-left on the form page)

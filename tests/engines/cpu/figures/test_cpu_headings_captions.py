@@ -18,7 +18,7 @@ from pathlib import Path
 import pypdfium2 as pdfium
 import pytest
 
-from tests.engines.cpu.test_cpu_boxes import DATA, _box, _overlap, _path, _run, mbd
+from tests.engines.cpu.figures.test_cpu_boxes import DATA, _box, _overlap, _path, _run, mbd
 from workbench.engines.cpu import get_cpu_engine
 from workbench.engines.cpu.boxes import LayoutBox, Line
 from workbench.engines.cpu.figures import captions

@@ -17,12 +17,12 @@ import pypdfium2 as pdfium
 import pytest
 from PIL import Image, ImageChops
 
-from tests.engines.cpu.signature_pages import signatures_found
+from tests.engines.cpu.signatures.signature_pages import signatures_found
 from workbench.engines.cpu import get_cpu_engine
 from workbench.engines.cpu.boxes import iou
 
 pytestmark = pytest.mark.slow
-DATA = Path(__file__).resolve().parents[2] / "data"
+DATA = Path(__file__).resolve().parents[3] / "data"
 SIGS = DATA / "signatures"
 SCALE = 2.5
 

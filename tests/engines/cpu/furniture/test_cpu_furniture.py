@@ -22,7 +22,7 @@ from workbench.engines.cpu.order.columns import reading_order
 from workbench.markdown.assemble import assemble_page
 from workbench.schema import FURNITURE, Label
 
-DATA = Path(__file__).resolve().parents[2] / "data"
+DATA = Path(__file__).resolve().parents[3] / "data"
 PAGES = DATA / "furniture_pages.pdf"
 
 
