@@ -27,12 +27,12 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from workbench.documents import open_document  # noqa: E402
+from workbench.documents.textlayer import pdf_text_layer  # noqa: E402
 from workbench.engines.cpu.engine import get_cpu_engine  # noqa: E402
 from workbench.evaluate.metrics import CharErrors, char_errors, plain_text, word_f1  # noqa: E402
 from workbench.logs import quiet_libraries  # noqa: E402
 from workbench.models.registry import CPU_SPEC  # noqa: E402
 from workbench.pipeline.process import process  # noqa: E402
-from workbench.textlayer import pdf_text_layer  # noqa: E402
 
 DEFAULT_PDFS = ["sf424_page2.pdf", "census_12s0324.pdf", "pdflatex_outline.pdf", "va210966_p1.pdf"]
 
@@ -40,7 +40,7 @@ DEFAULT_PDFS = ["sf424_page2.pdf", "census_12s0324.pdf", "pdflatex_outline.pdf",
 def raw_tesseract(images: list) -> tuple[list[str], list[float]]:
     import tesserocr
 
-    from workbench.engines.cpu.ocr import tessdata_dir
+    from workbench.engines.cpu.readers.ocr import tessdata_dir
 
     texts, times = [], []
     with tesserocr.PyTessBaseAPI(path=str(tessdata_dir()) + "/", lang="eng") as api:

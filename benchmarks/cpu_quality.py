@@ -1,6 +1,7 @@
 """CPU engine quality on real pages: Tesseract alone vs RapidOCR alone vs the combined engine.
 
-Ground truth is each PDF page's own text layer (:func:`workbench.textlayer.pdf_text_layer`),
+Ground truth is each PDF page's own text layer
+(:func:`workbench.documents.textlayer.pdf_text_layer`),
 scored with :mod:`workbench.evaluate.metrics` (the engine's Markdown read as plain text
 first). Pages: the born-digital PDFs in tests/data, plus any PDFs in ``--extra DIR``
 (held-out pages, e.g. extracted sdists). Prints, per variant: CER pooled over all pages,
@@ -31,12 +32,12 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from workbench.documents import open_document
+from workbench.documents.textlayer import pdf_text_layer
 from workbench.engines.cpu.engine import CpuEngine
 from workbench.errors import WorkbenchError
 from workbench.evaluate.metrics import char_errors, plain_text, word_f1
 from workbench.logs import quiet_libraries
 from workbench.markdown.assemble import assemble_page
-from workbench.textlayer import pdf_text_layer
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data"
 BORN_DIGITAL = [

@@ -7,7 +7,8 @@ Side by side in one process, page by page, on the born-digital pages in tests/da
   what a scan of the page gets), scored against the original layer;
 * ``tesseract alone``      — Tesseract's lines in its own order, no layout.
 
-Reference: each page's own text layer (:func:`workbench.textlayer.pdf_text_layer`). Scores from
+Reference: each page's own text layer (:func:`workbench.documents.textlayer.pdf_text_layer`).
+Scores from
 :mod:`workbench.evaluate.metrics`: CER pooled over pages (summed edits / summed reference
 characters) and word F1 from pooled counts, on the page Markdown read as plain text (furniture
 included, as the layer has it). CER depends on reading order: on forms (DD 293, VA 21-0966) the
@@ -33,11 +34,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from workbench.documents import open_document
+from workbench.documents.textlayer import pdf_text_layer
 from workbench.engines.base import PageRequest
 from workbench.engines.cpu.engine import get_cpu_engine
 from workbench.evaluate.metrics import CharErrors, WordF1, char_errors, plain_text, word_f1
 from workbench.markdown.assemble import assemble_page
-from workbench.textlayer import pdf_text_layer
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data"
 

@@ -12,7 +12,7 @@ import pypdfium2 as pdfium
 import pytest
 from PIL import Image
 
-from workbench import pdfdraw
+from workbench.documents import draw as pdfdraw
 from workbench.documents import open_document
 from workbench.engines import png
 from workbench.models.registry import get_spec

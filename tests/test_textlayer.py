@@ -1,4 +1,5 @@
-"""workbench.textlayer on pages whose glyphs are drawn as TeX draws them: spacing accents as
+"""workbench.documents.textlayer on pages whose glyphs are drawn as TeX draws them: spacing accents
+as
 glyphs of their own after the line, and PDFium's line-end hyphen mark (real PDFium text
 objects, written here with tests/data/make_born_digital.py's Page; dd0293 is a real form)."""
 
@@ -9,7 +10,7 @@ from pathlib import Path
 import pypdfium2 as pdfium
 
 from tests.born_digital import mbd
-from workbench.textlayer import extract_pdf
+from workbench.documents.textlayer import extract_pdf
 
 DATA = Path(__file__).resolve().parent / "data"
 

@@ -326,7 +326,7 @@ class TextWord:
 
 @dataclass(frozen=True)
 class TextLayer:
-    """A PDF page's text layer (see :mod:`workbench.textlayer`): words in points, the page
+    """A PDF page's text layer (see :mod:`workbench.documents.textlayer`): words in points, the page
     size in points, and what the engine needs to judge whether to trust it. Picklable."""
 
     width: float  # page size in points, as displayed

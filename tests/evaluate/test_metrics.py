@@ -5,6 +5,7 @@ from typing import Any
 
 import pytest
 
+from workbench.documents.textlayer import pdf_text_layer
 from workbench.errors import DocumentError, PageRangeError
 from workbench.evaluate.metrics import (
     MAX_CER_CHARS,
@@ -19,7 +20,6 @@ from workbench.evaluate.metrics import (
     word_f1,
 )
 from workbench.schema import BBox, Label, PageResult, PageStatus, Region
-from workbench.textlayer import pdf_text_layer
 
 
 def naive_distance(a: str, b: str) -> int:

@@ -105,7 +105,7 @@ def test_every_model_carries_all_its_facts(spec):
 
 
 def test_one_lookup_for_architecture_and_spec():
-    from workbench.models.architectures import find_architecture
+    from workbench.models.registry import find_architecture
 
     for name in ("chandra", "olmocr", "/models/olmOCR-2-7B-1025-FP8", "dots.ocr"):
         spec = match_served_model(name)

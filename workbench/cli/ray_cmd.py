@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from workbench.cli.ocr_cmd import announce, engine_options, progress_printer, report, say
+from workbench.cli.ocr_job import announce, engine_options, progress_printer, report, say
 from workbench.cluster.ray_run import ClusterWork, run_on_ray
 from workbench.documents import Document
 from workbench.errors import display_name

@@ -116,11 +116,3 @@ def gdn_state(layers: int, value_heads: int, head_k: int = 128, head_v: int = 12
     ssm = value_heads * head_k * head_v * 4
     conv = (2 * (value_heads // 2) * head_k + value_heads * head_v) * 3 * 2
     return layers * (ssm + conv)
-
-
-def find_architecture(model_id: str) -> Architecture | None:
-    """The architecture of a model id, alias or served name (the registry's one lookup)."""
-    from workbench.models.registry import match_served_model
-
-    spec = match_served_model(model_id)
-    return spec.arch if spec else None

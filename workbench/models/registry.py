@@ -13,6 +13,7 @@ or renamed repo id, a local path), matched on the repo basename, and returns Non
 from __future__ import annotations
 
 from workbench.models import catalog_others, catalog_vlm
+from workbench.models.architectures import Architecture
 from workbench.models.spec import ModelSpec, PageSizing
 
 __all__ = ["CPU_SPEC", "ModelSpec", "PageSizing", "all_specs", "get_spec", "match_served_model"]
@@ -66,3 +67,9 @@ def match_served_model(served: str) -> ModelSpec | None:
         if base in {n.lower().rsplit("/", 1)[-1] for n in spec.names}:
             return spec
     return None
+
+
+def find_architecture(model_id: str) -> Architecture | None:
+    """The architecture of a model id, alias or served name (the registry's one lookup)."""
+    spec = match_served_model(model_id)
+    return spec.arch if spec else None

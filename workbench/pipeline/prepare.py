@@ -24,8 +24,8 @@ Contract
   breaks (a worker killed), the remaining pages are rendered in this process instead, and
   the next call starts a new pool.
 * ``workers=0`` renders in this process, one page at a time (same pages, same bytes).
-* The PDF text layer (:mod:`workbench.textlayer`) is read only for specs whose engine does its
-  own layout (``parser == "native"``: the CPU engine); VLMs get pixels only.
+* The PDF text layer (:mod:`workbench.documents.textlayer`) is read only for specs whose engine
+  does its own layout (``parser == "native"``: the CPU engine); VLMs get pixels only.
 * For that engine a PDF page smaller than a letter page (a pocket book's scan, a receipt, a
   cropped line) is drawn with up to as many pixels as a letter page gets at the DPI asked,
   at most twice that DPI (:func:`small_page_fit`; the spec's pixel cap still holds): its
@@ -59,6 +59,7 @@ from PIL import Image
 
 from workbench import models
 from workbench.documents import Document, open_document
+from workbench.documents.textlayer import PDFIUM_LOCK
 from workbench.engines.png import encode_png, encode_rows, row_pixels
 from workbench.engines.png import rows as png_rows
 from workbench.errors import DocumentError
@@ -66,7 +67,6 @@ from workbench.models.registry import ModelSpec, PageSizing
 from workbench.models.sizing import LETTER
 from workbench.schema import PageImage
 from workbench.settings import Settings
-from workbench.textlayer import PDFIUM_LOCK
 
 OPEN_PER_WORKER = 4  # documents a worker keeps open (a batch moves from one to the next)
 PAGES_PER_OPEN = 32  # pages a worker renders from one opening of a document (memory bound)

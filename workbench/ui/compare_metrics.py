@@ -7,7 +7,7 @@
   tokens, regions per label, text similarity of A vs B, and CER of each side against a
   reference: text the user pastes for the current page, or the text layer of the original
   PDF the user uploads (page N of the PDF is the reference for page N;
-  :func:`workbench.textlayer.pdf_text_layer`).
+  :func:`workbench.documents.textlayer.pdf_text_layer`).
 """
 
 from __future__ import annotations
@@ -17,13 +17,13 @@ import hashlib
 import pandas as pd
 import streamlit as st
 
+from workbench.documents.textlayer import pdf_text_layer
 from workbench.errors import WorkbenchError
 from workbench.evaluate import metrics
 from workbench.evaluate.compare import diff_counts, diff_html, reading_diff
 from workbench.markdown.sanitize import clean_html
 from workbench.runs.store import RunReader
 from workbench.schema import PageResult
-from workbench.textlayer import pdf_text_layer
 from workbench.ui import compare_parts, state
 
 DIFF_CSS = (

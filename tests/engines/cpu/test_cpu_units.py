@@ -4,11 +4,17 @@ from __future__ import annotations
 
 from workbench.engines.cpu.boxes import LayoutBox, Line, Word
 from workbench.engines.cpu.compose import compose
-from workbench.engines.cpu.layout import canonical
-from workbench.engines.cpu.ocr import clean_latin, is_latin_page
-from workbench.engines.cpu.reading_order import reading_order
-from workbench.engines.cpu.tables import fragments, grid, table_markdown
-from workbench.engines.cpu.text import formula_markdown, is_page_number, join_lines, paragraphs
+from workbench.engines.cpu.layout.detect import canonical
+from workbench.engines.cpu.order.columns import reading_order
+from workbench.engines.cpu.readers.ocr import clean_latin, is_latin_page
+from workbench.engines.cpu.tables.fragments import fragments
+from workbench.engines.cpu.tables.render import grid, table_markdown
+from workbench.engines.cpu.text.markdown import (
+    formula_markdown,
+    is_page_number,
+    join_lines,
+    paragraphs,
+)
 from workbench.schema import Label, Region
 
 
@@ -156,7 +162,7 @@ def test_texty_figure_is_dissolved_into_text():
 
 
 def test_escape_keeps_text_literal_and_readable():
-    from workbench.engines.cpu.text import escape
+    from workbench.engines.cpu.text.markdown import escape
 
     assert escape("John Smith*, Jane Doe**") == "John Smith\\*, Jane Doe\\*\\*"
     assert escape("snake_case stays, _emphasis_ not") == "snake_case stays, \\_emphasis\\_ not"
@@ -242,7 +248,7 @@ def test_ocr_lines_in_an_equation_box_are_text_when_they_are_words():
 
 
 def test_a_long_lower_case_ocr_line_is_running_text_not_a_heading():
-    from workbench.engines.cpu.headings import _running_prose
+    from workbench.engines.cpu.furniture.headings import _running_prose
 
     line = "On light loams, the returns to the Doncaster Committee give bones a"
     assert _running_prose(line.split())  # its OCR box took in a quote mark from above

@@ -1,7 +1,7 @@
 """Plain geometry records shared by the CPU engine's modules.
 
 Boxes are ``(x0, y0, x1, y1)`` float tuples in ``page_px`` of the page image (origin top-left);
-they become :class:`workbench.schema.BBox` only when regions are built, in ``compose``.
+they become :class:`workbench.schema.BBox` only when regions are built, in :func:`~.page.regions`.
 Two box decisions compose makes first live here: :func:`dedupe_layout` (near-duplicate layout
 boxes) and :func:`assign_lines` (each line to the box that holds it).
 """

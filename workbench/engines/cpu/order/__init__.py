@@ -1,0 +1,1 @@
+"""Reading order: blocks in the order a reader reads them."""

@@ -1,0 +1,1 @@
+"""Tables: finding them from word alignment, their grid, their Markdown."""

@@ -1,0 +1,67 @@
+"""Table passes, on layout boxes before lines are assigned (``aligned_tables``,
+``table_headers``: :mod:`.boxes`) or after (``caption_tails``).
+
+``caption_tails``: a table box drawn a line too high swallows the last line of the caption
+or paragraph above it (a Census table's "[In thousands ... in some cases," went on as the
+table's header row "could represent multiple arrests ... source]"). A table's top line that
+is alone in its row, prose (``TAIL_WORDS`` words or more, over half the table wide) and
+directly under a caption or text box whose last line does not end a sentence goes back to
+that box, and the table's box starts below it.
+
+All three do nothing when the engine does not detect tables.
+"""
+
+from __future__ import annotations
+
+from workbench.engines.cpu.boxes import LayoutBox
+from workbench.engines.cpu.layout.detect import canonical
+from workbench.engines.cpu.page import Page
+from workbench.engines.cpu.tables import boxes
+from workbench.schema import Label
+
+TAIL_WORDS = 6  # fewer words: a header cell ("Total arrests"), not a sentence run on
+_PROSE = ("text", "figure_caption", "table_caption", "caption")
+_SENTENCE_END = (".", "!", "?", ":", ";")
+
+
+def aligned_tables(page: Page) -> Page:
+    if page.tables:
+        page.layout = boxes.aligned_tables(page.layout, page.lines)
+    return page
+
+
+def table_headers(page: Page) -> Page:
+    if page.tables:
+        page.layout = boxes.table_headers(page.layout, page.lines)
+    return page
+
+
+def caption_tails(page: Page) -> Page:
+    layout, members, line_h = page.layout, page.members, page.line_h
+    for k, b in enumerate(layout):
+        group = members.get(k)
+        if canonical(b.native) is not Label.TABLE or not group or len(group) < 3:
+            continue
+        top = min(group, key=lambda ln: ln.box[1])
+        same_row = [
+            ln
+            for ln in group
+            if ln is not top and ln.box[1] < top.box[3] and ln.box[3] > top.box[1]
+        ]
+        wide = top.box[2] - top.box[0] > 0.5 * (b.box[2] - b.box[0])
+        if same_row or not wide or len(top.text.split()) < TAIL_WORDS:
+            continue
+        for j, above in enumerate(layout):
+            lines = members.get(j)
+            if j == k or above.native not in _PROSE or not lines:
+                continue
+            last = max(lines, key=lambda ln: ln.box[3])
+            close = -0.5 * line_h <= top.box[1] - last.box[3] < 1.5 * line_h
+            overlaps = min(last.box[2], top.box[2]) > max(last.box[0], top.box[0])
+            if close and overlaps and not last.text.rstrip().endswith(_SENTENCE_END):
+                group.remove(top)
+                lines.append(top)
+                x0, _, x1, y1 = b.box  # the table is drawn from under the line it gave back
+                layout[k] = LayoutBox(b.native, (x0, max(top.box[3], b.box[1]), x1, y1), b.score)
+                break
+    return page

@@ -1,0 +1,1 @@
+"""Text: a block's lines as escaped Markdown (paragraphs, lists, ordered runs)."""

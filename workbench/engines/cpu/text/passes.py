@@ -1,0 +1,95 @@
+"""Text passes: each block's lines in reading order, its Markdown, lists, ordered runs.
+
+* ``line_order``: a block's lines top to bottom; lines sharing a row (centres within half a
+  height) left to right.
+* ``markdown``: a block's text as escaped Markdown (:mod:`.markdown`): formulas as
+  ``$$ … $$`` of their TeX form, tables as pipe or HTML tables, titles and headers as one line
+  (``#`` × level for a heading from type), the rest as paragraphs split where a short line
+  ends a sentence; a figure's tick labels are not printed.
+* ``lists``: ungrouped OCR lines that start with bullets or numbers are a list.
+* ``ordered_runs``: no ordered item renumbered by the renderer across regions
+  (:func:`.markdown.ordered_runs`): furniture does not print; headings, tables, formulas and
+  figures end a run.
+"""
+
+from __future__ import annotations
+
+from workbench.engines.cpu.boxes import Line, median, paragraph_gaps
+from workbench.engines.cpu.figures.ticks import without_ticks
+from workbench.engines.cpu.page import Page
+from workbench.engines.cpu.tables.render import table_markdown
+from workbench.engines.cpu.text import markdown as md
+from workbench.schema import FURNITURE, Label
+
+_AS_IS = {Label.TEXT, Label.LIST, Label.FOOTNOTE, Label.CAPTION}  # printed as their text
+
+
+def line_order(page: Page) -> Page:
+    for b in page.blocks:
+        b.lines = sorted_lines(b.lines)
+    return page
+
+
+def markdown(page: Page) -> Page:
+    for b in page.blocks:
+        label = b.label or Label.TEXT
+        shown = b.printed
+        if label is Label.FIGURE:
+            shown = without_ticks(shown, b.box, page.line_h)
+        b.text = body(label, shown, page.line_h)
+        if b.level:
+            b.text = "#" * b.level + " " + b.text
+    return page
+
+
+def lists(page: Page) -> Page:
+    for b in page.blocks:
+        texts = [ln.text for ln in b.printed]
+        if b.native == "ocr_lines" and b.label is Label.TEXT and md.is_list(texts):
+            b.label = Label.LIST
+    return page
+
+
+def ordered_runs(page: Page) -> Page:
+    printed = [
+        "" if b.label in FURNITURE or not b.text else b.text if b.label in _AS_IS else "x"
+        for b in page.blocks
+    ]
+    fixed = md.ordered_runs(printed)
+    for b, was, now in zip(page.blocks, printed, fixed, strict=True):
+        if now != was:
+            b.text = now
+    return page
+
+
+def body(label: Label, group: list[Line], line_h: float) -> str:
+    """The Markdown of lines printed under ``label``."""
+    if not group:
+        return ""
+    if label is Label.FORMULA:
+        return md.formula_markdown([ln.tex or ln.text for ln in group])
+    if label is Label.TABLE:
+        table = table_markdown(group)
+        if table:
+            return table
+    texts = [ln.text for ln in group]
+    if label is Label.TABLE:
+        return "\n".join(md.escape(t) for t in texts)
+    if label in (Label.TITLE, Label.SECTION_HEADER):
+        return md.escape(md.join_lines(texts))
+    gaps = paragraph_gaps(group)  # a short line ending a sentence ends its paragraph too
+    return md.paragraphs(texts, gaps, median([ln.height for ln in group], line_h))
+
+
+def sorted_lines(group: list[Line]) -> list[Line]:
+    """Lines top to bottom; lines sharing a row (centres within half a height) left to right."""
+    rows: list[list[Line]] = []
+    for ln in sorted(group, key=lambda ln: (ln.box[1] + ln.box[3]) / 2):
+        c = (ln.box[1] + ln.box[3]) / 2
+        if rows:
+            r = rows[-1][0]
+            if abs(c - (r.box[1] + r.box[3]) / 2) < 0.5 * max(r.height, ln.height, 1.0):
+                rows[-1].append(ln)
+                continue
+        rows.append([ln])
+    return [ln for r in rows for ln in sorted(r, key=lambda ln: ln.box[0])]
