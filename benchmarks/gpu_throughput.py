@@ -179,7 +179,7 @@ def local_raw(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
 
 
 def _local_child(args: argparse.Namespace, result: Path) -> None:
-    from workbench.cli.ocr_cmd import extra_engine_args, local_engine_args
+    from workbench.cli.ocr_job import extra_engine_args, local_engine_args
     from workbench.engines.messages import build_messages, image_pil_part, sampling_params_kwargs
     from workbench.engines.vllm_local import import_vllm
 
