@@ -48,9 +48,9 @@ sys.path.insert(0, str(ROOT))
 
 from tests.fakes.soak_server import colour, expected, fault_plan  # noqa: E402
 
-#: seconds the server takes per completion: a model's time, small, so that pages are in flight
-#: when the server is killed (the restart must cost pages in flight, not fall between them)
-DELAY_S = 0.05
+#: seconds the server takes per completion: a model's time, small (the restart is made while
+#: completions are in flight: it must cost pages mid-answer, not fall between them)
+DELAY_S = 0.1
 DOC_SIZES = (12, 1, 7, 20, 3, 10, 5)  # pages per document, cycled: many documents, mixed
 #: manifest and page JSON keys that differ between two runs of the same pages: timings, run
 #: identity, and the server's address (each run here has its own server, on its own port)
@@ -86,6 +86,7 @@ class SoakServer:
         self.port, self.n, self.seed, self.log = free_port(), n, seed, log
         self.faults = faults
         self.starts = 0
+        self.restarted_busy = 0  # completions in flight when it was last killed
         self.proc: subprocess.Popen[bytes] | None = None
 
     @property
@@ -111,12 +112,16 @@ class SoakServer:
                 time.sleep(0.05)
         raise RuntimeError("the soak server did not start")
 
-    def in_flight(self) -> int:
+    def busy(self) -> int:
+        """Completions being answered now: in flight at the server, less the hung ones (a
+        hang holds its request open for good, in this server process)."""
         try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/fake/stats") as r:
-                return int(json.loads(r.read())["in_flight"])
+            with urllib.request.urlopen(f"{self.url.removesuffix('/v1')}/fake/stats") as r:
+                in_flight = int(json.loads(r.read())["in_flight"])
         except OSError:
             return 0
+        hangs = {i for i, kind in fault_plan(self.n, self.seed).items() if kind == "hang"}
+        return in_flight - sum(1 for x in self.log.read_text().split() if int(x) in hangs)
 
     def kill(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
@@ -124,6 +129,7 @@ class SoakServer:
             self.proc.wait()
 
     def restart(self, down_s: float = 1.0) -> None:
+        self.restarted_busy = self.busy()
         self.kill()
         time.sleep(down_s)
         self.start()
@@ -183,7 +189,7 @@ def watch(
             while done >= mark:
                 result.memory.append((mark, time.monotonic() - started, rss, peak))
                 mark += every
-            if restart is not None and done >= restart[0] and restart[1].in_flight():
+            if restart is not None and done >= restart[0] and restart[1].busy() > 0:
                 restart[1].restart()  # with completions in flight: they are lost mid-answer
                 restart = None
             if kill_at is not None and done >= kill_at:
@@ -296,7 +302,8 @@ def soak(work: Path, n: int, seed: int, timeout: float, concurrency: int, floor:
                     restart=(n // 2, server))  # fmt: skip
     finally:
         server.kill()
-    report.update(code=run.code, seconds=run.seconds, memory=run.memory, starts=server.starts)
+    report.update(code=run.code, seconds=run.seconds, memory=run.memory, starts=server.starts,
+                  killed_busy=server.restarted_busy)  # fmt: skip
     report["statuses"] = check(work / "soak", docs, n, seed, run.stderr)
     requests = Counter(int(x) for x in (work / "soak.log").read_text().split())
     report["requests"] = sum(requests.values())
@@ -322,6 +329,8 @@ def main() -> None:
     r = soak(work, args.pages, args.seed, args.timeout, args.concurrency, not args.no_floor)
     print(f"{r['pages']} pages in {r['documents']} documents; faults planned: "
           f"{dict(r['plan'])}; one server restart (SIGKILL) at page {args.pages // 2}")  # fmt: skip
+    print(f"server started {r['starts']} times; {r['killed_busy']} completion(s) in flight at "
+          "the kill")  # fmt: skip
     print(
         f"CLI exit {r['code']}; {r['requests']} requests ({r['restart_retries']} of them "
         f"retries of pages in flight at the restart); statuses {dict(r['statuses'])}"
