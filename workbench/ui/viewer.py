@@ -322,7 +322,16 @@ def viewer_page() -> None:
     sel, page = items[pos]
     result = results().get(sel.file.sha256, page, ekey) if engine else None
     queued = progress is not None and progress.pending > 0
-    _page_view(sel, page, result, spec, pos, ekey, "queued" if queued else "not processed")
+    badge = "queued" if queued else "not processed"
+    in_flight = next(
+        (w for w in (progress.waiting if progress else ()) if (w.sha256, w.page) ==
+         (sel.file.sha256, page)), None,
+    )  # fmt: skip
+    if in_flight is not None:  # the badge says what the status line says: it waits on the model
+        badge = f"waiting on the model, {in_flight.elapsed:.0f} s"
+        if in_flight.tokens:
+            badge = f"receiving, {in_flight.tokens} tokens"
+    _page_view(sel, page, result, spec, pos, ekey, badge)
     st.divider()
     downloads(sel, result, ekey, furniture=state.VIEWER_FURNITURE.get())
     viewer_runs.saved_caption(sel.file.sha256, ekey)
