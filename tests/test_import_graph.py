@@ -7,12 +7,7 @@ from __future__ import annotations
 import grimp
 
 #: circles known and owned elsewhere, each with why it is there
-KNOWN = {
-    # parsers/base.py imports the package lazily so that every parser registers itself
-    frozenset({"workbench.parsers", "workbench.parsers.base", "workbench.parsers.chandra",
-               "workbench.parsers.deepseek", "workbench.parsers.dots",
-               "workbench.parsers.lighton", "workbench.parsers.olmocr"}),
-}  # fmt: skip
+KNOWN: set[frozenset[str]] = set()  # none left (the parsers registry circle is gone)
 
 
 def circles(graph: grimp.ImportGraph) -> list[frozenset[str]]:

@@ -59,8 +59,9 @@ def register(name: str) -> Callable[[Parser], Parser]:
 
 
 def get_parser(name: str) -> Parser:
-    from workbench import parsers  # noqa: F401  (importing the package registers every parser)
-
+    """The parser registered as ``name``. Every parser module is imported by the package's
+    ``__init__``, which Python runs before this module whoever imports it, so the registry
+    is complete here without this module importing the package back."""
     try:
         return _REGISTRY[name]
     except KeyError:
@@ -68,6 +69,4 @@ def get_parser(name: str) -> Parser:
 
 
 def parser_names() -> list[str]:
-    from workbench import parsers  # noqa: F401
-
     return sorted(_REGISTRY)
