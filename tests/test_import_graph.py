@@ -1,12 +1,13 @@
 """No import circle in workbench/ (issue 22): the graph grimp builds (the one import-linter
 checks the layers on, lazy imports inside functions included) has no strongly connected
-component of more than one module, but for the one listed here with its reason."""
+component of more than one module (a circle that must stay would be listed in KNOWN with its
+reason)."""
 
 from __future__ import annotations
 
 import grimp
 
-#: circles known and owned elsewhere, each with why it is there
+#: circles allowed, each with why it is there
 KNOWN: set[frozenset[str]] = set()  # none left (the parsers registry circle is gone)
 
 
