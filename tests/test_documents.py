@@ -99,8 +99,20 @@ def test_decompression_bomb_is_refused_before_decoding() -> None:
     # 20000 x 20000 = 400 MP of white compresses to a few hundred KB of PNG.
     bomb = image_bytes("PNG", size=(20000, 20000), mode="1")
     assert len(bomb) < 2_000_000
-    with pytest.raises(DocumentError, match="decompression bomb"):
+    with pytest.raises(DocumentError, match="decompression bomb") as err:
         open_document("bomb.png", bomb)
+    # The refusal says the limit and how to raise it (issue 24), with the value that would do.
+    assert "claims 20000×20000 pixels (400 MP), more than the 200 MP limit" in str(err.value)
+    assert "WORKBENCH_MAX_IMAGE_MP=401" in str(err.value)
+
+
+def test_the_image_limit_can_be_raised(monkeypatch: pytest.MonkeyPatch) -> None:
+    picture = image_bytes("PNG", size=(1500, 1000), mode="L")
+    monkeypatch.setenv("WORKBENCH_MAX_IMAGE_MP", "1")
+    with pytest.raises(DocumentError, match="WORKBENCH_MAX_IMAGE_MP=2"):
+        open_document("wide.png", picture)
+    monkeypatch.setenv("WORKBENCH_MAX_IMAGE_MP", "2")
+    assert open_document("wide.png", picture).page(1).size == (1500, 1000)
 
 
 def test_giant_pdf_page_is_capped_with_a_note() -> None:
