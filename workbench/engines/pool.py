@@ -29,12 +29,17 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 from workbench.engines.base import Engine, EngineOutput, PageRequest
+from workbench.logs import quiet_libraries
 
 _WORKER_ENGINE: Engine | None = None
 
 
 def _start(build: Callable[[], Engine]) -> None:
     global _WORKER_ENGINE
+    # A new process does not inherit the parent's logging.disable: without this, the CPU
+    # engine's libraries (rapid_layout's model path and label list) print INFO lines into the
+    # app's log from every worker. WORKBENCH_VERBOSE=1 keeps them, as in the app.
+    quiet_libraries()
     _WORKER_ENGINE = build()
 
 
