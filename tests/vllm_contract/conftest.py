@@ -1,4 +1,5 @@
-"""The ``vllm_contract`` lane: the workbench's engine settings checked by the real vLLM 0.33.
+"""The ``vllm_contract`` lane: the workbench's engine settings checked by the real vLLM (0.33.0
+and 0.26.0, the ends of the supported range: scripts/vllm_contract.sh runs it in each).
 
 Runs only where ``import vllm`` works (``scripts/setup.sh --with-vllm`` makes ``.venv-vllm``;
 ``scripts/test.sh`` runs this folder with that interpreter). No GPU and no weights are needed:
