@@ -1,4 +1,5 @@
-"""The ``vllm_contract`` lane: the workbench's engine settings checked by the real vLLM 0.33.
+"""The ``vllm_contract`` lane: the workbench's engine settings checked by the real vLLM (0.33.0
+and 0.26.0, the ends of the supported range: scripts/vllm_contract.sh runs it in each).
 
 Runs only where ``import vllm`` works (``scripts/setup.sh --with-vllm`` makes ``.venv-vllm``;
 ``scripts/test.sh`` runs this folder with that interpreter). No GPU and no weights are needed:
@@ -25,6 +26,31 @@ if importlib.util.find_spec("vllm") is None:
     collect_ignore_glob = ["test_*.py"]
 
 CONFIGS = Path(__file__).resolve().parents[1] / "data" / "model_configs"
+
+
+def vllm_version() -> tuple[int, int]:
+    """(major, minor) of the installed vllm; (0, 0) without it."""
+    import importlib.metadata
+
+    try:
+        major, minor = importlib.metadata.version("vllm").split(".")[:2]
+    except importlib.metadata.PackageNotFoundError:
+        return (0, 0)
+    return int(major), int(minor)
+
+
+# Checks that only hold from a vLLM version on: (first version, why older ones differ).
+OLD_VLLM_SERVE_PARSER = pytest.mark.skipif(
+    vllm_version() < (0, 27),
+    reason="vLLM 0.26's `vllm serve` parser needs a device to build its defaults on a "
+    "machine with no GPU (RuntimeError: Failed to infer device type); EngineArgs are "
+    "still checked on 0.26",
+)
+OLD_VLLM_STREAM_INTERVAL = pytest.mark.skipif(
+    vllm_version() < (0, 27),
+    reason="vLLM 0.26's ChatCompletionRequest has no stream_interval field (it accepts the "
+    "request and ignores it: one event per token, measured on the H200)",
+)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

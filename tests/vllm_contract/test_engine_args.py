@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from tests.vllm_contract.conftest import fixture_dir
+from tests.vllm_contract.conftest import OLD_VLLM_SERVE_PARSER, fixture_dir
 from workbench.gpu import commands
 from workbench.gpu.planner import GiB, plan_for_model
 from workbench.gpu.profiles import PROFILES, Profile
@@ -41,7 +41,10 @@ def _launch(spec: Any, profile: Profile, gib: float) -> tuple[Any, dict[str, Any
 
 
 def _serve_parser() -> Any:
-    from vllm.entrypoints.common.cli_args import make_arg_parser
+    try:  # vLLM 0.33
+        from vllm.entrypoints.common.cli_args import make_arg_parser
+    except ModuleNotFoundError:  # vLLM 0.26 keeps the serve parser under openai/
+        from vllm.entrypoints.openai.cli_args import make_arg_parser
     from vllm.utils.argparse_utils import FlexibleArgumentParser
 
     return make_arg_parser(FlexibleArgumentParser(prog="vllm serve"))
@@ -64,6 +67,7 @@ def test_engine_args_construct_for_every_profile_and_gpu(spec: Any) -> None:
     assert tried, f"{spec.id}: no profile and GPU size gave a startable plan"
 
 
+@OLD_VLLM_SERVE_PARSER
 @pytest.mark.parametrize("spec", SPECS, ids=lambda s: s.id)
 def test_serve_command_parses_with_vllms_parser(spec: Any) -> None:
     parser = _serve_parser()

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from PIL import Image
 
-from tests.vllm_contract.conftest import fixture_dir
+from tests.vllm_contract.conftest import OLD_VLLM_STREAM_INTERVAL, fixture_dir
 from tests.vllm_contract.test_engine_args import SPECS
 from workbench.engines.base import PageRequest
 from workbench.engines.messages import STREAM_INTERVAL, chat_body, streamed
@@ -92,6 +92,7 @@ def test_olmocr_server_and_in_process_apply_the_checkpoints_repetition_penalty()
     assert _local_engine()._params(spec.sampling).repetition_penalty == 1.05
 
 
+@OLD_VLLM_STREAM_INTERVAL
 def test_the_streamed_body_asks_vllm_for_16_tokens_an_event_with_running_usage() -> None:
     """What the server engine sends (streamed): vLLM's own request model takes the fields
     into the SamplingParams (stream_interval) and its stream options, not as ignored extras."""
