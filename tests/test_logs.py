@@ -26,11 +26,12 @@ def test_cli_stderr_is_only_the_workbench_own_lines(tmp_path: Path) -> None:
     quiet = run("-m", "workbench", "ocr", str(PDF), "--pages", "1", "--out", str(tmp_path / "q"))
     assert quiet.returncode == 0, quiet.stderr
     own = re.compile(
-        r"pdflatex_outline\.pdf: page 1 \(1/1\) ok [\d.]+s .*"
+        r"engine cpu .* ready in [\d.]+ s"
+        r"|pdflatex_outline\.pdf: page 1 \(1/1\) ok [\d.]+s .*"
         rf"|{re.escape(str(tmp_path / 'q'))}: run done, 1 page\(s\) written, .*"
     )
     lines = quiet.stderr.splitlines()
-    assert len(lines) == 2 and all(own.fullmatch(line) for line in lines), quiet.stderr
+    assert len(lines) == 3 and all(own.fullmatch(line) for line in lines), quiet.stderr
     assert (tmp_path / "q" / "pdflatex_outline" / "page-0001.md").read_text().strip()
 
     # --verbose (after the command here) brings rapid_layout's INFO lines back
@@ -39,7 +40,8 @@ def test_cli_stderr_is_only_the_workbench_own_lines(tmp_path: Path) -> None:
     )
     assert loud.returncode == 0, loud.stderr
     assert "[INFO]" in loud.stderr and "layout_cdla.onnx" in loud.stderr
-    assert sum(bool(own.fullmatch(x)) for x in loud.stderr.splitlines()) == 1  # progress line
+    # the engine's ready line and the progress line
+    assert sum(bool(own.fullmatch(x)) for x in loud.stderr.splitlines()) == 2
 
 
 def test_documents_left_open_are_closed_quietly_at_exit(tmp_path: Path) -> None:

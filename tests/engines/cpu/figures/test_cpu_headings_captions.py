@@ -22,6 +22,7 @@ from tests.engines.cpu.figures.test_cpu_boxes import DATA, _box, _overlap, _path
 from workbench.engines.cpu import get_cpu_engine
 from workbench.engines.cpu.boxes import LayoutBox, Line
 from workbench.engines.cpu.figures import captions
+from workbench.engines.cpu.page import Block
 from workbench.markdown.assemble import assemble_page
 from workbench.schema import Label, Region
 
@@ -165,21 +166,23 @@ def test_caption_rules():
         return Line(t, box, 95.0, "tesseract")
 
     # (a) a caption swallowed at a figure's bottom edge leaves it; the figure stops above it
-    fig = ("figure", (100.0, 100.0, 900.0, 700.0), [ln("Q1 Q2", (200.0, 600.0, 500.0, 620.0)),
-           ln("Fig. 1. Sales", (100.0, 660.0, 400.0, 685.0))], 0.9)  # fmt: skip
+    fig = Block("figure", (100.0, 100.0, 900.0, 700.0), [ln("Q1 Q2", (200.0, 600.0, 500.0, 620.0)),
+                ln("Fig. 1. Sales", (100.0, 660.0, 400.0, 685.0))], 0.9)  # fmt: skip
     out = captions.attach([fig], 25.0)
-    assert [b[0] for b in out] == ["figure", "figure_caption"]
-    assert out[0][1][3] < 660 and [x.text for x in out[0][2]] == ["Q1 Q2"]
+    assert [b.native for b in out] == ["figure", "figure_caption"]
+    assert out[0].box[3] < 660 and [x.text for x in out[0].lines] == ["Q1 Q2"]
     # (b) a text block starting with a caption line, far from any figure, stays text
-    far = ("text", (100.0, 900.0, 900.0, 925.0), [ln(TABLE, (100.0, 900.0, 900.0, 925.0))], 0.9)
-    assert captions.attach([fig, far], 25.0)[1][0] == "text"
+    far = Block("text", (100.0, 900.0, 900.0, 925.0), [ln(TABLE, (100.0, 900.0, 900.0, 925.0))],
+                0.9)  # fmt: skip
+    assert captions.attach([fig, far], 25.0)[1].native == "text"
     # (c) the model's caption box on a paragraph under a captioned table becomes text
-    table = ("table", (100.0, 1000.0, 900.0, 1200.0), [], 0.9)
-    over = ("text", (100.0, 960.0, 600.0, 985.0), [ln(TABLE, (100.0, 960.0, 600.0, 985.0))], 0.9)
-    under = ("figure_caption", (100.0, 1220.0, 900.0, 1245.0),
-             [ln("The table shows the sales.", (100.0, 1220.0, 900.0, 1245.0))], 0.8)  # fmt: skip
+    table = Block("table", (100.0, 1000.0, 900.0, 1200.0), [], 0.9)
+    over = Block("text", (100.0, 960.0, 600.0, 985.0), [ln(TABLE, (100.0, 960.0, 600.0, 985.0))],
+                 0.9)  # fmt: skip
+    sales = ln("The table shows the sales.", (100.0, 1220.0, 900.0, 1245.0))
+    under = Block("figure_caption", (100.0, 1220.0, 900.0, 1245.0), [sales], 0.8)
     out = captions.attach([table, over, under], 25.0)
-    assert [b[0] for b in out] == ["table", "table_caption", "text"]
+    assert [b.native for b in out] == ["table", "table_caption", "text"]
     # duplicate boxes on one paragraph: no figure, and text unless it opens with a caption
     boxes = [LayoutBox("figure", (100.0, 100.0, 900.0, 180.0), 0.6),
              LayoutBox("text", (101.0, 100.0, 900.0, 181.0), 0.6),
