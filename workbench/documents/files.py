@@ -40,36 +40,13 @@ import numpy as np
 from PIL import Image, ImageOps
 
 from workbench.documents import draw as pdfdraw
+from workbench.documents.limits import max_image_pixels, too_large
 from workbench.documents.textlayer import PDFIUM_LOCK, extract_text_layer
 from workbench.errors import DocumentError, PageRangeError
 from workbench.schema import DocumentInfo, PageImage
 from workbench.settings import Settings
 
 Fit = Callable[[int, int], tuple[int, int]]  # the size a page would have -> the size wanted
-
-#: An image whose header claims more pixels than this is refused as a decompression bomb
-#: (decoded, 200 MP of RGB is 600 MB); ``WORKBENCH_MAX_IMAGE_MP`` raises it for a real giant
-#: scan, and the refusal says so.
-BOMB_PIXELS = 200_000_000
-
-
-def max_image_pixels() -> int:
-    """The limit in force: ``WORKBENCH_MAX_IMAGE_MP`` (megapixels) or :data:`BOMB_PIXELS`."""
-    raw = os.environ.get("WORKBENCH_MAX_IMAGE_MP", "").strip()
-    try:
-        return int(float(raw) * 1_000_000) if raw else BOMB_PIXELS
-    except ValueError:
-        return BOMB_PIXELS
-
-
-def _too_large(w: int, h: int) -> str:
-    limit = max_image_pixels()
-    return (
-        f"claims {w}×{h} pixels ({w * h / 1e6:.0f} MP), more than the {limit / 1e6:.0f} MP limit "
-        f"(a possible decompression bomb); to read it, set WORKBENCH_MAX_IMAGE_MP="
-        f"{(w * h) // 1_000_000 + 1} (about {w * h * 3 / 1e9:.1f} GB of memory a page)"
-    )
-
 
 # PDFium is not thread-safe; Streamlit serves sessions from threads.
 _PDFIUM_LOCK = PDFIUM_LOCK  # one lock with workbench.documents.textlayer
@@ -223,7 +200,7 @@ class Document:
                 self._image.seek(index - 1)
                 w, h = self._image.size
                 if w * h > max_image_pixels():  # each TIFF frame has its own size
-                    raise DocumentError(self.name, f"page {index} {_too_large(w, h)}")
+                    raise DocumentError(self.name, f"page {index} {too_large(w, h)}")
                 frame = self._image.copy()
             except (OSError, SyntaxError, ValueError, EOFError) as exc:
                 raise DocumentError(self.name, f"page {index} is damaged ({exc})") from None
@@ -450,7 +427,7 @@ def _open_image(name: str, data: bytes, kind: str) -> tuple[Image.Image, int]:
                 Image.MAX_IMAGE_PIXELS = limit
             w, h = image.size
             if w * h > max_image_pixels():
-                raise DocumentError(name, f"the image {_too_large(w, h)}")
+                raise DocumentError(name, f"the image {too_large(w, h)}")
             image.load()
             # Counting frames walks the TIFF directory chain without decoding pixels.
             count = int(getattr(image, "n_frames", 1))
