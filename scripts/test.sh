@@ -6,7 +6,7 @@
 #   bash scripts/test.sh                 everything (what CI and the README run)
 #   bash scripts/test.sh --fast          the day-to-day lane: the same lint/type/layering checks,
 #                                        then unit tests only: no browser, no slow (real OCR), no
-#                                        AppTest app runs. Under a minute on an idle 2-core box.
+#                                        AppTest app runs. About three minutes on a 2-core box.
 #   bash scripts/test.sh [--fast] ARGS   extra ARGS go to pytest (e.g. -k viewer, tests/ui)
 set -euo pipefail
 cd "$(dirname "$0")/.."
