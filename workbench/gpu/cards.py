@@ -4,8 +4,8 @@ Every GPU profile (:mod:`workbench.gpu.profiles`) lists the cards it is tuned fo
 is the one the workbench plans for when no GPU is present, so ``plan``, ``models`` and the GPU
 page all plan one profile on the same card (:mod:`workbench.gpu.target`).
 
-The CUDA totals are the "total capacity" PyTorch reports on each card, the same figures the
-``probe`` command simulates them with (:data:`workbench.gpu.probe.CARDS`; H200 139.80 GiB
+The CUDA totals are the "total capacity" PyTorch reports on each card; the ``probe`` command
+simulates the cards from this same list (:data:`workbench.gpu.probe.CARDS`; H200 139.80 GiB
 measured in shared/gpu-lab).
 """
 

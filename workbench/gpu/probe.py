@@ -36,6 +36,7 @@ from workbench.errors import PlanError
 from workbench.gpu.commands import engine_kwargs
 from workbench.gpu.planner import GiB, MemoryPlan, plan_memory, resolve_model
 from workbench.gpu.profiles import get_profile
+from workbench.gpu.target import all_cards
 from workbench.gpu.vllm_versions import installed_version
 
 
@@ -46,17 +47,15 @@ class Card:
     profile: str
 
 
-#: The profiles' cards (the memory PyTorch reports as "total capacity" on each) and two
-#: smaller ones planned with the safe generic profile.
+#: Every card a GPU profile names with the memory CUDA reports on it (:mod:`workbench.gpu.cards`,
+#: one list for the planner, the GPU page and the probe), and two smaller cards planned with
+#: the safe generic profile. The generic profile's own 24 GB card is the L4's size: not twice.
 CARDS: tuple[Card, ...] = (
-    Card("L4", 22.03, "l4"),
-    Card("A10G", 22.19, "a10g"),
-    Card("RTX 4090", 23.65, "rtx-4090"),
-    Card("A100 40GB", 39.39, "a100-40g"),
-    Card("L40S", 44.39, "l40s"),
-    Card("A100 80GB", 79.15, "a100-80g"),
-    Card("H100 80GB", 79.11, "h100-h200"),
-    Card("H200", 139.80, "h100-h200"),
+    *(
+        Card(card.name, card.cuda_gib, profile.name)
+        for card, profile in all_cards()
+        if card.cuda_gib and profile.name != "generic-24gb"
+    ),
     Card("16 GiB card", 15.70, "generic-24gb"),
     Card("12 GiB card", 11.70, "generic-24gb"),
 )
