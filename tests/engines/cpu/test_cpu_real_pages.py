@@ -36,11 +36,6 @@ def _render(name: str, page: int) -> Image.Image:
 
 
 @pytest.fixture(scope="module")
-def engine():
-    return get_cpu_engine()
-
-
-@pytest.fixture(scope="module")
 def results(engine):
     reqs = [PageRequest(key=k, image=_render(*v)) for k, v in PAGES.items()]
     outs = {o.key: o for o in engine.run(reqs)}

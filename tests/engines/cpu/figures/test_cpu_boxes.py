@@ -25,7 +25,6 @@ from PIL import Image
 from tests.born_digital import mbd
 from workbench.documents.textlayer import extract_pdf
 from workbench.engines.base import PageRequest
-from workbench.engines.cpu import get_cpu_engine
 from workbench.engines.cpu.boxes import LayoutBox, Line
 from workbench.engines.cpu.figures import ticks as figures
 from workbench.markdown.assemble import assemble_page
@@ -111,11 +110,6 @@ def _textbook(out: Path) -> None:
     p.paragraph(72, y + 44, 468, "Two triangles are similar when their angles are equal.", 11)
     p.close()
     pdf.save(out)
-
-
-@pytest.fixture(scope="module")
-def engine():
-    return get_cpu_engine()
 
 
 @pytest.fixture(scope="module")

@@ -19,7 +19,6 @@ import pypdfium2 as pdfium
 import pytest
 
 from tests.engines.cpu.figures.test_cpu_boxes import DATA, _box, _overlap, _path, _run, mbd
-from workbench.engines.cpu import get_cpu_engine
 from workbench.engines.cpu.boxes import LayoutBox, Line
 from workbench.engines.cpu.figures import captions
 from workbench.engines.cpu.page import Block
@@ -78,11 +77,6 @@ def _captions(out: Path, font: str = "Times-Roman") -> None:
     p.rule(72, yy + 6, 540)
     p.close()
     pdf.save(out)
-
-
-@pytest.fixture(scope="module")
-def engine():
-    return get_cpu_engine()
 
 
 @pytest.fixture(scope="module")

@@ -14,7 +14,6 @@ import pytest
 
 from workbench.documents.textlayer import extract_pdf
 from workbench.engines.base import PageRequest
-from workbench.engines.cpu import get_cpu_engine
 from workbench.engines.cpu.boxes import LayoutBox, Line
 from workbench.engines.cpu.compose import compose
 from workbench.engines.cpu.furniture.running import find
@@ -24,11 +23,6 @@ from workbench.schema import FURNITURE, Label
 
 DATA = Path(__file__).resolve().parents[3] / "data"
 PAGES = DATA / "furniture_pages.pdf"
-
-
-@pytest.fixture(scope="module")
-def engine():
-    return get_cpu_engine()
 
 
 def _image(name: Path, index: int, dpi: float = 200):

@@ -20,7 +20,6 @@ import pypdfium2 as pdfium
 import pytest
 
 from tests.engines.cpu.figures.test_cpu_boxes import DATA, _run, _textbook, mbd
-from workbench.engines.cpu import get_cpu_engine
 from workbench.engines.cpu.boxes import Line
 from workbench.engines.cpu.furniture import headings
 from workbench.engines.cpu.page import Block
@@ -56,11 +55,6 @@ def _methods(out: Path) -> None:
     p.paragraph(72, y + 36, 468, PARA, 11)
     p.close()
     pdf.save(out)
-
-
-@pytest.fixture(scope="module")
-def engine():
-    return get_cpu_engine()
 
 
 @pytest.fixture(scope="module")

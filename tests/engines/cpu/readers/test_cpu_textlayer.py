@@ -17,7 +17,6 @@ from PIL import Image
 from workbench.documents import open_document
 from workbench.documents.textlayer import extract_pdf
 from workbench.engines.base import PageRequest
-from workbench.engines.cpu import get_cpu_engine
 from workbench.engines.cpu.readers.pdftext import judge, lines_from_layer
 from workbench.engines.factory import CpuOptions, build_engine
 from workbench.markdown.assemble import assemble_page
@@ -31,11 +30,6 @@ def _page(name: str, index: int = 1, dpi: float = 200) -> tuple[Image.Image, Tex
     pdf = pdfium.PdfDocument(DATA / name)
     image = pdf[index - 1].render(scale=dpi / 72).to_pil().convert("RGB")
     return image, extract_pdf(DATA / name, index)
-
-
-@pytest.fixture(scope="module")
-def engine():
-    return get_cpu_engine()
 
 
 def _run(engine, name: str, index: int = 1, mode: str = "auto", layer: bool = True):

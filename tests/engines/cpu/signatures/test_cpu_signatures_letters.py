@@ -29,7 +29,6 @@ import pytest
 from PIL import Image
 
 from tests.engines.cpu.signatures.signature_pages import signatures_found
-from workbench.engines.cpu import get_cpu_engine
 from workbench.engines.cpu.boxes import Box, iou
 
 pytestmark = pytest.mark.slow
@@ -75,11 +74,6 @@ MISSED: list[tuple[str, Box, str]] = [
 
 def _render(name: str) -> Image.Image:
     return pdfium.PdfDocument(SIGS / name)[0].render(scale=200 / 72).to_pil().convert("RGB")
-
-
-@pytest.fixture(scope="module")
-def engine():
-    return get_cpu_engine()
 
 
 @pytest.mark.parametrize(("page", "truth"), SIGNED, ids=[p for p, _ in SIGNED])

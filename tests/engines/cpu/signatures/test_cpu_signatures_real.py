@@ -18,7 +18,6 @@ import pytest
 from PIL import Image, ImageChops
 
 from tests.engines.cpu.signatures.signature_pages import signatures_found
-from workbench.engines.cpu import get_cpu_engine
 from workbench.engines.cpu.boxes import iou
 
 pytestmark = pytest.mark.slow
@@ -57,11 +56,6 @@ def _sign(page: Image.Image, n: int, at: tuple[int, int]) -> Image.Image:
     under = out.crop((x, y, x + sig.width, y + sig.height))
     out.paste(ImageChops.darker(under, sig), (x, y))  # ink darkens the paper, as a pen does
     return out
-
-
-@pytest.fixture(scope="module")
-def engine():
-    return get_cpu_engine()
 
 
 @pytest.mark.parametrize(("page", "n", "at", "truth"), SIGNED, ids=lambda v: str(v))

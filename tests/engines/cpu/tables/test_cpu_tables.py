@@ -19,7 +19,6 @@ import pytest
 
 from workbench.documents.textlayer import extract_pdf
 from workbench.engines.base import PageRequest
-from workbench.engines.cpu import get_cpu_engine
 from workbench.markdown.sanitize import sanitize_markdown
 from workbench.schema import Label, Region
 
@@ -66,11 +65,6 @@ def html_rows(text: str) -> list[list[Cell]]:
 def pipe_rows(text: str) -> list[list[str]]:
     lines = [ln for ln in text.splitlines() if ln.startswith("|") and "---|" not in ln]
     return [[c.strip() for c in ln.strip("|").split(" | ")] for ln in lines]
-
-
-@pytest.fixture(scope="module")
-def engine():
-    return get_cpu_engine()
 
 
 def _tables(engine, name: str, mode: str) -> list[Region]:  # type: ignore[no-untyped-def]
