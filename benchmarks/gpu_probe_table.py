@@ -23,9 +23,9 @@ from workbench.gpu.probe import (  # noqa: E402
     CARDS,
     TABLE_HEAD,
     ProbeReport,
-    _planned,
-    _read_outcome,
     plan_case,
+    planned_numbers,
+    read_outcome,
     report_row,
 )
 
@@ -46,12 +46,12 @@ def main(folder: Path) -> int:
         )
         report = ProbeReport(
             model=plan.model_id, card=card.name, card_gib=card.gib, profile=plan.profile,
-            vllm_version="0.26.0", fits=plan.fits, planned=_planned(plan),
+            vllm_version="0.26.0", fits=plan.fits, planned=planned_numbers(plan),
         )  # fmt: skip
         log = folder / f"{stem}.log"
         if not log.exists():
             log = folder / f"{stem}.vllm-lines.txt"
-        _read_outcome(
+        read_outcome(
             report, folder / f"{stem}.result.json", log, plan, job["pages"], job["max_tokens"]
         )
         if not (folder / f"{stem}.result.json").exists():

@@ -171,7 +171,7 @@ class ProbeReport:
         return (want - got) / got if got and want else None
 
 
-def _planned(plan: MemoryPlan) -> dict[str, Any]:
+def planned_numbers(plan: MemoryPlan) -> dict[str, Any]:
     return {
         "weights_gib": plan.weights_bytes / GiB,
         "activation_gib": plan.activation_bytes / GiB,
@@ -216,7 +216,7 @@ def run_case(
     plan, kwargs = plan_case(model, card, version)
     report = ProbeReport(
         model=plan.model_id, card=card.name, card_gib=card.gib, profile=plan.profile,
-        vllm_version=version or "?", fits=plan.fits, planned=_planned(plan),
+        vllm_version=version or "?", fits=plan.fits, planned=planned_numbers(plan),
     )  # fmt: skip
     if not plan.fits:
         report.verdict = "planner: does not fit this card (not started)"
@@ -262,11 +262,11 @@ def run_case(
             except subprocess.TimeoutExpired:
                 report.measured["timed_out"] = True
         report.measured["wall_s"] = time.monotonic() - started
-    _read_outcome(report, result_path, log_path, plan, pages, max_tokens)
+    read_outcome(report, result_path, log_path, plan, pages, max_tokens)
     return report
 
 
-def _read_outcome(
+def read_outcome(
     report: ProbeReport, result_path: Path, log_path: Path, plan: MemoryPlan, pages: int,
     max_tokens: int,
 ) -> None:  # fmt: skip
