@@ -328,9 +328,8 @@ def viewer_page() -> None:
          (sel.file.sha256, page)), None,
     )  # fmt: skip
     if in_flight is not None:  # the badge says what the status line says: it waits on the model
-        badge = f"waiting on the model, {in_flight.elapsed:.0f} s"
-        if in_flight.tokens:
-            badge = f"receiving, {in_flight.tokens} tokens"
+        # (no seconds here: the badge is drawn once, the status line above counts them live)
+        badge = "receiving from the model" if in_flight.tokens else "waiting on the model"
     _page_view(sel, page, result, spec, pos, ekey, badge)
     st.divider()
     downloads(sel, result, ekey, furniture=state.VIEWER_FURNITURE.get())
