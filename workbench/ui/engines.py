@@ -21,8 +21,10 @@ from __future__ import annotations
 import contextlib
 import gc
 import importlib
+import itertools
 import os
 import threading
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -127,10 +129,28 @@ def overridden() -> bool:
     return state.ENGINE_OVERRIDE.get() is not None
 
 
+# An injected engine's cache key must name that very object for as long as any result keyed by
+# it lives. ``id()`` does not: CPython reuses the address of a freed engine, so a later test's
+# engine (one made to fail a page) read the earlier one's cached pages. A serial number held
+# by a weak map is never reused.
+_OVERRIDE_SERIALS: weakref.WeakKeyDictionary[Any, int] = weakref.WeakKeyDictionary()
+_OVERRIDE_COUNT = itertools.count(1)
+_SERIAL_LOCK = threading.Lock()
+
+
+def _override_serial(engine: Engine) -> int:
+    with _SERIAL_LOCK:
+        serial = _OVERRIDE_SERIALS.get(engine)
+        if serial is None:
+            serial = _OVERRIDE_SERIALS[engine] = next(_OVERRIDE_COUNT)
+        return serial
+
+
 def engine_key(engine: Engine, choice: EngineChoice) -> str:
-    """The OCR-cache key part naming engine, model and settings."""
+    """The OCR-cache key part naming engine, model and settings. An injected (AppTest) engine
+    is named by a serial number unique to that object in this process."""
     if overridden():
-        return f"override:{engine.name}:{engine.model}:{id(engine)}"
+        return f"override:{engine.name}:{engine.model}:{_override_serial(engine)}"
     return f"{choice.key}|{engine.name}|{engine.model}"
 
 
