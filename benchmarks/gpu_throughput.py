@@ -333,6 +333,14 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     return args
 
 
+def _save(args: argparse.Namespace, results: dict[str, Any]) -> dict[str, Any]:
+    report = {"max_tokens": args.max_tokens, "concurrency": args.concurrency,
+              "model": args.model, "results": results}  # fmt: skip
+    if args.json:
+        args.json.write_text(json.dumps(report, indent=2))
+    return report
+
+
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     args = parse(argv)
     if args.local_child is not None:
@@ -361,12 +369,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             else:
                 kind = "vllm-server" if "server" in mode else "vllm"
                 modes[mode] = run_cli(args, files[name], kind)
-    report = {"max_tokens": args.max_tokens, "concurrency": args.concurrency,
-              "model": args.model, "results": results}  # fmt: skip
+            _save(args, results)  # after each mode: a run cut off still leaves what it measured
+    report = _save(args, results)
     print(f"\nmax_tokens {args.max_tokens}, concurrency {args.concurrency}, model {args.model}\n")
     print(table(results))
-    if args.json:
-        args.json.write_text(json.dumps(report, indent=2))
     if holder is not None:
         holder.cleanup()
     return report
