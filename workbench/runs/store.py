@@ -7,11 +7,19 @@ by creation time: ``20260105-120102-<slug>-<4 hex>`` (UTC).
 
 :meth:`RunStore.list` never raises for one bad run: a corrupt manifest or missing page files
 show up as a row with ``status="corrupt"`` or a ``problem`` sentence.
+
+Originals: ``<root>/.sources/<sha256>.pdf`` keeps the PDF a run was made from
+(:meth:`RunStore.keep_source`), once per content whatever the number of its runs, outside every
+run folder (the folders stay byte-identical, whoever wrote them). Compare reads the PDF's own
+text layer from it as the reference text, with no upload. :meth:`RunStore.delete` removes the
+originals no remaining run holds.
 """
 
 from __future__ import annotations
 
 import builtins
+import contextlib
+import hashlib
 import re
 import secrets
 import shutil
@@ -48,7 +56,9 @@ __all__ = [
 ]
 
 _SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+_SHA256 = re.compile(r"^[0-9a-f]{64}$")
 CORRUPT = "corrupt"
+SOURCES = ".sources"  # the original PDFs, by content (dot folder: never listed as a run)
 
 
 @dataclass(frozen=True)
@@ -184,10 +194,44 @@ class RunStore:
         return [r for r in self.list() if name in (r.name, r.id)]
 
     def delete(self, run_id: str) -> None:
+        """Remove the run's folder, and the originals (:meth:`keep_source`) no run holds now."""
         path = self._existing(run_id)
         if path.resolve().parent != self.root.resolve():
             raise StoreError(f"{run_id}: not inside the store at {self.root}.")
         shutil.rmtree(path)
+        sources = self.root / SOURCES
+        if not sources.is_dir():
+            return
+        held: set[str] = set()
+        for run in self.root.iterdir():
+            if run.is_dir() and not run.name.startswith("."):
+                with contextlib.suppress(StoreError, OSError):
+                    held.update(d.sha256 for d in RunReader(run).info.documents)
+        for original in sources.glob("*.pdf"):
+            if original.stem not in held:
+                original.unlink(missing_ok=True)
+
+    def keep_source(self, data: bytes, sha256: str) -> Path | None:
+        """Keep the original PDF whose content hashes to ``sha256`` (once: a kept one is not
+        written again); its path, or None when ``data`` is not a PDF or does not match."""
+        if not _SHA256.match(sha256) or b"%PDF" not in data[:1024]:
+            return None
+        path = self.root / SOURCES / f"{sha256}.pdf"
+        if path.is_file():
+            return path
+        if hashlib.sha256(data).hexdigest() != sha256:
+            return None
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(path, data)
+        return path
+
+    def source(self, sha256: str) -> Path | None:
+        """The original PDF kept for ``sha256`` (:meth:`keep_source`); None when none is kept:
+        runs made before originals were kept, from images, or by the CLI outside the store."""
+        if not _SHA256.match(sha256 or ""):
+            return None
+        path = self.root / SOURCES / f"{sha256}.pdf"
+        return path if path.is_file() else None
 
     def save_corrections(
         self, run_id: str, doc: str, page: int, regions: builtins.list[Region]

@@ -26,6 +26,7 @@ from workbench.runs.store import RunStore
 from workbench.schema import PageResult, RunStatus
 from workbench.settings import Settings
 from workbench.ui import state
+from workbench.ui.job_runs import keep_original
 from workbench.ui.runs_common import engine_choices, get_store
 
 SUFFIXES = {".pdf", ".png", ".jpg", ".jpeg", ".tif", ".tiff", ".webp", ".bmp"}
@@ -113,6 +114,8 @@ def run_batch(
     )
     job = RunJob.create(store, engine, spec, info)
     job.failed_inputs = failed_inputs
+    for d in docs:
+        keep_original(store, d)
     outcome.run_id = job.run_id
     plans = [job.plan(d) for d in docs]
     outcome.total = sum(len(p.todo) for p in plans)

@@ -5,14 +5,18 @@
   and shown with ``st.html``: model text is never rendered unsanitised.
 * Metrics (:mod:`workbench.evaluate.metrics`): per page and per document -- seconds per page,
   tokens, regions per label, text similarity of A vs B, and CER of each side against a
-  reference: text the user pastes for the current page, or the text layer of the original
-  PDF the user uploads (page N of the PDF is the reference for page N;
-  :func:`workbench.documents.textlayer.pdf_text_layer`).
+  reference: text the user pastes for the current page, else the text layer of the original
+  PDF (page N of the PDF is the reference for page N;
+  :func:`workbench.documents.textlayer.pdf_text_layer`). The original comes from the run
+  store, which keeps the PDF a run was made from (:meth:`RunStore.keep_source`), found by
+  either side's document content; only when neither side's is kept (an older run, a CLI run
+  outside the store) does the page say so and ask for an upload.
 """
 
 from __future__ import annotations
 
 import hashlib
+from pathlib import Path
 
 import pandas as pd
 import streamlit as st
@@ -25,6 +29,7 @@ from workbench.markdown.sanitize import clean_html
 from workbench.runs.store import RunReader
 from workbench.schema import PageResult
 from workbench.ui import compare_parts, state
+from workbench.ui.runs_common import get_store
 
 DIFF_CSS = (
     "<style>.wb-diff{line-height:1.7;font-size:0.95rem;max-height:420px;overflow:auto;"
@@ -78,11 +83,40 @@ def _pdf_layer(digest: str, _data: bytes, pages: tuple[int, ...]) -> dict[int, s
     return out
 
 
-def references(doc: str, pages: list[int]) -> dict[int, str]:
-    """Reference text by page: pasted text wins over the PDF text layer."""
+def kept_original(sides: list[tuple[RunReader, str]]) -> tuple[str, Path] | None:
+    """The original PDF of the compared document as the run store keeps it, by the content
+    (sha256) either side's run records for it: (sha256, path), or None when none is kept."""
+    store = get_store()
+    for reader, doc in sides:
+        for info in reader.info.documents:
+            if info.name == doc and info.sha256:
+                path = store.source(info.sha256)
+                if path is not None:
+                    return info.sha256, path
+    return None
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def _kept_layer(digest: str, path: str, pages: tuple[int, ...]) -> dict[int, str]:
+    """The text layer of ``pages`` of the kept original (read once per document and pages)."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError:
+        return {}
+    return _pdf_layer(digest, data, pages)
+
+
+def references(
+    doc: str, pages: list[int], original: tuple[str, Path] | None = None
+) -> dict[int, str]:
+    """Reference text by page: pasted text wins over the PDF text layer, which comes from the
+    ``original`` the store keeps, else from an uploaded PDF."""
     refs: dict[int, str] = {}
     upload = state.CMP_REF_PDF.get()
-    if upload is not None:
+    if original is not None:
+        layer = _kept_layer(original[0], str(original[1]), tuple(pages))
+        refs.update({n: t for n, t in layer.items() if t.strip()})
+    elif upload is not None:
         data = upload.getvalue()
         layer = _pdf_layer(hashlib.sha256(data).hexdigest(), data, tuple(pages))
         refs.update({n: t for n, t in layer.items() if t.strip()})
@@ -91,6 +125,22 @@ def references(doc: str, pages: list[int]) -> dict[int, str]:
         if pasted.strip():
             refs[n] = pasted
     return refs
+
+
+def reference_note(doc: str, kept: bool, any_ref: bool) -> str:
+    """Where the CER's reference comes from, or why there is none, in one line."""
+    if kept and any_ref:
+        return f"CER and word F1 against the text layer of the original {doc} (kept in the store)."
+    if kept:
+        return (
+            f"The original {doc} has no text layer on these pages (a scan): paste the true "
+            "text above for CER."
+        )
+    if any_ref:
+        return "CER and word F1 against the reference text above."
+    return (
+        "CER needs a reference: neither run keeps the original PDF; paste text or upload it above."
+    )
 
 
 def shown(value: float | int | None, what: str) -> str:
@@ -174,18 +224,30 @@ def render(
     pages_b = document_results(reader_b, doc_b, use_fix)
     numbers = sorted({p.page for p in pages_a} | {p.page for p in pages_b})
     st.subheader("Metrics")
+    original = kept_original([(reader_a, doc_a), (reader_b, doc_b)])
     with st.expander("Reference text for CER", expanded=False):
-        st.file_uploader(
-            "Original PDF (its text layer is the reference, page by page)",
-            type=["pdf"],
-            key=REF_PDF,
-        )
+        if original is not None:
+            st.caption(
+                f"The reference is the text layer of the original {doc_a}, as the run store "
+                "keeps it, page by page; text pasted below wins for its page."
+            )
+        else:
+            st.caption(
+                f"Neither run keeps the original {doc_a} (a run made before originals were "
+                "kept, from images, or by the CLI outside the store): upload it for its text "
+                "layer, or paste the true text."
+            )
+            st.file_uploader(
+                "Original PDF (its text layer is the reference, page by page)",
+                type=["pdf"],
+                key=REF_PDF,
+            )
         st.text_area(
-            f"Or paste the true text of page {page}",
+            f"Paste the true text of page {page}",
             key=state.CMP_REF_TEXT(doc_a, page).key,
             height=120,
         )
-    refs = references(doc_a, numbers)
+    refs = references(doc_a, numbers, original)
     # Both sides under A's document name, so pages pair by number and share references.
     json_a = tuple(p.model_copy(update={"document": doc_a}).model_dump_json() for p in pages_a)
     json_b = tuple(p.model_copy(update={"document": doc_a}).model_dump_json() for p in pages_b)
@@ -213,8 +275,7 @@ def render(
         for k, v in doc_rows.items()
     ]
     st.dataframe(pd.DataFrame(rows), hide_index=True)
-    if not refs:
-        st.caption("CER needs a reference: paste text or upload the original PDF above.")
+    st.caption(reference_note(doc_a, original is not None, bool(refs)))
     st.markdown("**Per page**")
     st.dataframe(shown_table(table), hide_index=True, width="stretch")
     c1, c2 = st.columns(2)

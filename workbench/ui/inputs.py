@@ -41,18 +41,44 @@ def _read_sample(path: str, mtime: float) -> bytes:
     return Path(path).read_bytes()
 
 
+#: The uploader's file list at full height: Streamlit clips it to about two rows of chips (106
+#: px), so from the 7th file on some were cut off and could only be found by scrolling inside.
+_CHIPS_CSS = (
+    "<style>.st-key-{key} [data-testid='stFileChips'] {{ max-height: none; overflow: visible; }}"
+    ".st-key-{key} [data-testid='stFileUploaderDropzone'] {{ height: auto; }}</style>"
+)
+
+
+def _inputs_open(held: int) -> None:
+    """The Documents expander: open while nothing is loaded, closed when files are added (the
+    page then starts within the first screen at 1100×800); otherwise as the user left it."""
+    if held == 0:
+        state.VIEWER_INPUTS_OPEN.set(True)
+    elif held > state.VIEWER_INPUTS_HELD.get():
+        state.VIEWER_INPUTS_OPEN.set(False)
+    state.VIEWER_INPUTS_HELD.set(held)
+
+
 def input_widgets() -> tuple[list[LoadedFile], str]:
-    """The uploader, the sample picker and the page range; returns files and range spec."""
+    """The uploader and the sample picker (in a "Documents" expander that closes once files
+    are loaded, never dropping them) and the page range; returns files and range spec."""
+    held = len(state.VIEWER_UPLOADS.get() or []) + len(state.VIEWER_SAMPLES.get() or [])
+    _inputs_open(held)
     left, right = st.columns([3, 2], vertical_alignment="top")
-    with left:
+    samples = sample_paths()
+    with left.expander(
+        "Documents: drop files, remove them, or try a sample",
+        icon=":material/upload_file:",
+        key=state.VIEWER_INPUTS_OPEN.key,
+        on_change="rerun",
+    ):
+        st.html(_CHIPS_CSS.format(key=state.VIEWER_UPLOADS.key))
         uploads = st.file_uploader(
             "Drop PDFs or images (PNG, JPEG, TIFF, WebP, BMP)",
             type=UPLOAD_TYPES,
             accept_multiple_files=True,
             key=state.VIEWER_UPLOADS.key,
         )
-    with right:
-        samples = sample_paths()
         picked = st.pills(
             "…or try a sample",
             [p.name for p in samples],
@@ -60,18 +86,22 @@ def input_widgets() -> tuple[list[LoadedFile], str]:
             key=state.VIEWER_SAMPLES.key,
             wrap=True,
         )
+        files = [load_file(u.name, u.getvalue(), u.file_id) for u in uploads or []]
+        by_name = {p.name: p for p in samples}
+        for name in picked or []:
+            path = by_name.get(name)
+            if path is not None:
+                files.append(load_file(path.name, _read_sample(str(path), path.stat().st_mtime)))
+        if files:  # every file by its full name (the uploader's chips shorten names)
+            names = ", ".join(f.name for f in files)
+            st.caption(f"{len(files)} file{'s' if len(files) != 1 else ''}: {names}")
+    with right:
         spec = st.text_input(
             "Pages",
             key=state.VIEWER_RANGE.key,
             placeholder="all pages — or e.g. 1,3-5",
             help="1-based page numbers for every file: `1,3-5`, `4-` to the end; empty = all.",
         )
-    files = [load_file(u.name, u.getvalue(), u.file_id) for u in uploads or []]
-    by_name = {p.name: p for p in samples}
-    for name in picked or []:
-        path = by_name.get(name)
-        if path is not None:
-            files.append(load_file(path.name, _read_sample(str(path), path.stat().st_mtime)))
     return files, spec or ""
 
 

@@ -11,14 +11,17 @@ Contract (issue 24.1: one document, one run):
   run lacks (computed for a run since deleted, or for another store) is written to it from
   the cache, with its page image rendered again, never sent to the engine
   (:func:`record_cached`). So "Saved as run X" names a run holding every page shown.
+* A PDF's original is kept in the store (:func:`keep_original`), for Compare's reference text.
 
 Nothing here calls Streamlit.
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Sequence
 
+from workbench.documents import Document
 from workbench.errors import PlanError, StoreError
 from workbench.pipeline.prepare import prepare_pages
 from workbench.pipeline.process import Processed
@@ -34,11 +37,20 @@ def run_key(task: Task) -> RunKey:
     return (task.doc.sha256, task.ask.ekey, str(task.ask.store_root))
 
 
+def keep_original(store: RunStore, doc: Document) -> None:
+    """Keep a PDF's original in the store (its text layer is Compare's reference text, read
+    with no upload); a store that cannot take it loses only that, never the run."""
+    if doc.kind == "pdf":
+        with contextlib.suppress(OSError):
+            store.keep_source(doc.data, doc.sha256)
+
+
 def open_run(store: RunStore, task: Task, known: str | None) -> RunJob:
     """The run for the task's document: ``known`` (the session's) if it still exists, else
     the newest Viewer run of this one document with the same settings, else a new one.
     Raises OSError or a WorkbenchError when the store cannot be written."""
     ask, d = task.ask, task.doc
+    keep_original(store, d.doc)
     if known is not None and store.path(known).exists():
         return RunJob.reopen(store.path(known), ask.engine, ask.spec, ask.dpi)
     info = run_info(

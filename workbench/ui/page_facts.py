@@ -106,9 +106,10 @@ def show_stats(
 
 
 def widen_main() -> None:
-    """Narrower side padding of the main column (Streamlit's wide layout keeps 5rem a side),
-    so a page image and its text get the width."""
+    """Narrower padding of the main column, so a page image and its text get the room:
+    2rem a side (Streamlit's wide layout keeps 5rem) and 3.5rem on top, just under the
+    toolbar (Streamlit keeps 6rem: at 1100×800 the page image started below the fold)."""
     st.html(
         "<style>[data-testid='stMainBlockContainer'] { padding-left: 2rem; "
-        "padding-right: 2rem; max-width: none; }</style>"
+        "padding-right: 2rem; padding-top: 3.5rem; max-width: none; }</style>"
     )

@@ -121,6 +121,10 @@ GPU_PLAN_FOR: Slot[tuple[str, str] | None] = Slot("_gpu_plan_for", _none)
 VIEWER_UPLOADS: Slot[Any] = Slot("wb_uploads", _none)
 VIEWER_SAMPLES: Slot[list[str] | None] = Slot("wb_samples", _none)
 VIEWER_RANGE: Slot[str] = Slot("wb_range", str)
+#: The "Documents" expander holding the uploader and the samples (open while nothing is loaded,
+#: closed when files are added, so the page comes into view) and how many files it held.
+VIEWER_INPUTS_OPEN: Slot[bool] = Slot("wb_inputs_open", lambda: True)
+VIEWER_INPUTS_HELD: Slot[int] = Slot("wb_inputs_held", int)
 #: upload file id -> sha256, so a large upload is hashed once per session.
 VIEWER_SHA_MEMO: Slot[dict[str, str]] = Slot("wb_sha_memo", dict)
 # The password field of an encrypted PDF (by the file's sha256), and the passwords typed, kept
