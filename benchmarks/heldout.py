@@ -5,6 +5,7 @@ alone | raw text layer, per page and per class, in one run.
     bash benchmarks/devset/peers.sh              # once: pymupdf4llm in benchmarks/.venv-peers
     nice python benchmarks/heldout.py [--classes tables math] [--pages N]
         [--only workbench|pymupdf4llm|tesseract|textlayer] [--json out.json]
+    python benchmarks/heldout.py --from-json out.json   # re-score saved outputs (truth fixed)
 
 Engines (each page is the single-page PDF ``cache/pages/<id>.pdf``):
 
@@ -292,6 +293,18 @@ def summary(scores: list[Score], engines: list[str], classes: list[str]) -> str:
     return "\n".join(lines)
 
 
+def saved_outputs(path: Path, pdfs: list[Path]) -> dict[str, dict[Path, Output]]:
+    """The outputs an earlier ``--json`` run saved, for the pages asked for and saved."""
+    rows = json.loads(path.read_text())["scores"]
+    wanted = {pdf.stem: pdf for pdf in pdfs}
+    outputs: dict[str, dict[Path, Output]] = {}
+    for r in rows:
+        if r["page"] in wanted:
+            out = Output(r["markdown"], r["seconds"], r["confidence"], r["error"])
+            outputs.setdefault(r["engine"], {})[wanted[r["page"]]] = out
+    return {e: o for e, o in outputs.items() if len(o) == len(pdfs)}
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--classes", nargs="*", help="only pages of these classes")
@@ -299,6 +312,9 @@ def main() -> int:
     ap.add_argument("--only", nargs="*", choices=ENGINES, help="only these engines")
     ap.add_argument("--ids", nargs="*", help="only these page ids")
     ap.add_argument("--json", type=Path, help="write every page's scores and outputs here")
+    ap.add_argument(
+        "--from-json", type=Path, help="score the outputs saved by an earlier --json run instead"
+    )
     args = ap.parse_args()
     from workbench.logs import quiet_libraries
 
@@ -318,10 +334,12 @@ def main() -> int:
         raise SystemExit(f"not built: {', '.join(missing)}; run python benchmarks/devset/build.py")
     pdfs = [DEVSET / "cache" / "pages" / f"{p['id']}.pdf" for p in pages]
     engines = list(args.only or ENGINES)
-    outputs = {}
+    outputs = saved_outputs(args.from_json, pdfs) if args.from_json else {}
+    engines = [e for e in engines if e in outputs] if args.from_json else engines
     for e in engines:
-        print(f"running {e} on {len(pdfs)} pages", file=sys.stderr, flush=True)
-        outputs[e] = RUNNERS[e](pdfs)
+        if e not in outputs:
+            print(f"running {e} on {len(pdfs)} pages", file=sys.stderr, flush=True)
+            outputs[e] = RUNNERS[e](pdfs)
     scores = []
     for page, pdf in zip(pages, pdfs, strict=True):
         truth = (DEVSET / page["truth"]).read_text()

@@ -154,8 +154,13 @@ def one_page(pdf: bytes, page: int) -> bytes:
 
 def image_pdf(image, dpi: float) -> bytes:
     """``image`` as an image-only PDF page of its size at ``dpi`` (no text layer)."""
+    import time
+
+    fixed = time.gmtime(1700000000)  # Pillow stamps the time of saving otherwise: same bytes each build
     buf = io.BytesIO()
-    image.convert("RGB").save(buf, "PDF", resolution=float(dpi))
+    image.convert("RGB").save(
+        buf, "PDF", resolution=float(dpi), creationDate=fixed, modDate=fixed
+    )
     return buf.getvalue()
 
 

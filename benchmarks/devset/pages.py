@@ -81,10 +81,10 @@ LATEX = [
     ("table-mtcars-dot-leaders", [BD, TB], "tabula-py data.csv figures (Motor Trend 1974, via R's mtcars)"),
     ("table-borderless-stacked", [BD, TB], "tabula-py data.csv figures (Motor Trend 1974, via R's mtcars)"),
     ("table-paper-multiline-header", [BD, TB, MA], "ours: a paper-style results table (numbers from sympy/pip docs pages' own counts)"),
-    ("receipt-grocery", [RC], "ours (invented receipt, CC0)"),
-    ("receipt-hardware", [RC], "ours (invented receipt, CC0)"),
-    ("form-pkginfo-black", [RC], "black 26.10.1 PKG-INFO metadata, laid out as a key/value form"),
-    ("form-pkginfo-sympy", [RC], "sympy 1.14.0 PKG-INFO metadata, laid out as a key/value form"),
+    ("receipt-grocery", [BD, RC], "ours (invented receipt, CC0)"),
+    ("receipt-hardware", [BD, RC], "ours (invented receipt, CC0)"),
+    ("form-pkginfo-black", [BD, RC], "black 26.10.1 PKG-INFO metadata, laid out as a key/value form"),
+    ("form-pkginfo-sympy", [BD, RC], "sympy 1.14.0 PKG-INFO metadata, laid out as a key/value form"),
 ]  # fmt: skip
 
 # page images of the pages above: id, base, dpi, skew (degrees), noise, seed, extra classes
@@ -156,7 +156,7 @@ def main() -> int:
     by_id = {p["id"]: p for p in pages}
     for pid, base, dpi, skew, noise, seed, extra in RASTERS:
         b = by_id[base]
-        classes = [SC, *dict.fromkeys(extra)]
+        classes = [SC, *dict.fromkeys(extra)]  # a page image is not born-digital any more
         pages.append({
             "id": pid, "classes": classes, "source": b["source"], "licence": b["licence"],
             "origin": f"page image of {base}: {dpi} dpi, {skew} deg skew, noise {noise}, seed {seed}",

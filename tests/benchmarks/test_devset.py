@@ -127,3 +127,9 @@ def test_scorer_runs_end_to_end_on_one_built_page(tmp_path, monkeypatch, capsys)
     assert (
         row["engine"] == "textlayer" and row["similarity"] > 0.95
     )  # born-digital: the layer is right
+    capsys.readouterr()
+    monkeypatch.setattr(
+        sys, "argv", ["heldout.py", "--ids", "receipt-hardware", "--from-json", str(out)]
+    )
+    assert heldout.main() == 0  # the saved output re-scored, no engine run
+    assert capsys.readouterr().out == printed
