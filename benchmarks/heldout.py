@@ -5,7 +5,7 @@ alone | raw text layer, per page and per class, in one run.
     bash benchmarks/devset/peers.sh              # once: pymupdf4llm in benchmarks/.venv-peers
     nice python benchmarks/heldout.py [--classes tables math] [--pages N]
         [--only workbench|pymupdf4llm|tesseract|textlayer] [--json out.json]
-    python benchmarks/heldout.py --from-json out.json   # re-score saved outputs (truth fixed)
+    python benchmarks/heldout.py --from-json a.json [b.json]   # re-score saved outputs
 
 Engines (each page is the single-page PDF ``cache/pages/<id>.pdf``):
 
@@ -25,12 +25,13 @@ textlayer
     :func:`workbench.documents.textlayer.pdf_text_layer`: the PDF's own text, no structure.
 
 Metrics (:mod:`workbench.evaluate.metrics`, :mod:`workbench.evaluate.structure`): text
-similarity and word F1 on plain text (Markdown rendered and stripped; quotes, dashes and
-bullets folded on both sides), reading order, TEDS on the truth's tables, heading
-precision/recall, formula-token recall. A page's **score** is the mean of those that apply
-(similarity, word F1, order always; TEDS when the truth has a table; heading F1 when either
-side has headings; formula recall when the truth has formulas), times 100; a class's score
-is the mean over its pages. Heading precision/recall are pooled over pages (summed counts).
+similarity and word F1 on plain text (Markdown rendered and stripped; quotes, dashes,
+bullets folded on both sides, leader dots dropped), reading order, TEDS on the truth's
+tables, heading precision/recall, formula-token recall. A page's **score** is the mean of
+those that apply (similarity, word F1, order always; TEDS when the truth has a table;
+heading F1 when either side has headings; formula recall when the truth has formulas),
+times 100; a class's score is the mean over its pages. Heading precision/recall are pooled
+over pages (summed counts).
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -101,8 +103,13 @@ class Score:
     parts: dict[str, float] = field(default_factory=dict)
 
 
+_LEADERS = re.compile(r"(?:\. ?){3,}")  # dot leaders (and "..."): layout, not text
+
+
 def fold(text: str) -> str:
-    return text.translate(_FOLD)
+    """Both sides, before any metric: typographic quotes, dashes and bullets to ASCII, runs of
+    leader dots to one space (a dot-leader table's dots are not content)."""
+    return _LEADERS.sub(" ", text.translate(_FOLD))
 
 
 def score_page(page: dict, engine: str, out: Output, truth: str) -> Score:
@@ -200,7 +207,7 @@ def run_pymupdf4llm(pdfs: list[Path]) -> dict[Path, Output]:
         out = Path(tmp) / "peer.json"
         subprocess.run(
             [str(PEER_PYTHON), str(DEVSET / "peer_pymupdf4llm.py"), str(out), *map(str, pdfs)],
-            check=True, env=env,
+            check=True, env=env, stdout=sys.stderr,
         )  # fmt: skip
         data = json.loads(out.read_text())
     return {
@@ -293,9 +300,10 @@ def summary(scores: list[Score], engines: list[str], classes: list[str]) -> str:
     return "\n".join(lines)
 
 
-def saved_outputs(path: Path, pdfs: list[Path]) -> dict[str, dict[Path, Output]]:
-    """The outputs an earlier ``--json`` run saved, for the pages asked for and saved."""
-    rows = json.loads(path.read_text())["scores"]
+def saved_outputs(paths: list[Path], pdfs: list[Path]) -> dict[str, dict[Path, Output]]:
+    """The outputs earlier ``--json`` runs saved (a later file's page wins), for the pages
+    asked for; an engine missing any of them is left out."""
+    rows = [r for path in paths for r in json.loads(path.read_text())["scores"]]
     wanted = {pdf.stem: pdf for pdf in pdfs}
     outputs: dict[str, dict[Path, Output]] = {}
     for r in rows:
@@ -313,7 +321,10 @@ def main() -> int:
     ap.add_argument("--ids", nargs="*", help="only these page ids")
     ap.add_argument("--json", type=Path, help="write every page's scores and outputs here")
     ap.add_argument(
-        "--from-json", type=Path, help="score the outputs saved by an earlier --json run instead"
+        "--from-json",
+        type=Path,
+        nargs="*",
+        help="score the outputs saved by earlier --json runs instead (a later file wins)",
     )
     args = ap.parse_args()
     from workbench.logs import quiet_libraries

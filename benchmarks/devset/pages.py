@@ -64,7 +64,8 @@ CUTS = [
     ("black-future-2col", "black", B + "the_black_code_style/future_style.md", None, {"columns": 2}, [BD, HD, MC]),
     ("pip-more-resolution-2col", "pip", P + "topics/more-dependency-resolution.md", None, {"columns": 2, "numbered": True}, [BD, HD, MC]),
     ("pip-workflow-2col", "pip", P + "topics/workflow.md", None, {"columns": 2}, [BD, HD, MC]),
-    ("black-style-3col", "black", B + "the_black_code_style/current_style.md", "Line length", {"columns": 3}, [BD, HD, MC]),
+    # (not black's current_style.md in 3 columns: its code lines overrun the columns, no reader can be right)
+    ("pip-docs-research-3col", "pip", P + "ux-research-design/research-results/improving-pips-documentation.md", None, {"columns": 3}, [BD, HD, MC]),
     ("pip-guidance-3col", "pip", P + "ux-research-design/guidance.md", None, {"columns": 3}, [BD, HD, MC]),
     ("sympy-gfunctions", "sympy", S + "modules/integrals/g-functions.rst", "Polar Numbers", {}, [BD, MA, HD]),
     ("sympy-gfunctions-2col", "sympy", S + "modules/integrals/g-functions.rst", "Applying the Integral", {"columns": 2, "numbered": True}, [BD, MA, MC, HD]),
