@@ -35,6 +35,7 @@ import hashlib
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 import tarfile
@@ -149,18 +150,22 @@ def one_page(pdf: bytes, page: int) -> bytes:
     out.save(buf)
     out.close()
     src.close()
-    return buf.getvalue()
+    # PDFium writes a fresh file /ID on each save; zeros of the same length give the same bytes
+    # each build (offsets unchanged: the ID is in the trailer).
+    return re.sub(rb"/ID\s*\[<([0-9A-Fa-f]+)><([0-9A-Fa-f]+)>\]", _zero_id, buf.getvalue())
+
+
+def _zero_id(m: re.Match[bytes]) -> bytes:
+    return b"/ID[<" + b"0" * len(m.group(1)) + b"><" + b"0" * len(m.group(2)) + b">]"
 
 
 def image_pdf(image, dpi: float) -> bytes:
     """``image`` as an image-only PDF page of its size at ``dpi`` (no text layer)."""
     import time
 
-    fixed = time.gmtime(1700000000)  # Pillow stamps the time of saving otherwise: same bytes each build
+    fixed = time.gmtime(1700000000)  # else Pillow stamps the time of saving: same bytes each build
     buf = io.BytesIO()
-    image.convert("RGB").save(
-        buf, "PDF", resolution=float(dpi), creationDate=fixed, modDate=fixed
-    )
+    image.convert("RGB").save(buf, "PDF", resolution=float(dpi), creationDate=fixed, modDate=fixed)
     return buf.getvalue()
 
 
