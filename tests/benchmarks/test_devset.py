@@ -133,3 +133,28 @@ def test_scorer_runs_end_to_end_on_one_built_page(tmp_path, monkeypatch, capsys)
     )
     assert heldout.main() == 0  # the saved output re-scored, no engine run
     assert capsys.readouterr().out == printed
+
+
+def _build_module():
+    """benchmarks/devset/build.py, loaded by path (a pip package is also called ``build``)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("devset_build", DEVSET / "build.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_scans_and_taken_pages_are_the_same_bytes_each_build() -> None:
+    from PIL import Image, ImageDraw
+
+    build = _build_module()
+    page = Image.new("L", (400, 300), 255)
+    ImageDraw.Draw(page).text((40, 40), "Same pixels, same bytes", fill=0)
+    pdf = build.image_pdf(page, 100)
+    assert build.one_page(pdf, 1) == build.one_page(pdf, 1)  # PDFium's fresh /ID zeroed
+    scan = build.rasterise(pdf, 150, 2.0, 0.003, seed=7)
+    assert scan == build.rasterise(pdf, 150, 2.0, 0.003, seed=7)
+    assert scan != build.rasterise(pdf, 150, 2.0, 0.003, seed=8)
+    assert build.page_count(scan) == 1
