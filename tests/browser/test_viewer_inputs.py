@@ -67,3 +67,17 @@ def test_the_page_is_in_view_after_an_upload_and_every_file_shows(
     expect(chips.first).to_be_hidden()  # the expander closed again
     assert picture.bounding_box()["y"] < height - PAGE_IN_VIEW
     assert page.js_errors == []
+
+
+def test_the_batch_uploader_shows_every_file(fake_app_url: str, page: Any) -> None:
+    """Runs → Batch's uploader: eight files, none clipped."""
+    page.set_viewport_size({"width": 1100, "height": 800})
+    page.goto(fake_app_url + "/runs")
+    page.get_by_text("Batch: process many documents as one run").click()
+    page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(PDFS[:8])
+    chips = page.get_by_test_id("stFileChip")
+    expect(chips).to_have_count(8)
+    app_state.idle(page)
+    assert not _clipped(page, "stFileChips")
+    assert not _clipped(page, "stFileUploaderDropzone")
+    assert page.js_errors == []

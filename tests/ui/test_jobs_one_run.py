@@ -90,3 +90,20 @@ def test_a_deleted_run_is_saved_again_from_what_is_shown(board: Board, tmp_path:
     assert (new.pages, new.status) == (4, "done") and new.id != old.id
     assert board.progress("tab1").runs == {(d.sha256, f"k{id(eng)}"): new.id}
     assert len(eng.order) == calls
+
+
+def test_a_document_done_in_another_tab_names_its_run_in_this_one(
+    board: Board, tmp_path: Path
+) -> None:
+    """Every page of the file was done in a first tab (cached and saved): the second tab has
+    nothing to process, yet it names the run holding them ("Saved as run X", the Viewer's
+    HTML, ZIP and COCO downloads), where it said "none is saved"."""
+    eng, d = Recording(), doc_ask()
+    board.ask("tab1", ask(eng, d, focus=1, store=tmp_path))
+    assert board.wait_idle(60)
+    [run] = RunStore(tmp_path).list()
+    calls = len(eng.order)
+    board.ask("tab2", ask(eng, d, focus=1, store=tmp_path))
+    assert board.wait_idle(60)
+    assert len(eng.order) == calls and len(RunStore(tmp_path).list()) == 1
+    assert board.progress("tab2").runs == {(d.sha256, f"k{id(eng)}"): run.id}

@@ -26,6 +26,7 @@ from workbench.runs.store import RunStore
 from workbench.schema import PageResult, RunStatus
 from workbench.settings import Settings
 from workbench.ui import state
+from workbench.ui.inputs import show_every_file
 from workbench.ui.job_runs import keep_original
 from workbench.ui.runs_common import engine_choices, get_store
 
@@ -168,6 +169,7 @@ def render() -> None:
     uploads = []
     folder = ""
     if source == "Upload files":
+        show_every_file("batch_files")
         uploads = (
             st.file_uploader(
                 "Documents for the batch",

@@ -211,13 +211,9 @@ def compare_pair(reader_a: RunReader, doc_a: str, reader_b: RunReader, doc_b: st
     with st.container(border=True):
         # One flowing row: it wraps on narrow screens instead of clipping labels.
         with st.container(horizontal=True, vertical_alignment="bottom", gap="medium"):
-            st.selectbox(
-                "Page",
-                pages,
-                key=PAGE,
-                format_func=lambda p: f"{p} of {len(pages)}",
-                width=140,
-            )
+            # The count in the label, not in the options: after Run A changed to a document
+            # with more pages, the box still read "1 of 1" (the browser kept the old text).
+            st.selectbox(f"Page (of {len(pages)})", pages, key=PAGE, width=140)
             zoom = zoom_control(ZOOM)
             st.toggle(
                 "All label tags",

@@ -49,6 +49,11 @@ _CHIPS_CSS = (
 )
 
 
+def show_every_file(key: str) -> None:
+    """The file list of the uploader with widget key ``key`` at full height (no clipped chips)."""
+    st.html(_CHIPS_CSS.format(key=key))
+
+
 def _inputs_open(held: int) -> None:
     """The Documents expander: open while nothing is loaded, closed when files are added (the
     page then starts within the first screen at 1100×800); otherwise as the user left it."""
@@ -72,7 +77,7 @@ def input_widgets() -> tuple[list[LoadedFile], str]:
         key=state.VIEWER_INPUTS_OPEN.key,
         on_change="rerun",
     ):
-        st.html(_CHIPS_CSS.format(key=state.VIEWER_UPLOADS.key))
+        show_every_file(state.VIEWER_UPLOADS.key)
         uploads = st.file_uploader(
             "Drop PDFs or images (PNG, JPEG, TIFF, WebP, BMP)",
             type=UPLOAD_TYPES,

@@ -19,7 +19,7 @@ Nothing here calls Streamlit.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from workbench.documents import Document
 from workbench.errors import PlanError, StoreError
@@ -29,12 +29,24 @@ from workbench.pipeline.runner import RunJob, run_info
 from workbench.runs.store import RunStore
 from workbench.schema import PageResult
 from workbench.ui.job_parts import Task
+from workbench.ui.job_records import Ask
 
 RunKey = tuple[str, str, str]  # (document sha256, engine key, store root)
 
 
 def run_key(task: Task) -> RunKey:
     return (task.doc.sha256, task.ask.ekey, str(task.ask.store_root))
+
+
+def shared_runs(shared: Mapping[RunKey, RunJob], ask: Ask) -> dict[tuple[str, str], str]:
+    """The open runs (``shared``, whichever tab opened them) of the documents ``ask`` holds:
+    a tab asking for a document done in another has nothing to process, yet names its run."""
+    out = {}
+    for d in ask.docs:
+        job = shared.get((d.sha256, ask.ekey, str(ask.store_root)))
+        if job is not None and job.path.is_dir():
+            out[(d.sha256, ask.ekey)] = job.run_id
+    return out
 
 
 def keep_original(store: RunStore, doc: Document) -> None:

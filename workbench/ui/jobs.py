@@ -58,7 +58,7 @@ from workbench.ui.job_parts import (
     waiting,
 )
 from workbench.ui.job_records import Ask, DocAsk, Progress
-from workbench.ui.job_runs import RunKey, open_run, record_cached, run_key
+from workbench.ui.job_runs import RunKey, open_run, record_cached, run_key, shared_runs
 from workbench.ui.results import ResultCache, results
 
 #: Seconds one session may keep the engine while another waits (then it stops after the page
@@ -101,7 +101,7 @@ class Board(SessionControls):
                 old.version += 1
             else:
                 old.ask = ask
-            for key, run_id in ask.runs:
+            for key, run_id in [*ask.runs, *shared_runs(self._shared, ask).items()]:
                 old.runs.setdefault(key, run_id)
             old.seen = time.monotonic()
             self._start()
