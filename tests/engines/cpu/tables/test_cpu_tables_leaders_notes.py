@@ -1,0 +1,105 @@
+"""Dot leaders, notes under a table and the TEDS helper, without models (issue 23): each case
+is the geometry a real page gives (the Census Bureau's census_12s0324.pdf: "Total . . . .
+11,062.6", "Source: U.S. Department ..." under the table; test_cpu_tables_issue23.py reads
+the page itself)."""
+
+from __future__ import annotations
+
+from tests.engines.cpu.tables.teds import parse_tables, table, teds
+from workbench.engines.cpu.boxes import LayoutBox, Line, Word
+from workbench.engines.cpu.page import Page
+from workbench.engines.cpu.tables.fragments import _before_leader, find_tables, fragments
+from workbench.engines.cpu.tables.notes import table_notes
+
+
+def _words(y: float, *items: tuple[str, float]) -> Line:
+    """A text-layer line of words, each (text, left x), 7 px a character, 12 px high."""
+    words = [Word(t, (x, y, x + 7 * len(t), y + 12), 100.0) for t, x in items]
+    box = (words[0].box[0], y, words[-1].box[2], y + 12)
+    return Line(" ".join(w.text for w in words), box, 100.0, "text_layer", words, size=12.0)
+
+
+def test_spaced_dot_leader_ends_the_label_and_is_dropped():
+    # "Total . . . . 11,062.6": the dots are words of their own, set closer than join_gap
+    dots = [(".", 60.0 + 6 * k) for k in range(8)]
+    line = _words(0, ("Total", 20.0), *dots, ("11,062.6", 112.0), ("1,540.0", 200.0))
+    assert [t for t, _ in fragments([line])] == ["Total", "11,062.6", "1,540.0"]
+
+
+def test_fused_dot_leader_splits_label_from_its_first_figure():
+    # "Net sales........1,234": label, leader and figure in one word (no gap to split at)
+    line = _words(0, ("Net", 20.0), ("sales........1,234", 48.0), ("1,100", 220.0))
+    frags = fragments([line])
+    assert [t for t, _ in frags] == ["Net sales", "1,234", "1,100"]
+    label, figure = frags[0][1], frags[1][1]
+    assert label[2] < figure[0]  # the figure's box lies right of the label's
+
+
+def test_ocr_line_with_a_leader_is_two_cells():
+    line = Line("Cost of sales ..........  812", (20, 0, 300, 12), 90.0, "rapidocr")
+    assert [t for t, _ in fragments([line])] == ["Cost of sales", "812"]
+
+
+def test_label_keeps_an_abbreviation_but_not_the_leaders_first_dot():
+    assert _before_leader("Forcible rape.") == "Forcible rape"
+    assert _before_leader("Sex offenses 1.") == "Sex offenses 1"
+    assert _before_leader("possessing, etc..") == "possessing, etc."
+    assert _before_leader("possessing, etc.") == "possessing, etc."
+
+
+def test_dot_leader_rows_are_found_as_a_table():
+    # a statement set with leaders and no ruling, each label fused with its first figure
+    # ("Net sales........1,234"): before the leader split a row was two cells, no table
+    rows = [
+        ("Net sales", "1,234", "1,100"),
+        ("Cost of sales", "812", "790"),
+        ("Gross", "422", "310"),
+    ]
+    lines = [
+        _words(30.0 * k, (f"{a}{'.' * 12}{b}", 20.0), (c, 330.0))
+        for k, (a, b, c) in enumerate(rows)
+    ]
+    assert len(find_tables(lines)) == 1
+
+
+def _page(lines: list[Line], box: tuple[float, float, float, float]) -> Page:
+    page = Page(1000, 1000, lines, 12.0, [LayoutBox("table", box, 0.9)])
+    page.members = {0: list(lines)}
+    return page
+
+
+def _body(y: float, label: str) -> list[Line]:
+    return [_words(y, (label, 100.0)), _words(y, ("10.0", 400.0)), _words(y, ("9.1", 600.0))]
+
+
+def test_source_and_footnotes_under_a_table_leave_it():
+    body = _body(0, "Total") + _body(20, "Violent crime") + _body(40, "Runaways")
+    note = _words(64, ("–", 110.0), ("Represents", 125.0), ("zero.", 210.0), ("X", 260.0))
+    source = _words(84, ("Source:", 110.0), ("U.S.", 170.0), ("Department", 210.0))
+    page = table_notes(_page([*body, note, source], (90, 0, 640, 100)))
+    assert page.members[0] == body
+    assert [[ln.text for ln in page.members[k]] for k in (1, 2)] == [[note.text], [source.text]]
+    assert [b.native for b in page.layout] == ["table", "table_note", "table_note"]
+    assert page.layout[0].box[3] <= note.box[1]
+
+
+def test_a_tables_last_row_stays():
+    # a last row alone in its band but short and unmarked ("Other") is the table's own
+    body = _body(0, "Total") + _body(20, "Violent crime") + [_words(40, ("Other", 100.0))]
+    page = table_notes(_page(body, (90, 0, 640, 60)))
+    assert page.members[0] == body and len(page.layout) == 1
+
+
+def test_teds_is_one_for_the_same_table_and_falls_with_a_spurious_column():
+    truth = table([["Offense", "Total"], ["Robbery", "102.1"]])
+    assert teds(table([["Offense", "Total"], ["Robbery", "102.1"]]), truth) == 1.0
+    shifted = table([["", "Offense", "Total"], ["Robbery", "", "102.1"]])
+    assert teds(shifted, truth) < 0.8
+    assert teds(None, truth) == 0.0
+
+
+def test_teds_reads_pipe_and_html_tables_alike():
+    md = '| a | b |\n|---|---|\n| 1 | 2 |\n\ntext\n\n<table><tr><th colspan="2">G</th></tr></table>'
+    pipe, html = parse_tables(md)
+    assert teds(pipe, table([["a", "b"], ["1", "2"]])) == 1.0
+    assert teds(html, table([[("G", 1, 2)]])) == 1.0
