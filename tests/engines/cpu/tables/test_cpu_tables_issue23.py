@@ -5,6 +5,12 @@ text layer and through OCR of the rendered page (what a scan gets).
 run into dot leaders ("Total . . . . 11,062.6"), with notes and the source printed under the
 first ("– Represents zero. ...", "Source: U.S. Department of Justice ..."). Truth:
 ``tests/data/tables_truth/census_12s0324.p1.*.html``, from the page's own text layer.
+
+``tables_paper.pdf`` (pdfLaTeX, source ``tables_paper.tex``): a booktabs table with a group
+header row and a two-line head, over which the layout model drew an "equation" box; a cost
+table set with dot leaders (dotfill); four labels with one figure each, no rules.
+``receipt_grocery_scan.pdf``: a receipt page image (no text layer): items and totals,
+label on the left, amount on the right, the shop's name centred above.
 """
 
 from __future__ import annotations
@@ -57,3 +63,25 @@ def test_census_tables_leaders_dropped_notes_left_out(engine, mode, floor):
     assert all(s >= floor for s in _scores(regions, "census_12s0324")), _scores(
         regions, "census_12s0324"
     )
+
+
+@pytest.mark.parametrize(("mode", "floor"), [("auto", 0.95), ("never", 0.9)])
+def test_paper_tables_found_with_their_structure(engine, mode, floor):
+    """Before: the booktabs table was one paragraph (text layer), the label/figure list two
+    paragraphs ("Annotators Documents annotated ..." then "14 3,920 ..."), TEDS 0 / 0 / 0
+    through the text layer; the OCR'd leader made a column of its own."""
+    regions = _read(engine, "tables_paper.pdf", mode)
+    tables = [r for r in regions if r.label is Label.TABLE]
+    assert len(tables) == 3
+    assert all(s >= floor for s in _scores(regions, "tables_paper")), _scores(
+        regions, "tables_paper"
+    )
+
+
+def test_receipt_items_beside_their_amounts(engine):
+    """A receipt scan: each item and total is a row with its amount (reading order kept);
+    the shop's name and address above and the closing line below are not rows."""
+    regions = _read(engine, "receipt_grocery_scan.pdf", "never")
+    (table,) = [r for r in regions if r.label is Label.TABLE]
+    assert "GROCERY" not in table.text and "Thank you" not in table.text
+    assert _scores(regions, "receipt_grocery_scan")[0] >= 0.95

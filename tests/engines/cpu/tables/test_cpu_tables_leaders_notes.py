@@ -6,10 +6,13 @@ the page itself)."""
 from __future__ import annotations
 
 from tests.engines.cpu.tables.teds import parse_tables, table, teds
-from workbench.engines.cpu.boxes import LayoutBox, Line, Word
+from workbench.engines.cpu.boxes import LayoutBox, Line, Word, union_all
 from workbench.engines.cpu.page import Page
+from workbench.engines.cpu.tables.boxes import aligned_tables
 from workbench.engines.cpu.tables.fragments import _before_leader, find_tables, fragments
+from workbench.engines.cpu.tables.grid import build
 from workbench.engines.cpu.tables.notes import table_notes
+from workbench.engines.cpu.tables.pairs import find_pairs
 
 
 def _words(y: float, *items: tuple[str, float]) -> Line:
@@ -103,3 +106,69 @@ def test_teds_reads_pipe_and_html_tables_alike():
     pipe, html = parse_tables(md)
     assert teds(pipe, table([["a", "b"], ["1", "2"]])) == 1.0
     assert teds(html, table([[("G", 1, 2)]])) == 1.0
+
+
+def _pairs(rows: list[tuple[str, str]], value_x: float = 300.0) -> list[Line]:
+    return [_words(20.0 * k, (a, 20.0), (b, value_x)) for k, (a, b) in enumerate(rows)]
+
+
+def test_labels_beside_their_figures_are_a_two_column_table():
+    """The geometry of tables_paper.pdf's last table: four labels, one figure each, set two
+    columns apart (the layout model boxed labels and figures apart: two paragraphs)."""
+    rows = [("Annotators", "14"), ("Documents annotated", "3,920"), ("Hours per doc", "0.63")]
+    lines = _pairs(rows)
+    assert find_pairs(lines) == [union_all([ln.box for ln in lines])]
+    # keys with a colon take any value (a receipt's or a form's "Date: 12/03/2024")
+    keys = _pairs([("Date:", "12/03/2024"), ("Cashier:", "Ann"), ("Subtotal:", "11.20")])
+    assert len(find_pairs(keys)) == 1
+
+
+def test_prose_contents_and_short_runs_are_not_pair_tables():
+    # page numbers in order: a table of contents
+    assert find_pairs(_pairs([("Introduction", "1"), ("Methods", "4"), ("Results", "9")])) == []
+    # a word gap, not a column gap
+    close = [_words(20.0 * k, ("Total", 20.0), ("12", 70.0)) for k in range(4)]
+    assert find_pairs(close) == []
+    assert find_pairs(_pairs([("Annotators", "14"), ("Documents", "3,920")])) == []
+
+
+def test_a_formula_box_over_a_found_table_gives_way_to_it():
+    """tables_paper.pdf: the layout model drew an "equation" box (0.52) over the booktabs
+    table it also boxed as a table (0.9); the equation box took every line of the table."""
+    rows = [("Baseline CRF", "1.2", "88.4"), ("BiLSTM", "8.7", "91.3"), ("Small", "22.1", "92.6")]
+    lines = [
+        _words(20.0 * k, (a, 20.0), (b, 200.0), (c, 300.0)) for k, (a, b, c) in enumerate(rows)
+    ]
+    t = union_all([ln.box for ln in lines])
+    boxes = [LayoutBox("table", t, 0.9), LayoutBox("equation", t, 0.52), LayoutBox("text", t, 0.9)]
+    assert [b.native for b in aligned_tables(boxes, lines)] == ["table", "text"]
+    # a table the model missed under a picture box: the picture goes, the table is found
+    out = aligned_tables([LayoutBox("figure", t, 0.8)], lines)
+    assert [b.native for b in out] == ["aligned_table"]
+
+
+def test_a_sparse_headless_column_joins_the_cell_on_its_left():
+    """A dot leader OCR'd as letters in one row ("Storage cooiiiiiiii") made a column of its
+    own, empty in every other row: the figures stay under their year heads."""
+    frags = [("2024", (300.0, 0.0, 340.0, 12.0)), ("2023", (400.0, 0.0, 440.0, 12.0))]
+    for k, label in enumerate(["Compute", "Storage", "Data", "Annotation", "Total"]):
+        y = 20.0 * (k + 1)
+        frags += [(label, (20.0, y, 90.0, y + 12)), ("310", (310.0, y, 340.0, y + 12))]
+        frags += [("288", (410.0, y, 440.0, y + 12))]
+    frags.append(("cooiiii", (150.0, 40.0, 220.0, 52.0)))
+    rows = build(frags).rows()
+    assert rows[0] == ["", "2024", "2023"]
+    assert rows[2] == ["Storage cooiiii", "310", "288"]
+
+
+def test_titles_centred_over_a_table_leave_its_top():
+    """A receipt boxed whole as one table: the shop's name and address, centred lines alone
+    in their rows, go to a box above; the items stay."""
+    # the items run from x 100 to 621: both title lines are centred on 364
+    name = _words(0, ("HARBOR", 310.0), ("GROCERY", 370.0))
+    address = _words(20, ("118", 290.0), ("Harbor", 320.0), ("Lane", 370.0), ("ME", 424.0))
+    items = _body(40, "Whole milk") + _body(60, "Sourdough") + _body(80, "Eggs")
+    page = table_notes(_page([name, address, *items], (90, 0, 640, 100)))
+    assert page.members[0] == items
+    assert [ln.text for ln in page.members[1]] == [name.text, address.text]
+    assert page.layout[0].box[1] >= address.box[3]

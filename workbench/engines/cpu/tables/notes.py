@@ -7,6 +7,11 @@ table's bottom up, each row of lines (vertical overlap) that is a note goes to a
 its own under the table (native label ``table_note``; a new one at each note mark, so that
 "1 Buying ..." and "Source: ..." stay two paragraphs), and the table's box ends above them.
 
+Likewise from the top down: lines alone in their row, centred on the whole table (within
+``CENTRE`` of its width), narrower than it and not mostly numbers are titles set above it
+(a receipt's shop name and address, which the layout model boxed with the items as one
+table): they go to a text box above the table.
+
 A row is a note when it is one line alone in its row, starting at the table's left edge
 (within ``EDGE`` of the table's width: notes are often indented), with no more than a third
 of its words numbers, and either prose across the table (``NOTE_WORDS`` words or more, over
@@ -28,6 +33,8 @@ from workbench.schema import Label
 NOTE_WORDS = 6  # fewer words and no note mark: a table row (a label wrapped to its own line)
 WIDE = 0.4  # a note without a mark runs over this share of the table's width
 EDGE = 0.1  # a note starts this close (share of the table's width) to its left edge
+CENTRE = 0.08  # a title line's centre this close (share of the width) to the table's centre
+WIDE_HEAD = 0.9  # ... and narrower than this share of it (a full-width line is a row)
 _MARK = re.compile(r"^(?:(?:Sources?|Notes?|NOTES?|SOURCES?)\b|[*†‡§¶#a-z0-9¹²³⁴-⁹–—-]\s+[A-Z(\[])")
 
 
@@ -39,15 +46,19 @@ def table_notes(page: Page) -> Page:
         group = members.get(k)
         if canonical(b.native) is not Label.TABLE or not group or len(group) < 3:
             continue
-        notes = _notes(group)
-        if not notes or len(notes) == len(group):
+        notes, heads = _notes(group), _heads(group)
+        if (not notes and not heads) or len(notes) + len(heads) >= len(group) - 1:
             continue
-        keep = [ln for ln in group if not any(ln is n for n in notes)]
+        keep = [ln for ln in group if not any(ln is n for n in notes + heads)]
         members[k] = keep
-        x0, y0, x1, _ = b.box
-        top = min(ln.box[1] for ln in notes)
+        x0, y0, x1, y1 = b.box
+        top = min([ln.box[1] for ln in notes] + [y1])
         bottom = max(ln.box[3] for ln in keep)
-        layout[k] = LayoutBox(b.native, (x0, y0, x1, min(top, max(bottom, y0))), b.score)
+        start = max([ln.box[3] for ln in heads] + [y0])
+        layout[k] = LayoutBox(b.native, (x0, start, x1, min(top, max(bottom, start))), b.score)
+        if heads:
+            layout.append(LayoutBox("table_note", union_all([ln.box for ln in heads]), b.score))
+            members[len(layout) - 1] = sorted(heads, key=lambda ln: ln.box[1])
         for part in _paragraphs(notes):
             layout.append(LayoutBox("table_note", union_all([ln.box for ln in part]), b.score))
             members[len(layout) - 1] = part
@@ -65,6 +76,27 @@ def _notes(group: list[Line]) -> list[Line]:
         if len(row) != 1 or not _is_note(row[0], left, width):
             break
         out.append(row[0])
+    return out
+
+
+def _heads(group: list[Line]) -> list[Line]:
+    """The lines at the top of ``group`` that are centred titles over the whole table."""
+    left = min(ln.box[0] for ln in group)
+    right = max(ln.box[2] for ln in group)
+    width = max(right - left, 1.0)
+    out: list[Line] = []
+    for row in _rows(group)[:-1]:
+        ln = row[0]
+        centre = (ln.box[0] + ln.box[2]) / 2
+        words = ln.text.split()
+        if (
+            len(row) != 1
+            or abs(centre - (left + right) / 2) > CENTRE * width
+            or ln.box[2] - ln.box[0] > WIDE_HEAD * width
+            or 3 * sum(is_numeric(w) for w in words) > len(words)
+        ):
+            break
+        out.append(ln)
     return out
 
 
