@@ -9,6 +9,8 @@ first ("– Represents zero. ...", "Source: U.S. Department of Justice ..."). Tr
 ``tables_paper.pdf`` (pdfLaTeX, source ``tables_paper.tex``): a booktabs table with a group
 header row and a two-line head, over which the layout model drew an "equation" box; a cost
 table set with dot leaders (dotfill); four labels with one figure each, no rules.
+``tables_stacked.pdf`` (pdfLaTeX, source beside it): two statements set with dot leaders,
+stacked with a heading and a blank gap between them, under a paragraph.
 ``receipt_grocery_scan.pdf``: a receipt page image (no text layer): items and totals,
 label on the left, amount on the right, the shop's name centred above.
 """
@@ -92,3 +94,11 @@ def test_receipt_items_beside_their_amounts(engine):
     start = got.index(want[0])
     assert got[start : start + len(want)] == want
     assert _scores(regions, "receipt_grocery_scan")[0] >= 0.8
+
+
+def test_stacked_statements_are_two_tables(engine):
+    """Before: one table over both statements, whose first half the text box above kept as a
+    paragraph of labels, leaders and figures (TEDS 0 for the first statement)."""
+    regions = _read(engine, "tables_stacked.pdf", "auto")
+    assert len([r for r in regions if r.label is Label.TABLE]) == 2
+    assert all(s == 1.0 for s in _scores(regions, "tables_stacked"))

@@ -172,3 +172,28 @@ def test_titles_centred_over_a_table_leave_its_top():
     assert page.members[0] == items
     assert [ln.text for ln in page.members[1]] == [name.text, address.text]
     assert page.layout[0].box[1] >= address.box[3]
+
+
+def test_two_stacked_statements_are_two_tables_and_prose_around_them_stays():
+    """tables_stacked.pdf's geometry: "Revenue" rows, a heading, a blank gap, "Expenses"
+    rows; the layout model boxed the first statement with the paragraph above as one text
+    box. Before, find_tables joined both statements over the heading into one table and the
+    text box kept the first one's lines: a paragraph of "Grants received . . . 412,000 ...".
+    """
+
+    def rows(y0: float, labels: list[str]) -> list[Line]:
+        return [
+            _words(y0 + 20.0 * k, (a, 20.0), ("41,000", 250.0), ("39,800", 330.0))
+            for k, a in enumerate(labels)
+        ]
+
+    first = rows(100.0, ["Grants", "Dues", "Fees", "Total"])
+    heading = _words(200.0, ("Expenses", 20.0))
+    second = rows(240.0, ["Salaries", "Travel", "Rent", "Total"])
+    found = find_tables([*first, heading, *second])
+    assert found == [union_all([ln.box for ln in first]), union_all([ln.box for ln in second])]
+    prose = _words(60.0, ("The", 20.0), ("statements", 50.0), ("below", 130.0))
+    text = LayoutBox("text", union_all([prose.box, *[ln.box for ln in first]]), 0.9)
+    out = aligned_tables([text], [prose, *first])
+    assert [b.native for b in out] == ["text", "aligned_table"]
+    assert out[0].box[3] <= first[0].box[1]  # the text box keeps the part above the table

@@ -3,7 +3,8 @@
 * :func:`aligned_tables`: tables the layout model missed, found from the words' alignment
   (:func:`frag.find_tables`; two-column ones: :func:`.pairs.find_pairs`), become
   ``aligned_table`` boxes; text, formula and picture boxes mostly inside one are dropped so
-  that its lines go to the table. Where the model found the table but also drew a formula or
+  that its lines go to the table, and a text box that holds one keeps only its parts above
+  and below it. Where the model found the table but also drew a formula or
   picture box over it, or drew such a box over a table it missed (IoU 0.7 or more: a
   booktabs table in a paper read as an "equation" that took its lines), the alignment
   decides: that box is dropped.
@@ -17,7 +18,7 @@ from __future__ import annotations
 
 import re
 
-from workbench.engines.cpu.boxes import LayoutBox, Line, cover, iou
+from workbench.engines.cpu.boxes import Box, LayoutBox, Line, cover, iou
 from workbench.engines.cpu.layout.detect import canonical
 from workbench.engines.cpu.tables import fragments as frag
 from workbench.engines.cpu.tables.pairs import find_pairs
@@ -57,8 +58,19 @@ def aligned_tables(boxes: list[LayoutBox], lines: list[Line]) -> list[LayoutBox]
                 and cover(b.box, t) >= 0.8
             )
         ]
+        boxes = [p for b in boxes for p in _around(b, t)]
         boxes.append(LayoutBox("aligned_table", t, 0.5))
     return boxes
+
+
+def _around(b: LayoutBox, t: Box) -> list[LayoutBox]:
+    """A text box that holds the found table ``t`` (prose above or below it boxed with it as
+    one paragraph) keeps only its parts above and below the table."""
+    if b.native not in TEXT_BOXES or cover(t, b.box) < 0.8:
+        return [b]
+    x0, y0, x1, y1 = b.box
+    parts = [(x0, y0, x1, t[1]), (x0, t[3], x1, y1)]
+    return [LayoutBox(b.native, p, b.score) for p in parts if p[3] - p[1] > 1.0]
 
 
 def table_headers(boxes: list[LayoutBox], lines: list[Line]) -> list[LayoutBox]:

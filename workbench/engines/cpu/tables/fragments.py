@@ -20,7 +20,8 @@ table, or HTML when cells span).
 :func:`find_tables` finds tables the layout model missed, from alignment alone: runs of at
 least ``MIN_ROWS`` rows with ``MIN_CELLS`` or more fragments, the ones after the first mostly
 numeric (``178``, ``$1,234``, ``(5.2)``, ``12%``, ``—``), with at most one wrapped-label or section
-row between them, plus up to two header rows right above.
+row between them and no gap over ``SPLIT`` line heights (two statements stacked with a
+heading and some space between them are two tables), plus up to two header rows right above.
 """
 
 from __future__ import annotations
@@ -106,6 +107,7 @@ def _before_leader(text: str) -> str:
 
 
 MIN_ROWS = 3  # a table from alignment needs three rows of cells...
+SPLIT = 1.5  # rows further apart (× line height) than this belong to two stacked tables
 MIN_CELLS = 3  # ...of three cells each: two columns of words are often just two columns
 # a number with an optional unit of one or two letters ("3.71T", "78.7M", "2.5x", "12ms")
 _NUMERIC = re.compile(r"^[$€£¥(+\-−–]*\s*\d[\d,.]*(?:[A-Za-z×]{1,2})?\)?%?$|^[—–\-]$")
@@ -158,6 +160,8 @@ def find_tables(lines: list[Line]) -> list[Box]:
         end, gap = k, 0
         j = k + 1
         while j < len(rows):
+            if _apart(rows[j - 1], rows[j]):
+                break  # a blank line's height or more: the next table, stacked under this one
             if flags[j]:
                 end, gap = j, 0
             elif len(rows[j]) == 1 and gap == 0:
@@ -184,6 +188,11 @@ def find_tables(lines: list[Line]) -> list[Box]:
             )
         k = end + 1
     return found
+
+
+def _apart(above: list[Fragment], row: list[Fragment]) -> bool:
+    h = median([f[1][3] - f[1][1] for f in above], 1.0)
+    return min(f[1][1] for f in row) - max(f[1][3] for f in above) > SPLIT * h
 
 
 def rows_of(frags: list[Fragment]) -> list[list[Fragment]]:
