@@ -43,6 +43,7 @@ PASSES: tuple[Pass, ...] = (
     Pass("assign_lines", layout.assign),
     Pass("prose_formulas", formulas.prose_formulas),
     Pass("caption_tails", tables.caption_tails),
+    Pass("table_notes", tables.table_notes),  # notes under a table leave it (issue 23)
     Pass("text_figures", figures.text_figures),
     Pass("figure_ticks", figures.figure_ticks),
     # blocks

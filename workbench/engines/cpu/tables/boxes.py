@@ -1,8 +1,13 @@
 """Table boxes on a page, before lines are assigned to regions (two passes).
 
 * :func:`aligned_tables`: tables the layout model missed, found from the words' alignment
-  (:func:`frag.find_tables`), become ``aligned_table`` boxes; text boxes mostly inside one
-  are dropped so that its lines go to the table.
+  (:func:`frag.find_tables`; two-column ones: :func:`.pairs.find_pairs`), become
+  ``aligned_table`` boxes; text, formula and picture boxes mostly inside one are dropped so
+  that its lines go to the table, and a text box that holds one keeps only its parts above
+  and below it. Where the model found the table but also drew a formula or
+  picture box over it, or drew such a box over a table it missed (IoU 0.7 or more: a
+  booktabs table in a paper read as an "equation" that took its lines), the alignment
+  decides: that box is dropped.
 * :func:`table_headers`: a table box grows upward over the header lines set above its number
   columns (a "Year Ended December 31," spanning the year columns, a group header row
   "ReACT / Plan+Execute" over sub-columns) that the layout model left out; boxes inside the
@@ -13,27 +18,59 @@ from __future__ import annotations
 
 import re
 
-from workbench.engines.cpu.boxes import LayoutBox, Line, cover
+from workbench.engines.cpu.boxes import Box, LayoutBox, Line, cover, iou
 from workbench.engines.cpu.layout.detect import canonical
 from workbench.engines.cpu.tables import fragments as frag
+from workbench.engines.cpu.tables.pairs import find_pairs
 from workbench.schema import Label
 
 HEADER_WORDS = 6  # a header line above a table has at most this many words
 HEADER_INDENT = 0.15  # ... and its row starts this share of the table's width right of its edge
 LONE_INDENT = 0.45  # ... or this share when the row is one line (a centred title starts left)
 _CAPTION = re.compile(r"^(Table|Figure|Fig\.|Source|Note)\b", re.I)
+_NOT_TABLES = (Label.FORMULA, Label.FIGURE)
 TEXT_BOXES = {"text", "reference", "title", "FLOWING_TEXT", "HEADING_TEXT", "PULLOUT_TEXT"}
 
 
 def aligned_tables(boxes: list[LayoutBox], lines: list[Line]) -> list[LayoutBox]:
     """Tables the layout model missed (:func:`frag.find_tables`) become ``aligned_table``
-    boxes; text boxes mostly inside one are dropped so its lines go to the table."""
-    for t in frag.find_tables(lines):
-        if any(canonical(b.native) is Label.TABLE and cover(t, b.box) > 0.5 for b in boxes):
+    boxes; text boxes mostly inside one are dropped so its lines go to the table, and formula
+    or picture boxes drawn over a found table (the model's or this one) give way to it."""
+    for t in frag.find_tables(lines) + find_pairs(lines):
+        model = [
+            b.box for b in boxes if canonical(b.native) is Label.TABLE and cover(t, b.box) > 0.5
+        ]
+        tables = model or [t]
+        boxes = [
+            b
+            for b in boxes
+            if not (
+                canonical(b.native) in _NOT_TABLES and any(iou(b.box, m) >= 0.7 for m in tables)
+            )
+        ]
+        if model:
             continue
-        boxes = [b for b in boxes if not (b.native in TEXT_BOXES and cover(b.box, t) >= 0.8)]
+        boxes = [
+            b
+            for b in boxes
+            if not (
+                (b.native in TEXT_BOXES or canonical(b.native) in _NOT_TABLES)
+                and cover(b.box, t) >= 0.8
+            )
+        ]
+        boxes = [p for b in boxes for p in _around(b, t)]
         boxes.append(LayoutBox("aligned_table", t, 0.5))
     return boxes
+
+
+def _around(b: LayoutBox, t: Box) -> list[LayoutBox]:
+    """A text box that holds the found table ``t`` (prose above or below it boxed with it as
+    one paragraph) keeps only its parts above and below the table."""
+    if b.native not in TEXT_BOXES or cover(t, b.box) < 0.8:
+        return [b]
+    x0, y0, x1, y1 = b.box
+    parts = [(x0, y0, x1, t[1]), (x0, t[3], x1, y1)]
+    return [LayoutBox(b.native, p, b.score) for p in parts if p[3] - p[1] > 1.0]
 
 
 def table_headers(boxes: list[LayoutBox], lines: list[Line]) -> list[LayoutBox]:

@@ -20,7 +20,8 @@ table, or HTML when cells span).
 :func:`find_tables` finds tables the layout model missed, from alignment alone: runs of at
 least ``MIN_ROWS`` rows with ``MIN_CELLS`` or more fragments, the ones after the first mostly
 numeric (``178``, ``$1,234``, ``(5.2)``, ``12%``, ``—``), with at most one wrapped-label or section
-row between them, plus up to two header rows right above.
+row between them and no gap over ``SPLIT`` line heights (two statements stacked with a
+heading and some space between them are two tables), plus up to two header rows right above.
 """
 
 from __future__ import annotations
@@ -33,35 +34,80 @@ Fragment = tuple[str, Box]
 
 
 def fragments(lines: list[Line], join_gap: float = 0.9) -> list[Fragment]:
-    """Cell fragments from lines: RapidOCR lines as they are, Tesseract words merged by gap."""
+    """Cell fragments from lines: RapidOCR lines as they are, Tesseract words merged by gap;
+    a dot leader (:func:`_tokens`) ends a fragment and is dropped."""
     out: list[Fragment] = []
     for line in lines:
         if line.source == "rapidocr" or not line.words:
-            out.append((line.text, line.box))
+            out += [(t, b) for t, b, leader in _tokens(line.text, line.box) if not leader]
             continue
-        words = []
+        tokens: list[tuple[str, Box, bool]] = []
         for w in line.words:
             if line.size > 0 and w.box[3] - w.box[1] > 2 * line.size:
                 x0, y1, s = w.box[0], w.box[3], line.size  # rotated: stands on its foot
                 out.append((w.text, (x0, y1 - s, x0 + s, y1)))
             else:
-                words.append(w)
-        if not words:
-            continue
-        text, box = words[0].text, words[0].box
-        for w in words[1:]:
-            h = max(box[3] - box[1], w.box[3] - w.box[1], 1.0)
-            if w.box[0] - box[2] <= join_gap * h:
-                text += " " + w.text
-                box = (box[0], min(box[1], w.box[1]), w.box[2], max(box[3], w.box[3]))
+                tokens += _tokens(w.text, w.box)
+        text, box = "", (0.0, 0.0, 0.0, 0.0)
+        for t, b, leader in tokens:
+            if leader:  # "Total . . . . 11,062.6": the label ends here, the leader goes
+                if text:
+                    out.append((_before_leader(text), box))
+                text = ""
+                continue
+            h = max(box[3] - box[1], b[3] - b[1], 1.0)
+            if text and b[0] - box[2] <= join_gap * h:
+                text += " " + t
+                box = (box[0], min(box[1], b[1]), b[2], max(box[3], b[3]))
             else:
-                out.append((text, box))
-                text, box = w.text, w.box
-        out.append((text, box))
+                if text:
+                    out.append((text, box))
+                text, box = t, b
+        if text:
+            out.append((text, box))
     return [(t.strip(), b) for t, b in out if t.strip()]
 
 
+# a dot leader: three or more dots (".", "·", "…"), single spaces allowed between them, or a
+# word of dots alone ("." ". ." between a label and its figure, each dot a word of its own)
+_LEADER = re.compile(r"[.·…](?: ?[.·…]){2,}")
+_DOTS = re.compile(r"^[.·…]+$")
+
+
+def _tokens(text: str, box: Box) -> list[tuple[str, Box, bool]]:
+    """``text`` cut at its dot leaders: (piece, box, is_leader); boxes shared out by
+    characters (a word's or an OCR line's box holds no finer geometry)."""
+    if _DOTS.match(text.strip()):
+        return [(text, box, True)]
+    cuts = [(m.start(), m.end()) for m in _LEADER.finditer(text)]
+    if not cuts:
+        return [(text, box, False)]
+    x0, y0, x1, y1 = box
+    per = (x1 - x0) / max(len(text), 1)
+    out: list[tuple[str, Box, bool]] = []
+    at = 0
+    for a, b in [*cuts, (len(text), len(text))]:
+        if text[at:a].strip():
+            out.append((text[at:a], (x0 + at * per, y0, x0 + a * per, y1), False))
+        if b > a:
+            out.append((text[a:b], (x0 + a * per, y0, x0 + b * per, y1), True))
+        at = b
+    return out
+
+
+def _before_leader(text: str) -> str:
+    """A label as it stood before its leader: the leader's first dot, set against the last
+    word ("Forcible rape. . . .", "Sex offenses 1. . .", "etc.. . ."), is dropped; an
+    abbreviation's dot (a word of at most three letters and one dot: "etc.", "No.") is kept."""
+    last = text.split()[-1]
+    if not last.endswith("."):
+        return text
+    short = last.count(".") == 1 and last[:-1].isalpha() and len(last) <= 4
+    return text if short else text[:-1]
+
+
 MIN_ROWS = 3  # a table from alignment needs three rows of cells...
+SPLIT = 1.5  # rows further apart (× line height) than this belong to two stacked tables
 MIN_CELLS = 3  # ...of three cells each: two columns of words are often just two columns
 # a number with an optional unit of one or two letters ("3.71T", "78.7M", "2.5x", "12ms")
 _NUMERIC = re.compile(r"^[$€£¥(+\-−–]*\s*\d[\d,.]*(?:[A-Za-z×]{1,2})?\)?%?$|^[—–\-]$")
@@ -114,6 +160,8 @@ def find_tables(lines: list[Line]) -> list[Box]:
         end, gap = k, 0
         j = k + 1
         while j < len(rows):
+            if _apart(rows[j - 1], rows[j]):
+                break  # a blank line's height or more: the next table, stacked under this one
             if flags[j]:
                 end, gap = j, 0
             elif len(rows[j]) == 1 and gap == 0:
@@ -140,6 +188,11 @@ def find_tables(lines: list[Line]) -> list[Box]:
             )
         k = end + 1
     return found
+
+
+def _apart(above: list[Fragment], row: list[Fragment]) -> bool:
+    h = median([f[1][3] - f[1][1] for f in above], 1.0)
+    return min(f[1][1] for f in row) - max(f[1][3] for f in above) > SPLIT * h
 
 
 def rows_of(frags: list[Fragment]) -> list[list[Fragment]]:

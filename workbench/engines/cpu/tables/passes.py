@@ -8,7 +8,10 @@ is alone in its row, prose (``TAIL_WORDS`` words or more, over half the table wi
 directly under a caption or text box whose last line does not end a sentence goes back to
 that box, and the table's box starts below it.
 
-All three do nothing when the engine does not detect tables.
+``table_notes``: notes under a table ("Source: …", "Note: …", footnotes) leave it for a text
+box of their own (:mod:`.notes`).
+
+All four do nothing when the engine does not detect tables.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from __future__ import annotations
 from workbench.engines.cpu.boxes import LayoutBox
 from workbench.engines.cpu.layout.detect import canonical
 from workbench.engines.cpu.page import Page
-from workbench.engines.cpu.tables import boxes
+from workbench.engines.cpu.tables import boxes, notes
 from workbench.schema import Label
 
 TAIL_WORDS = 6  # fewer words: a header cell ("Total arrests"), not a sentence run on
@@ -34,6 +37,10 @@ def table_headers(page: Page) -> Page:
     if page.tables:
         page.layout = boxes.table_headers(page.layout, page.lines)
     return page
+
+
+def table_notes(page: Page) -> Page:
+    return notes.table_notes(page) if page.tables else page
 
 
 def caption_tails(page: Page) -> Page:
