@@ -150,9 +150,10 @@ def one_page(pdf: bytes, page: int) -> bytes:
     out.save(buf)
     out.close()
     src.close()
-    # PDFium writes a fresh file /ID on each save; zeros of the same length give the same bytes
-    # each build (offsets unchanged: the ID is in the trailer).
-    return re.sub(rb"/ID\s*\[<([0-9A-Fa-f]+)><([0-9A-Fa-f]+)>\]", _zero_id, buf.getvalue())
+    # PDFium stamps the time of saving and a fresh file /ID on each save: a fixed date and a
+    # zeroed ID of the same lengths give the same bytes each build (no offset moves).
+    data = re.sub(rb"/CreationDate\(D:\d{14}", b"/CreationDate(D:20231114221320", buf.getvalue())
+    return re.sub(rb"/ID\s*\[<([0-9A-Fa-f]+)><([0-9A-Fa-f]+)>\]", _zero_id, data)
 
 
 def _zero_id(m: re.Match[bytes]) -> bytes:
