@@ -24,7 +24,7 @@ Reads ``manifest.json`` beside this file. Every page becomes one single-page PDF
 
 The built PDF's sha256 is compared with the manifest's ``built_sha256``; a difference is
 reported, not fatal (another TeX Live or pdfium draws other bytes for the same page). Needs
-``pandoc`` and ``pdflatex`` (Debian: pandoc texlive-latex-base texlive-latex-recommended
+``pandoc`` and ``pdflatex`` (Debian: pandoc lmodern texlive-latex-base texlive-latex-recommended
 texlive-fonts-recommended) and network access to the package index for the sdists.
 """
 
