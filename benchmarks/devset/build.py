@@ -24,7 +24,7 @@ Reads ``manifest.json`` beside this file. Every page becomes one single-page PDF
 
 The built PDF's sha256 is compared with the manifest's ``built_sha256``; a difference is
 reported, not fatal (another TeX Live or pdfium draws other bytes for the same page). Needs
-``pandoc`` and ``pdflatex`` (Debian: pandoc texlive-latex-base texlive-latex-recommended
+``pandoc`` and ``pdflatex`` (Debian: pandoc lmodern texlive-latex-base texlive-latex-recommended
 texlive-fonts-recommended) and network access to the package index for the sdists.
 """
 
@@ -150,9 +150,10 @@ def one_page(pdf: bytes, page: int) -> bytes:
     out.save(buf)
     out.close()
     src.close()
-    # PDFium writes a fresh file /ID on each save; zeros of the same length give the same bytes
-    # each build (offsets unchanged: the ID is in the trailer).
-    return re.sub(rb"/ID\s*\[<([0-9A-Fa-f]+)><([0-9A-Fa-f]+)>\]", _zero_id, buf.getvalue())
+    # PDFium stamps the time of saving and a fresh file /ID on each save: a fixed date and a
+    # zeroed ID of the same lengths give the same bytes each build (no offset moves).
+    data = re.sub(rb"/CreationDate\(D:\d{14}", b"/CreationDate(D:20231114221320", buf.getvalue())
+    return re.sub(rb"/ID\s*\[<([0-9A-Fa-f]+)><([0-9A-Fa-f]+)>\]", _zero_id, data)
 
 
 def _zero_id(m: re.Match[bytes]) -> bytes:
