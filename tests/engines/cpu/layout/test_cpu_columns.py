@@ -28,6 +28,7 @@ LEFT = (
 RIGHT = (
     "hands cut off",
     "procession of monks",
+    "bespattered with rustic mire",  # a line Tesseract missed until the page was deskewed
     "pigs, and roosted in by poultry",
     "tumbrils of the Revolution",
     "tradesman in the light",
