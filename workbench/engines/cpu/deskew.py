@@ -21,6 +21,8 @@ crops still line up with the image the user gave. About 0.1 s a page on one core
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 from PIL import Image
@@ -113,6 +115,23 @@ def to_page(box: Box, angle: float, width: int, height: int) -> Box:
         min(float(width), max(xs)),
         min(float(height), max(ys)),
     )
+
+
+def read_square(
+    read: Callable[[Image.Image, dict[str, Any]], tuple[list[Region], dict[str, Any]]],
+    image: Image.Image,
+    trace: dict[str, Any],
+) -> tuple[list[Region], dict[str, Any]]:
+    """``read(image, trace)``, on the page turned square when it is skewed (``trace`` gets
+    ``deskew_degrees``; its boxes stay on the turned page), the regions mapped back onto the
+    page as given."""
+    angle = estimate(image)
+    if not angle:
+        return read(image, trace)
+    trace["deskew_degrees"] = angle
+    regions, trace = read(straighten(image, angle), trace)
+    w, h = image.size
+    return [region_to_page(r, angle, w, h) for r in regions], trace
 
 
 def region_to_page(region: Region, angle: float, width: int, height: int) -> Region:

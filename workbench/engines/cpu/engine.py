@@ -4,8 +4,7 @@ ships inside a wheel.
 
 Per page (all coordinates ``page_px`` of the request image):
 
-0. A page scanned 0.3-6° off square is turned square first (:mod:`.deskew`); its regions are
-   mapped back onto the page as given (the trace's boxes stay on the turned page).
+0. A page scanned 0.3-6° off square is read turned square, regions mapped back (:mod:`.deskew`).
 1. Tesseract reads the page (lines with word boxes and confidences) on a worker thread, while
    CDLA finds layout boxes and RapidOCR *detects* text lines once for the whole page (ONNX
    Runtime; tesserocr releases the GIL, so the two use both cores).
@@ -207,11 +206,7 @@ class CpuEngine:
             big = ImageOps.expand(image, PAD, fill="white")
             regions, trace = self._ocr(big, trace)
             return [unpad(r, PAD, w, h) for r in regions], trace
-        if angle := deskew.estimate(image):  # read square, boxes mapped back onto the page
-            trace["deskew_degrees"] = angle
-            regions, trace = self._ocr(deskew.straighten(image, angle), trace)
-            return [deskew.region_to_page(r, angle, w, h) for r in regions], trace
-        return self._ocr(image, trace)
+        return deskew.read_square(self._ocr, image, trace)
 
     def _ocr(
         self, image: Image.Image, trace: dict[str, Any]
