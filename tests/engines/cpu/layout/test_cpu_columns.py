@@ -124,3 +124,26 @@ def test_two_column_scan_reads_column_by_column(engine):
     for r in regions:  # no block spans the gutter (the page's middle tenth)
         assert r.bbox is not None
         assert r.bbox.x1 < 0.55 * w or r.bbox.x0 > 0.45 * w, (r.text[:60], r.bbox)
+
+
+# the three-column page (pip's UX guidance, rasterised): phrases of each column, top to bottom
+THREE = (
+    ("This section of the documentation", "At a high level, the UX research"),
+    ("See also", "There are many ways to engage users"),
+    ("in open source projects", "Surveys are great for collecting broad"),
+)
+COLUMN_SPANS = ((140, 620), (610, 1100), (1080, 1560))  # px at 200 DPI, gutters ~20 px
+
+
+@pytest.mark.slow
+def test_three_column_scan_reads_column_by_column_and_is_no_table(engine):
+    image = pdfium.PdfDocument(DATA / "scan_three_columns.pdf")[0].render(scale=200 / 72)
+    regions, _ = engine.configured(text_layer="never").analyze(image.to_pil().convert("RGB"))
+    md = " ".join(assemble_page(regions).split())
+    assert "|---" not in md and "<table>" not in md
+    at = [[md.find(p) for p in col] for col in THREE]
+    assert all(i >= 0 for col in at for i in col), at
+    assert at[0][1] < at[1][0] and at[1][1] < at[2][0], at  # column after column
+    for r in regions:  # each block inside one column
+        assert r.bbox is not None
+        assert any(lo <= r.bbox.x0 and r.bbox.x1 <= hi for lo, hi in COLUMN_SPANS), r.text[:60]
