@@ -19,6 +19,8 @@ class Word:
     text: str
     box: Box
     conf: float  # 0-100
+    # in a dictionary or confirmed by the other reader (readers.evidence); None: no evidence
+    known: bool | None = None
 
 
 @dataclass

@@ -4,6 +4,7 @@ ships inside a wheel.
 
 Per page (all coordinates ``page_px`` of the request image):
 
+0. A page scanned 0.3-6° off square is read turned square, regions mapped back (:mod:`.deskew`).
 1. Tesseract reads the page (lines with word boxes and confidences) on a worker thread, while
    CDLA finds layout boxes and RapidOCR *detects* text lines once for the whole page (ONNX
    Runtime; tesserocr releases the GIL, so the two use both cores).
@@ -17,9 +18,10 @@ Per page (all coordinates ``page_px`` of the request image):
    Tesseract word covers are read (score ≥ ``second.MISSED_SCORE``) and joined to their row.
 3. :mod:`compose` runs the passes (:mod:`.passes`): lines to ordered, labelled regions; each has the
    reader that produced it (``source``) and a confidence (0-1) from its lines'. On a page read
-   whole by RapidOCR, a line's confidence is the mean of RapidOCR's score and Tesseract's
-   median word confidence: RapidOCR scores handwritten gibberish high, Tesseract does not,
-   so an unreadable letter is flagged low confidence instead of passing as "ok".
+   whole by RapidOCR, a line's confidence is the geometric mean of RapidOCR's score and
+   Tesseract's median word confidence: RapidOCR scores handwritten gibberish high, Tesseract
+   does not; a block's is lowered by words neither a word list nor the other reader supports
+   (:mod:`.readers.evidence`): an unreadable letter is flagged, not passed as "ok".
 
 With a PDF text layer (``text_layer`` ``auto`` and :func:`pdftext.judge` trusts it, or
 ``only``), the layer's words replace OCR: layout from CDLA, OCR only for image objects the
@@ -51,12 +53,12 @@ from typing import Any
 from PIL import Image, ImageOps
 
 from workbench.engines.base import EngineOutput, PageRequest
-from workbench.engines.cpu import passes, signatures
+from workbench.engines.cpu import deskew, passes, signatures
 from workbench.engines.cpu.boxes import Box, Line, median
 from workbench.engines.cpu.compose import compose
 from workbench.engines.cpu.layout.detect import CdlaLayout, tesseract_blocks
 from workbench.engines.cpu.page import unpad
-from workbench.engines.cpu.readers import merge, pdftext, second
+from workbench.engines.cpu.readers import evidence, merge, pdftext, second
 from workbench.engines.cpu.readers.ocr import TesseractReader, load_optional
 from workbench.engines.cpu.readers.rapid import RapidReader
 from workbench.errors import EngineUnavailable
@@ -205,7 +207,7 @@ class CpuEngine:
             big = ImageOps.expand(image, PAD, fill="white")
             regions, trace = self._ocr(big, trace)
             return [unpad(r, PAD, w, h) for r in regions], trace
-        return self._ocr(image, trace)
+        return deskew.read_square(self._ocr, image, trace)
 
     def _ocr(
         self, image: Image.Image, trace: dict[str, Any]
@@ -217,6 +219,7 @@ class CpuEngine:
         layout = self.layout.detect(image) if self.layout is not None else []
         quads = self.rapid.detect(image) if self.rapid is not None else []
         lines, blocks = tess.result() if tess is not None else ([], [])
+        tess_lines = list(lines)  # Tesseract's own reading: what confirms RapidOCR's words
         if self.layout is None:
             layout = tesseract_blocks(blocks)
         conf = median([wd.conf for ln in lines for wd in ln.words], 0.0)
@@ -227,7 +230,7 @@ class CpuEngine:
             lines = self.rapid.recognize(image, quads)
             trace["reader"] = "rapidocr (page)"
             for ln in lines:  # Tesseract could not read the page: RapidOCR's own score is
-                ln.conf = (ln.conf + conf) / 2  # too sure of handwriting; both views count
+                ln.conf = (ln.conf * conf) ** 0.5  # too sure of handwriting; both views count
         else:
             trace["reader"] = "tesseract"
             if self.rapid is not None:
@@ -244,6 +247,7 @@ class CpuEngine:
         # ...but a closing ("Very truly yours,") that only the second reading found is a cue
         sigs = signatures.detect(image, first, layout, handwritten=bool(reread), later=lines)
         lines = merge.dedupe(lines)
+        evidence.confirm(lines, tess_lines)
         regions = compose(w, h, layout, lines, sigs, self.detect_tables, image, off=self.passes_off)
         trace["median_word_conf"] = round(conf, 1)
         trace["layout"] = [[b.native, _r(b.box), round(b.score, 3)] for b in layout]

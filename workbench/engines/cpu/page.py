@@ -22,6 +22,7 @@ import numpy as np
 from PIL import Image
 
 from workbench.engines.cpu.boxes import Box, LayoutBox, Line
+from workbench.engines.cpu.readers import evidence
 from workbench.schema import BBox, Label, Region
 
 
@@ -57,11 +58,14 @@ class Block:
 
     @property
     def confidence(self) -> float | None:
-        """Character-weighted mean line confidence, 0-1; None without printed text."""
+        """Character-weighted mean line confidence, 0-1, lowered by the share of words that
+        neither a dictionary nor the other reader supports (:func:`.readers.evidence.weigh`);
+        None without printed text."""
         n = sum(len(ln.text) for ln in self.printed)
         if not n:
             return None
-        return round(sum(ln.conf * len(ln.text) for ln in self.printed) / n / 100, 3)
+        conf = sum(ln.conf * len(ln.text) for ln in self.printed) / n / 100
+        return round(evidence.weigh(conf, self.printed), 3)
 
 
 @dataclass

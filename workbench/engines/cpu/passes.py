@@ -33,6 +33,7 @@ class Pass:
 PASSES: tuple[Pass, ...] = (
     # layout boxes, before lines are assigned
     Pass("dedupe_boxes", layout.dedupe_boxes),
+    Pass("column_gutters", layout.column_gutters),  # lines/boxes bridging two columns cut
     Pass("caption_boxes", figures.caption_boxes),
     Pass("aligned_tables", tables.aligned_tables),
     Pass("table_headers", tables.table_headers),

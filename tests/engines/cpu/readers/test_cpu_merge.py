@@ -87,3 +87,21 @@ def test_dedupe_keeps_each_word_once():
     assert [ln.text for ln in kept] == [whole.text, "C", elsewhere.text]
     different = Line("a wholly other reading", (140, 98, 700, 131), 85, "rapidocr")
     assert len(dedupe([whole, different])) == 2
+
+
+def test_columns_of_prose_lines_are_no_data_table():
+    # three justified columns of 12 lines: they grid into three columns as neatly as a table,
+    # but every fragment is a whole line of prose (~45 characters, 440 x 30 px)
+    prose = [
+        (50 + 480 * c, 100 + 40 * r, 490 + 480 * c, 130 + 40 * r)
+        for c in range(3)
+        for r in range(12)
+    ]
+    assert not is_data_table(prose)
+    # the same grid of short cells (figures, labels) is one
+    cells = [
+        (50 + 480 * c, 100 + 40 * r, 150 + 480 * c, 130 + 40 * r)
+        for c in range(3)
+        for r in range(12)
+    ]
+    assert is_data_table(cells)

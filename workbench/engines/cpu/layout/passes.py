@@ -3,6 +3,8 @@ given, boxes grown over their lines.
 
 * ``dedupe_boxes``: a box nearly duplicated by a higher-scoring box of the same label (text,
   reference and title count as one; the surer box grows over the other) is dropped.
+* ``column_gutters``: lines and prose boxes that bridge a column gutter are cut at it
+  (:mod:`.gutters`), so each column's lines land in that column's blocks.
 * ``assign_lines``: every line goes to the box holding the largest share of it (at least half;
   90 % counts as whole; the smaller box wins ties, so a caption inside a figure goes to the
   caption); lines no box holds go to ``members[-1]``.
@@ -19,6 +21,7 @@ given, boxes grown over their lines.
 from __future__ import annotations
 
 from workbench.engines.cpu.boxes import Line, assign_lines, dedupe_layout, union_all
+from workbench.engines.cpu.layout import gutters
 from workbench.engines.cpu.layout.detect import canonical
 from workbench.engines.cpu.page import Block, Page
 from workbench.schema import Label
@@ -33,6 +36,14 @@ JOIN_OVERLAP = 0.3
 
 def dedupe_boxes(page: Page) -> Page:
     page.layout = dedupe_layout(page.layout)
+    return page
+
+
+def column_gutters(page: Page) -> Page:
+    found = gutters.find(page.lines)
+    if found:
+        page.lines = gutters.split_lines(page.lines, found)
+        page.layout = gutters.split_boxes(page.layout, page.lines, found)
     return page
 
 

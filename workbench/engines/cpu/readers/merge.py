@@ -4,8 +4,9 @@ RapidOCR detects text lines once per page (:meth:`.ocr.RapidReader.detect`);
 these functions pick which detections to recognise:
 
 * :func:`is_data_table` — detections inside a layout ``table`` box that grid into at least
-  ``MIN_COLUMNS`` columns (:func:`..tables.fragments.columns_of` on their fuller
-  rows) make a data table: RapidOCR re-reads it, since its detector splits text at cell gaps
+  ``MIN_COLUMNS`` columns (:func:`..tables.fragments.columns_of` on their fuller rows) of short
+  cells (prose columns grid too, but their fragments are whole lines: ``PROSE_ASPECT``) make
+  a data table: RapidOCR re-reads it, since its detector splits text at cell gaps
   and reads small dense figures better (Census Table 325: word-F1 0.99 vs Tesseract's 0.72).
   A "table" whose detections grid into one column is a form the layout model misread
   (DD 293, VA 21-0966): Tesseract's reading stands and the box is dissolved into text.
@@ -30,6 +31,10 @@ from workbench.engines.cpu.boxes import Box, Line, area
 from workbench.engines.cpu.tables.fragments import columns_of, rows_of
 
 MIN_COLUMNS = 2  # detections gridding into one column are a form's labels, not a table
+# a fragment this many times wider than tall holds ~25 characters or more: a line of prose.
+# Columns of prose grid as neatly as a table; their fragments are whole lines, a table's
+# cells (figures, labels) are short, so a "table" whose median fragment is this long is prose
+PROSE_ASPECT = 12.0
 MISSED_OVERLAP = 0.2  # a detection is covered when Tesseract words cover this share of it
 
 
@@ -48,9 +53,13 @@ def inside(quads: Sequence[np.ndarray], box: Box) -> list[np.ndarray]:
 
 
 def is_data_table(boxes: Sequence[Box]) -> bool:
-    """Do these cell-fragment boxes form a grid of at least ``MIN_COLUMNS`` columns?"""
+    """Do these cell-fragment boxes form a grid of at least ``MIN_COLUMNS`` columns, of
+    short cells (not columns of prose lines: ``PROSE_ASPECT``)?"""
     rows = rows_of([("", b) for b in boxes])
     if len(rows) < 2:
+        return False
+    aspects = sorted((b[2] - b[0]) / max(b[3] - b[1], 1.0) for b in boxes)
+    if aspects[len(aspects) // 2] >= PROSE_ASPECT:
         return False
     return len(columns_of(rows)) >= MIN_COLUMNS
 

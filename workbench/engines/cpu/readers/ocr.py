@@ -114,7 +114,8 @@ class TesseractReader:
                 continue
             if not word or not wb or not lines:
                 continue
-            lines[-1].words.append(Word(word, tuple(map(float, wb)), r.Confidence(RIL.WORD)))  # type: ignore[arg-type]
+            known = bool(r.WordIsFromDictionary())  # readers.evidence: honest confidence
+            lines[-1].words.append(Word(word, tuple(map(float, wb)), r.Confidence(RIL.WORD), known))  # type: ignore[arg-type]
         out = []
         for line in lines:
             if not line.words:

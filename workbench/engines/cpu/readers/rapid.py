@@ -172,7 +172,8 @@ def _split_words(text: str, box: tuple[float, float, float, float], conf: float)
     words, pos = [], 0
     for p in parts:
         a = x0 + pos * per
-        words.append(Word(p, (a, y0, a + len(p) * per, y1), conf))
+        # unknown until Tesseract confirms it (readers.evidence.confirm)
+        words.append(Word(p, (a, y0, a + len(p) * per, y1), conf, known=False))
         pos += len(p) + 1
     return words
 

@@ -1,0 +1,106 @@
+"""Evidence that a reading is poor, for honest confidence.
+
+A reader's own score says how sure it is of its glyphs, not whether they make words:
+RapidOCR reads a handwritten letter as fluent gibberish ("Donzin Iho tie has at gpt amind")
+with scores near 0.9. What a poor reading leaves behind is words no dictionary holds and no
+second reader confirms. Each :class:`~..boxes.Word` carries ``known``:
+
+* Tesseract's words: Tesseract's own verdict (``WordIsFromDictionary``: its bundled English
+  word list, the ``eng.traineddata`` DAWG);
+* RapidOCR's words: ``False`` until :func:`confirm` finds the word in the same English word
+  list (:mod:`.lexicon`) or Tesseract read the same word in the same place (two readers
+  agreeing: a name or a code no dictionary holds);
+* text-layer words: ``None`` (the PDF's own text: no evidence either way).
+
+:func:`support` is the share of a block's words that are *supported*: figures (``1,234``,
+``12%``, ``$5``, ``1893``, ``2nd``), words known to a dictionary, and (half) capitalised words
+no dictionary holds (names); junk (a capital inside a lowercase word: ``ashJon``; letters and
+digits mixed: ``N6uy``) never is; words without a letter or digit are not counted.
+:func:`weigh` turns a reader's confidence into the block's: ``conf × (FLOOR + (1 − FLOOR) ×
+support)``, so a block of unconfirmed words loses up to two thirds of its confidence and falls under
+the app's flag (``schema.LOW_CONFIDENCE``), while printed prose (95 % of its words in the
+dictionary) keeps nearly all of it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from workbench.engines.cpu.boxes import Box, Line, Word
+from workbench.engines.cpu.readers import lexicon
+
+# a block with no supported word keeps this share of its reader's confidence (0.5 left four
+# of ten handwritten letters read as gibberish at 0.62-0.67, over the flag: cpu_confidence.py)
+FLOOR = 0.35
+NAME_SUPPORT = 0.5  # a capitalised word no dictionary holds: a name, or a misreading
+_FIGURE = re.compile(r"^[(\[$€£#+\-−–]*\d[\d,.:/\-–]*(st|nd|rd|th|s|%|\))*$", re.IGNORECASE)
+_STRIP = "\"'“”‘’()[]{}<>.,;:!?*|_«»…"
+_JUNK_CASE = re.compile(r"[a-z][A-Z]")  # a capital after a small letter: "ashJon", "atSaws"
+_LETTER_DIGIT = re.compile(r"[A-Za-z]\d|\d[A-Za-z]")
+
+
+def word_support(word: Word) -> float | None:
+    """How far ``word`` is supported (0-1); None for a word not counted (no letter or digit)."""
+    text = word.text.strip(_STRIP)
+    if not any(c.isalnum() for c in text):
+        return None
+    if word.known is None or _FIGURE.match(text):  # the text layer's own words: no evidence
+        return 1.0
+    if _JUNK_CASE.search(text) or _LETTER_DIGIT.search(text):
+        return 0.0
+    if word.known:
+        return 1.0
+    if text[:1].isupper() and len(text) > 1:
+        return NAME_SUPPORT
+    return 0.0
+
+
+def support(lines: list[Line]) -> float:
+    """Character-weighted share of the lines' counted words that are supported (1.0 when
+    none is counted: nothing to hold against the reading)."""
+    total = got = 0.0
+    for ln in lines:
+        for w in ln.words:
+            s = word_support(w)
+            if s is not None:
+                n = len(w.text)
+                total += n
+                got += s * n
+    return got / total if total else 1.0
+
+
+def weigh(conf: float, lines: list[Line]) -> float:
+    """A reader's confidence (0-1) for these lines, lowered by their unsupported words."""
+    return conf * (FLOOR + (1 - FLOOR) * support(lines))
+
+
+def confirm(lines: list[Line], tesseract: list[Line]) -> None:
+    """Mark each RapidOCR word known when the word list holds it (each part of a hyphenated
+    word) or Tesseract read it too (same letters and digits, boxes overlapping)."""
+    theirs = [w for ln in tesseract if ln.source == "tesseract" for w in ln.words]
+    for ln in lines:
+        if ln.source != "rapidocr":
+            continue
+        for w in ln.words:
+            key = _key(w.text)
+            w.known = bool(key) and (
+                _listed(w.text)
+                or any(_key(t.text) == key and _overlaps(t.box, w.box) for t in theirs)
+            )
+
+
+def _listed(text: str) -> bool:
+    parts = [p for p in text.strip(_STRIP).split("-") if p]
+    return bool(parts) and all(lexicon.known(p) for p in parts)
+
+
+def _key(text: str) -> str:
+    return "".join(c for c in text.lower() if c.isalnum())
+
+
+def _overlaps(a: Box, b: Box) -> bool:
+    # RapidOCR's word boxes are estimated (the line split by character count): same row and
+    # a horizontal overlap is agreement enough
+    h = min(a[3], b[3]) - max(a[1], b[1])
+    w = min(a[2], b[2]) - max(a[0], b[0])
+    return h > 0.3 * min(a[3] - a[1], b[3] - b[1]) and w > -0.5 * (b[3] - b[1])
