@@ -42,6 +42,10 @@ from workbench.engines.cpu.formulas import inline as formula_inline
 from workbench.schema import TextLayer, TextWord
 
 SPLIT_GAP = 1.6  # a gap this many font sizes wide splits a layer line
+#: a list bullet alone before a gap up to this many font sizes (a word processor's tab stop,
+#: LaTeX's label box) stays on its item's line, so the item reads "• text" and lists find it
+MARKER_GAP = 6.0
+BULLETS = frozenset("•·▪●○◦■□➢►▶✓❖–-*»")
 MAX_GARBLED = 0.05  # share of characters unmapped (U+FFFD, private use): bad font encodings
 MAX_INVISIBLE = 0.5  # share of characters drawn invisibly (OCR under a scan): OCR reads instead
 MAX_INKLESS = 0.3  # share of sampled words with no ink under them: the layer is not what shows
@@ -102,6 +106,9 @@ def _breaks(run: list[tuple[TextWord, Box]], box: Box, w: TextWord, scale: float
     bottom = max(b[3] for _, b in run)
     overlap = min(bottom, box[3]) - max(top, box[1])
     small = min(bottom - top, box[3] - box[1])
+    if len(run) == 1 and prev_w.text in BULLETS and 0 <= gap <= MARKER_GAP * size:
+        small = min(small, 0.5 * (box[3] - box[1]))  # a bullet glyph is short: its item's line
+        return overlap < 0.4 * small
     return overlap < 0.4 * small or gap > SPLIT_GAP * size or gap < -0.5 * size
 
 
