@@ -57,3 +57,18 @@ def test_empty_page_and_document_join() -> None:
     assert assemble_page([]) == ""
     doc = assemble_document([(1, "one"), (2, "two\n")])
     assert doc.index("<!-- page 1 -->") < doc.index("one") < doc.index("<!-- page 2 -->")
+
+
+def test_no_control_character_reaches_the_markdown() -> None:
+    regions = [
+        reg(0, Label.TEXT, "a NUL\x00 here, a C1 bullet \x88 there,\r\nCR LF and a tab\tkept"),
+        reg(1, Label.TABLE, "| a\x07 | b\x1b |"),
+        reg(2, Label.SECTION_HEADER, "\x0cHeading\x7f"),
+    ]
+    md = assemble_page(regions)
+    assert not [c for c in md if (ord(c) < 32 and c not in "\n\t") or 0x7F <= ord(c) <= 0x9F]
+    assert "a NUL here, a C1 bullet  there,\nCR LF and a tab\tkept" in md
+    assert "## Heading" in md
+    doc = assemble_document([(1, "one\x00\n"), (2, "half a pair \ud800")])
+    assert "\x00" not in doc and "\ufffd" in doc
+    doc.encode("utf-8")  # writable

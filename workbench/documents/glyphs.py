@@ -4,7 +4,7 @@ lock).
 
 * :func:`style`: a font's class from its name and flags: ``b`` bold, ``i`` italic, ``m`` a math
   font, ``s`` TeX's symbol font (CMSY: its capitals are calligraphic), ``x`` TeX's extension
-  font (CMEX: PDFium reports its codes, which are glyphs).
+  font (CMEX: PDFium reports its codes, which are glyphs), ``c`` small capitals (headings).
 * :func:`wanted`: whether a word may be math (a math font, characters outside ASCII, mixed
   sizes, or a leading bracket whose font says nothing of the letters after it); only those
   words keep :func:`glyphs`: each character's box, size, style and baseline. TeX's symbol and
@@ -30,6 +30,8 @@ _ITALIC = 1 << 6  # PDF font descriptor flag
 _MATH_FONTS = ("cmmi", "cmsy", "cmex", "cmbsy", "msam", "msbm", "math", "symbol", "stix",
                "cambria", "katex", "eufm", "rsfs", "esint", "lmmi", "lmsy", "lmex")  # fmt: skip
 _ITALIC_NAMES = ("ital", "oblique", "cmmi", "cmti", "cmsl", "lmmi", "-it")
+#: small-capitals faces: TeX's (cmcsc, Latin Modern's "caps"), "SmallCaps"/"-SC" in PostScript names
+_CAPS_NAMES = ("cmcsc", "lmromancaps", "smallcaps", "small caps", "-sc", "_sc", "caps10")
 MAX_GLYPH_WORD = 40  # longer words are prose: no per-character record
 MAX_PATHS = 3000  # path objects looked at for fraction rules (charts have thousands)
 
@@ -71,6 +73,8 @@ def style(name: str, flags: int, cache: dict[str, str]) -> str:
             kind += "s"
         if plain.startswith(("cmex", "lmex")):
             kind += "x"
+        if any(n in plain for n in _CAPS_NAMES):
+            kind += "c"
         cache[key] = sys.intern(kind)
     return cache[key]
 

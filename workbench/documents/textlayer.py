@@ -54,6 +54,10 @@ _ACCENTS = {
     "\u00af": "\u0304", "\u02da": "\u030a", "\u02dd": "\u030b", "\u00b8": "\u0327",
     "\u02db": "\u0328",
 }  # fmt: skip
+#: TeX's ligature slots, OT1 (0x0B-0x0F) and T1 (0x1B-0x1F), which PDFium reports as control
+#: codes when a bitmap (Type 3) TeX font names no glyphs; the two ranges do not overlap
+_TEX_LIGATURES = {chr(base + k): lig for base in (0x0B, 0x1B)
+                  for k, lig in enumerate(("ff", "fi", "fl", "ffi", "ffl"))}  # fmt: skip
 _BELOW = {"\u0327", "\u0328"}  # cedilla and ogonek hang under their letter
 _DOTLESS = {"\u0131": "i", "\u0237": "j"}
 
@@ -157,11 +161,7 @@ class _Word:
 def _words(raw: Any, tp: Any, n: int, to_pt: Transform) -> tuple[list[TextWord], int, int, int]:
     rect = raw.FS_RECTF()
     matrix = raw.FS_MATRIX()
-    buf16 = (ctypes.c_ushort * (n + 1))()
-    raw.FPDFText_GetText(tp, 0, n, buf16)
-    text = bytes(buf16)[: 2 * n].decode("utf-16-le", "replace")
-    if len(text) != n:  # surrogate pairs: fall back to one call a character
-        text = "".join(chr(raw.FPDFText_GetUnicode(tp, i) or 0xFFFD) for i in range(n))
+    text = _chars(raw, tp, n)
     composed, accents = _composed_accents(raw, tp, text, n) if _has_accent(text) else ({}, set())
     words: list[TextWord] = []
     chars = unmapped = invisible = 0
@@ -185,6 +185,7 @@ def _words(raw: Any, tp: Any, n: int, to_pt: Transform) -> tuple[list[TextWord],
         ctypes.byref(matrix),
     )
     last_raw, factor = -1.0, 1.0
+    fresh = True  # no word started yet on this line
     for i in range(n):
         if i in accents:
             continue
@@ -195,14 +196,24 @@ def _words(raw: Any, tp: Any, n: int, to_pt: Transform) -> tuple[list[TextWord],
             close()
             if ch == "\n" or (i + 1 < n and text[i + 1] != "\n"):
                 line += 1
+            fresh = True
             continue
-        if ch.isspace() or get_generated(tp, i) == 1:
+        if ch in _TEX_LIGATURES and (cur is not None or text[i + 1 : i + 2].isalpha()):
+            ch = _TEX_LIGATURES[ch]  # a TeX font without glyph names: its code is the glyph
+        elif ch.isspace() or get_generated(tp, i) == 1:  # (Python counts U+001C-U+001F too)
             if i - 1 not in accents and i + 1 not in accents:
                 close()  # a space beside a moved accent is the accent's: the gap rule decides
             continue
         chars += 1
-        if ch == "\ufffd" or ord(ch[0]) < 32 or map_error(tp, i) == 1:
+        marker = False
+        if len(ch) == 1 and _not_text(ch):  # (len > 1: a ligature)
             unmapped += 1
+            if not (fresh and cur is None):
+                continue  # a glyph with no character to show: never a control in the text
+            ch, marker = "\u2022", True  # alone at a line's start: a list bullet
+        elif ch == "\ufffd" or map_error(tp, i) == 1:
+            unmapped += 1
+        fresh = False
         size = get_size(tp, i)
         if size != last_raw or cur is None:  # effective size: font size × text matrix scale
             last_raw = size
@@ -224,6 +235,8 @@ def _words(raw: Any, tp: Any, n: int, to_pt: Transform) -> tuple[list[TextWord],
         cur.boxes.append((i, lt, bt, rt, tpp))
         cur.left, cur.right = min(cur.left, lt), max(cur.right, rt)
         cur.bottom, cur.top = min(cur.bottom, bt), max(cur.top, tpp)
+        if marker:
+            close()  # the bullet is a word of its own, even glued to the item's first word
     close()
     # weight and render mode once per word (first character): the calls are costlier
     styled: list[TextWord] = []
@@ -253,6 +266,31 @@ def _words(raw: Any, tp: Any, n: int, to_pt: Transform) -> tuple[list[TextWord],
             TextWord(word.text, word.box, word.size, bold, word.line, word.tex, style, glyphs, base)
         )
     return styled, chars, unmapped, invisible
+
+
+def _chars(raw: Any, tp: Any, n: int) -> str:
+    """The ``n`` characters of the text page, one a character index. Not ``FPDFText_GetText``:
+    PDFium leaves the characters it takes for controls (U+0002, U+0003, U+0093-U+0098, a
+    bullet glyph whose font maps it to its code) out of that text but not out of the
+    character indices, so every character after one would be read one place late (the first
+    letter of each following line and word lost, NULs at the end)."""
+    get = raw.FPDFText_GetUnicode
+    out = []
+    for i in range(n):
+        u = get(tp, i)
+        if u == 2 and raw.FPDFText_IsHyphen(tp, i) == 1:
+            u = 0xFFFE  # PDFium's line-end hyphen (U+0002 here, U+FFFE in GetText's text)
+        out.append("\ufffd" if 0xD800 <= u <= 0xDFFF or u > 0x10FFFF else chr(u))
+    return "".join(out)
+
+
+def _not_text(ch: str) -> bool:
+    """A glyph whose code says nothing readable: C0/C1 controls (U+0000 included) and the
+    private-use mirror of symbol fonts (U+F000-U+F0FF: Symbol's and Wingdings' bullets,
+    arrows and checks as Word writes them). Never written into a word; alone at a line's
+    start it is the list bullet it almost always is there."""
+    o = ord(ch)
+    return o < 32 or 0x7F <= o <= 0x9F or 0xF000 <= o <= 0xF0FF
 
 
 def _has_accent(text: str) -> bool:

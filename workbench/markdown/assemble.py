@@ -15,7 +15,8 @@ page_number
 everything else        the text as is
 =====================  ==========================================================
 
-A region with ``continues`` (LightOnOCR ``text+``) is joined to the previous block with a
+Control characters never reach the Markdown (:func:`without_controls`). A region with
+``continues`` (LightOnOCR ``text+``) is joined to the previous block with a
 space instead of a blank line. Document Markdown joins pages with ``<!-- page N -->``.
 """
 
@@ -44,10 +45,21 @@ def figure_page(name: str) -> int | None:
 
 
 _MATH = re.compile(r"\$[^$]+\$")
+#: C0 controls but tab and newline, DEL, C1 controls (a glyph a PDF font maps to its code, a
+#: model's stray byte): never Markdown, whichever engine wrote the region
+_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_SURROGATE = re.compile("[\ud800-\udfff]")  # half a pair: not writable as UTF-8
+
+
+def without_controls(text: str) -> str:
+    """``text`` with CR LF and CR as LF, control characters (but tab and LF) removed and
+    lone surrogates as U+FFFD: what every engine's Markdown goes through here."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return _SURROGATE.sub("\ufffd", _CONTROLS.sub("", text))
 
 
 def _block(region: Region, page: int) -> str:
-    text = region.text.strip()
+    text = without_controls(region.text).strip()
     label = region.label
     if label is Label.TITLE:
         return text if text.startswith("#") or not text else f"# {text}"
@@ -84,5 +96,5 @@ def assemble_page(regions: Sequence[Region], page: int = 1, include_furniture: b
 
 def assemble_document(pages: Iterable[tuple[int, str]]) -> str:
     """Join ``(page number, page Markdown)`` pairs into one document."""
-    chunks = [f"<!-- page {n} -->\n\n{md.strip()}\n" for n, md in pages]
+    chunks = [f"<!-- page {n} -->\n\n{without_controls(md).strip()}\n" for n, md in pages]
     return "\n".join(chunks)

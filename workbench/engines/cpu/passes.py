@@ -49,6 +49,7 @@ PASSES: tuple[Pass, ...] = (
     Pass("figure_ticks", figures.figure_ticks),
     # blocks
     Pass("blocks", layout.blocks),
+    Pass("contents", furniture.table_of_contents),  # a table of contents: one line an entry
     Pass("display_formulas", formulas.display_formulas),
     Pass("captions", figures.attach_captions),
     Pass("layout_furniture", furniture.layout_furniture),

@@ -2,7 +2,7 @@
 
 A line is *heading-like* when it is short (at most ``MAX_WORDS`` words), starts with a
 capital letter, digit or quote, has at least three letters, is not a sentence (ends with
-``.`` and has ``PROSE_WORDS`` words or more, mostly in lower case: "Two triangles are similar
+``.`` and has ``cues.PROSE_WORDS`` words or more, mostly in lower case: "Two triangles are similar
 when their angles are equal.") nor a table row (two or more numbers making a third of its
 tokens, or figures level with it on its right: a row label), and either
 
@@ -15,8 +15,20 @@ tokens, or figures level with it on its right: a row label), and either
 * is *bold at body size*: bold (text layer: the font, at 0.9 × body size or more; scan: its
   :func:`stroke` is at least ``BOLD_RATIO`` × the page's character-weighted median stroke,
   at ``MIN_BOLD_HEIGHT`` × body height or more: "3 Methods" has no descender), does not end
-  like a sentence (``.`` ``,`` ``;``), is not a caption ("Figure 3:", which :mod:`captions`
-  labels), and the page is not mostly bold (forms set every label in bold).
+  like a sentence (``.`` ``,`` ``;``) nor is a label with its value ("Since: 1.6"), is not a
+  caption ("Figure 3:", which :mod:`captions` labels), and the page is not mostly bold (forms
+  set every label in bold) nor is one of ``cues.MIN_KEYS`` or more keys of a key/value list (bold,
+  at one left edge, each with its value level on its right). A numbered title in a
+  small-capitals face ("1. Introduction" in cmcsc), or in capitals ("1. INTRODUCTION", on a
+  page with at most ``cues.MAX_UPPER`` such lines and none close on its right: else a
+  form's field labels), counts as bold
+  at body size.
+
+A line set on its side (``cues.VERTICAL``: a rotated stamp in the margin) is never a heading. A
+layout-model ``title`` that no line's type makes a heading stays a title on the text layer
+only when a line is set apart by form or face (numbered, small capitals, bold; starting like
+a heading): the model also calls a bold term, a code line or a paragraph's first line a title.
+A chapter's label ("Chapter 5", "Appendix A") over its title is one heading with it.
 
 The stroke (:func:`weigh`) is the mean depth of a line's ink: each ink pixel's city-block
 distance to the paper, measured by repeated erosion of the binarised line (threshold midway
@@ -44,6 +56,7 @@ import numpy as np
 
 from workbench.engines.cpu.boxes import Box, Line, union_all, weighted_median
 from workbench.engines.cpu.figures.captions import is_caption
+from workbench.engines.cpu.furniture import cues
 from workbench.engines.cpu.page import Block
 
 MAX_WORDS = 14  # a heading is a phrase; a longer line is a sentence or a list item
@@ -53,15 +66,11 @@ OCR_RATIO = 1.35  # scans: line boxes vary ~20 % with ascenders, so a wider marg
 OCR_BOLD_SIZE = 1.15  # ...or bold and this much taller (14 pt bold over 11 pt: ~1.3×)
 BOLD_RATIO = 1.2  # stroke of bold type over the body's: measured ≥ 1.22 at 200 DPI
 TITLE_RATIO = 1.5  # only type this much larger than the body is a page title (#)
-PROSE_WORDS = 6  # a line ending in "." with this many words, mostly lower case: a sentence
 OCR_PROSE_WORDS = 8  # an OCR line this long and mostly lower case is running text
 MIN_CHARS = 200  # a reader's median line height is trusted from this many characters on
 MIN_BOLD_HEIGHT = 0.7  # "3 Methods" (no descender) is 0.75 × a body line
 MARGIN = 0.08  # lines in the outer 8 % are running heads, never headings
-_START = re.compile(r"^[\"'“‘(]?[A-Z0-9ÀÁÂÄÉÈÍÓÖÚÜÑ§]")
 _FOLIO = re.compile(r"^\d{1,3}\s|\s\d{1,3}$|^page\s", re.IGNORECASE)  # a running head
-_NUMBERED = re.compile(r"^(\d{1,2}(?:\.\d{1,2}){0,3})\.?\s+\S")  # "2 Method", "2.3 Area"
-_NUMBER = re.compile(r"^[-−–+(]?[$€£]?(?:\d+(?:[.,]\d+)*|[.,]\d+)[%)]?$")
 _TEXTY = {"text", "title", "ocr_lines", "reference", "figure_caption", "table_caption"}
 
 
@@ -127,7 +136,9 @@ class Page:
             if chars[src] >= MIN_CHARS:  # else the page's median line height
                 self.heights[src] = weighted_median(mine)
         most = max(chars, key=lambda k: chars[k]) if chars else ""
-        self.numbers = [ln.box for ln in lines if _row(ln.text.split()) or _number(ln.text)]
+        self.numbers = [ln.box for ln in lines if cues.row(ln.text.split()) or cues.number(ln.text)]
+        self.numbered_upper = sum(cues.numbered_caps(ln.text) for ln in lines if ln.size > 0)
+        self.keys = cues.keys(lines) | cues.fields(lines)
         self.body_h = self.heights.get(most) or line_h
         ocr = [ln for ln in lines if ln.size <= 0 and ln.stroke > 0]
         self.stroke = weighted_median([(ln.stroke, len(ln.text)) for ln in ocr])
@@ -146,15 +157,24 @@ class Page:
         heading); see the module docstring."""
         text = ln.text.strip()
         words = text.split()
-        if len(words) > MAX_WORDS or sum(c.isalpha() for c in text) < 3:
+        if len(words) > MAX_WORDS or sum(c.isalpha() for c in text) < 3 or cues.vertical(ln):
             return ""
-        if not _START.match(text) or refused(text) or self._row_label(ln):
+        if (
+            not cues.START.match(text)
+            or cues.refused(text)
+            or self._row_label(ln)
+            or id(ln) in self.keys
+        ):
             return ""
-        sentence_end = text.endswith((".", ",", ";"))
+        sentence_end = text.endswith((".", ",", ";")) or bool(cues.LABEL_VALUE.match(text))
         if ln.size > 0 and self.body > 0:
             if ln.size >= SIZE_RATIO * self.body:
                 return "size"
             bold = ln.bold and ln.size >= 0.9 * self.body
+            if not bold and ln.size >= 0.9 * self.body:
+                # "1. INTRODUCTION" in capitals, "1. Introduction" in a small-capitals face
+                upper = cues.numbered_caps(text) and self.numbered_upper <= cues.MAX_UPPER
+                bold = upper or (ln.caps and cues.heading_form(text))
         else:
             body_h = self.heights.get(ln.source) or self.line_h
             if body_h <= 0 or _running_prose(words):
@@ -177,24 +197,6 @@ class Page:
         )
 
 
-def refused(text: str) -> bool:
-    """A sentence or a row of figures: never a heading, whatever its type or layout label."""
-    words = text.split()
-    return _prose(words) or _row(words)
-
-
-def _number(text: str) -> bool:
-    words = text.split()
-    return bool(words) and all(_NUMBER.match(w) for w in words)
-
-
-def _prose(words: list[str]) -> bool:
-    if len(words) < PROSE_WORDS or not words[-1].endswith("."):
-        return False
-    caps = sum(w[:1].isupper() for w in words if len(w) > 3)
-    return caps < 0.5 * max(sum(len(w) > 3 for w in words), 1)
-
-
 def _running_prose(words: list[str]) -> bool:
     """A long OCR line mostly in lower case ("On light loams, the returns to the Doncaster
     Committee give bones a"): a line of a paragraph, whatever its box's height (an OCR box
@@ -204,13 +206,8 @@ def _running_prose(words: list[str]) -> bool:
     return len(words) >= OCR_PROSE_WORDS and lower > 0.5 * len(long)
 
 
-def _row(words: list[str]) -> bool:
-    numbers = sum(bool(_NUMBER.match(w)) for w in words)
-    return numbers >= 2 and 3 * numbers >= len(words)
-
-
 def _depth(text: str) -> int:
-    m = _NUMBERED.match(text.strip())
+    m = cues.NUMBERED.match(text.strip())
     return m.group(1).count(".") + 1 if m else 0
 
 
@@ -238,7 +235,8 @@ def split(blocks: list[Block], lines: list[Line], line_h: float, height: float) 
                 prev is not None
                 and bool(runs[-1][0]) == bool(kind)
                 and _same_row_or_next(prev, ln)
-                and not (kind and _other_size(prev, ln))  # a title, then its subtitle
+                # a title, then its subtitle; but "Chapter 5" over its title is one heading
+                and not (kind and _other_size(prev, ln) and not cues.CHAPTER.match(prev.text))
             ):
                 runs[-1][1].append(ln)
                 if kind == "size":
@@ -246,8 +244,8 @@ def split(blocks: list[Block], lines: list[Line], line_h: float, height: float) 
             else:
                 runs.append((kind, [ln]))
         if len(runs) == 1 and not runs[0][0]:
-            if native == "title" and all(refused(ln.text) for ln in group):
-                native = "text"  # the layout model's "title" on a sentence
+            if native == "title" and not cues.model_title(group):
+                native = "text"  # the layout model's "title" on a sentence or on body type
             out.append(Block(native, box, group, score))
             continue
         for kind, run in runs:
@@ -257,9 +255,11 @@ def split(blocks: list[Block], lines: list[Line], line_h: float, height: float) 
                 found.append((len(out), size, kind == "weight"))
                 out.append(Block("heading", rbox, run, score))
             else:
-                out.append(Block(native, rbox, run, score))
+                plain = "text" if native == "title" and not cues.model_title(run) else native
+                out.append(Block(plain, rbox, run, score))
     if not found:
         return out
+    out, found = cues.join_labels(out, found)
     sizes = sorted({round(s, 1) for _, s, b in found if not b}, reverse=True)
     clusters: list[float] = []
     for s in sizes:

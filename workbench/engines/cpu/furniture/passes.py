@@ -10,6 +10,8 @@ the viewer), what is a heading and of which level, which block is the title.
 * ``page_furniture`` (blocks): furniture judged on the page alone (the outer rows, set apart
   from the body, that are a folio, a running head with its page number, a document-control
   line, or small type) is cut out of whatever block holds it (:func:`.running.split_off`).
+* ``contents`` (blocks): a table of contents is one block of entries, "entry … page" each
+  (:func:`.contents.find`), before headings are looked for.
 * ``headings`` (blocks): heading-like lines (font size and weight on the text layer; line
   height and stroke weight on OCR lines) are cut out of text blocks as ``heading:N`` blocks
   (:func:`.headings.split`).
@@ -26,7 +28,7 @@ the viewer), what is a heading and of which level, which block is the title.
 from __future__ import annotations
 
 from workbench.engines.cpu.boxes import median
-from workbench.engines.cpu.furniture import headings, running
+from workbench.engines.cpu.furniture import contents, headings, running
 from workbench.engines.cpu.page import Page
 from workbench.engines.cpu.text.markdown import is_page_number
 from workbench.schema import FURNITURE, Label
@@ -58,6 +60,11 @@ def layout_furniture(page: Page) -> Page:
 
 def page_furniture(page: Page) -> Page:
     page.blocks = running.split_off(page.blocks, page.lines, page.width, page.height)
+    return page
+
+
+def table_of_contents(page: Page) -> Page:
+    page.blocks = contents.find(page.blocks, page.width)
     return page
 
 

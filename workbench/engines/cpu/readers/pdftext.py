@@ -5,10 +5,14 @@
 are scaled by ``image size / page size``, exact duplicates (text drawn twice for fake bold or
 shadows) are dropped, and words in the layer's order are cut into geometric lines: a new line
 starts where a word leaves the line's band, jumps back left, or follows a gap wider than
-``SPLIT_GAP`` × the font size (columns, table cells set on one baseline). A smaller word
+``SPLIT_GAP`` × the font size (columns, table cells set on one baseline); a list bullet
+(:data:`BULLETS`) alone before its item's text stays on its line up to ``MARKER_GAP`` font
+sizes (a tab stop, LaTeX's label box). A smaller word
 glued to the previous one above or below its centre is a script: ``x²``/``x₁`` in the text
-(``x^(ab)`` when Unicode has no such script character) and ``x^{2}`` in the line's TeX form.
-Lines carry the font size (px) and boldness; ``source`` is ``"text_layer"``, confidence 100.
+(``x^(ab)`` when Unicode has no such script character; footnote marks as they are:
+"Team∗") and ``x^{2}`` in the line's TeX form.
+Lines carry the font size (px), boldness and small capitals; ``source`` is ``"text_layer"``,
+confidence 100.
 Display formulas (:func:`formulas.find`) leave the line flow as one ``display`` line each,
 with their TeX; inline math plain text cannot say (``λ_g``) becomes TeX inside its line
 (:mod:`~workbench.engines.cpu.formulas.inline`).
@@ -42,6 +46,10 @@ from workbench.engines.cpu.formulas import inline as formula_inline
 from workbench.schema import TextLayer, TextWord
 
 SPLIT_GAP = 1.6  # a gap this many font sizes wide splits a layer line
+#: a list bullet alone before a gap up to this many font sizes (a word processor's tab stop,
+#: LaTeX's label box) stays on its item's line, so the item reads "• text" and lists find it
+MARKER_GAP = 6.0
+BULLETS = frozenset("•·▪●○◦■□➢►▶✓❖–-*»")
 MAX_GARBLED = 0.05  # share of characters unmapped (U+FFFD, private use): bad font encodings
 MAX_INVISIBLE = 0.5  # share of characters drawn invisibly (OCR under a scan): OCR reads instead
 MAX_INKLESS = 0.3  # share of sampled words with no ink under them: the layer is not what shows
@@ -102,6 +110,9 @@ def _breaks(run: list[tuple[TextWord, Box]], box: Box, w: TextWord, scale: float
     bottom = max(b[3] for _, b in run)
     overlap = min(bottom, box[3]) - max(top, box[1])
     small = min(bottom - top, box[3] - box[1])
+    if len(run) == 1 and prev_w.text in BULLETS and 0 <= gap <= MARKER_GAP * size:
+        small = min(small, 0.5 * (box[3] - box[1]))  # a bullet glyph is short: its item's line
+        return overlap < 0.4 * small
     return overlap < 0.4 * small or gap > SPLIT_GAP * size or gap < -0.5 * size
 
 
@@ -110,6 +121,7 @@ _SUB = str.maketrans("0123456789+-=()", "₀₁₂₃₄₅₆₇₈₉₊₋₌
 
 
 _SCRIPT = re.compile(r"([\^_])\{([^{}]*)\}")
+_MARKS = frozenset("*∗†‡§¶")  # footnote marks: raised, but text as they are ("Team∗")
 
 
 def _scripts_as_text(tex: str) -> str:
@@ -117,6 +129,8 @@ def _scripts_as_text(tex: str) -> str:
     ``x^(ab)``."""
 
     def one(m: re.Match[str]) -> str:
+        if m.group(1) == "^" and set(m.group(2)) <= _MARKS:
+            return m.group(2)  # a footnote mark: "Team∗"
         table = _SUP if m.group(1) == "^" else _SUB
         plain = m.group(2).translate(table)
         if all(c != o for c, o in zip(plain, m.group(2), strict=True)):
@@ -152,9 +166,13 @@ def _line(run: list[tuple[TextWord, Box]], scale: float) -> Line:
             table = _SUP if mark == "^" else _SUB
             plain = w.text.translate(table)
             same = all(c != o for c, o in zip(plain, w.text, strict=True))
-            texts[-1] += plain if same else f"{mark}({w.text})"
-            tex[-1] += f"{mark}{{{w.tex or w.text}}}"
-            scripts = True
+            if mark == "^" and set(w.text) <= _MARKS:  # a footnote mark: "Team∗"
+                texts[-1] += w.text
+                tex[-1] += w.text
+            else:
+                texts[-1] += plain if same else f"{mark}({w.text})"
+                tex[-1] += f"{mark}{{{w.tex or w.text}}}"
+                scripts = True
             words[-1] = Word(
                 texts[-1],
                 (
@@ -184,6 +202,7 @@ def _line(run: list[tuple[TextWord, Box]], scale: float) -> Line:
     full_sizes = sorted(w.size for w, _ in run if w.size >= 0.85 * main)
     chars = sum(len(w.text) for w, _ in run)
     bold = sum(len(w.text) for w, _ in run if w.bold) >= 0.6 * chars
+    caps = sum(len(w.text) for w, _ in run if "c" in w.style) >= 0.6 * chars
     return Line(
         " ".join(texts),
         box,
@@ -192,6 +211,7 @@ def _line(run: list[tuple[TextWord, Box]], scale: float) -> Line:
         words,
         size=round(full_sizes[len(full_sizes) // 2] * scale, 2),
         bold=bold,
+        caps=caps,
         tex=" ".join(tex) if scripts else None,
     )
 

@@ -29,7 +29,10 @@ from __future__ import annotations
 
 import re
 
-_BULLET = re.compile(r"^\s*(?:[•·▪●○◦\-–*»]|\(?\d{1,3}[.)]|\(?[a-zA-Z][.)])\s+")
+_BULLET = re.compile(r"^\s*(?:[•·▪●○◦■□➢►▶✓❖\-–*»]|\(?\d{1,3}[.)]|\(?[a-zA-Z][.)])\s+")
+#: a bullet glyph opening a line: a list item inside a block of prose ("-", "*" and numbers
+#: open wrapped prose lines too, so only glyphs that are nothing but bullets start an item)
+_GLYPH_BULLET = re.compile(r"^\s*[•▪●○◦■□➢►▶✓❖]\s+")
 _PAGE = re.compile(
     r"^\s*(?:[-–—]\s*)?(?:page\s+)?(\d{1,4}|[ivxlcdm]{1,7})(?:\s+of\s+\d{1,4})?(?:\s*[-–—])?\s*$",
     re.IGNORECASE,
@@ -159,7 +162,7 @@ def ordered_runs(blocks: list[str]) -> list[str]:
 
 def _strip_bullet(line: str) -> str:
     m = _BULLET.match(line)
-    if m and re.match(r"^\s*[•·▪●○◦\-–*»]", line):
+    if m and re.match(r"^\s*[•·▪●○◦■□➢►▶✓❖\-–*»]", line):
         return line[m.end() :].strip()
     return line.strip()  # keep "1." / "a)" enumerators: they carry meaning
 
@@ -171,10 +174,22 @@ def paragraphs(lines: list[str], gaps: list[float], line_height: float) -> str:
         return list_markdown(lines)
     paras: list[list[str]] = [[]]
     for i, line in enumerate(lines):
-        if i and gaps[i - 1] > 1.2 * line_height:
+        if i and (gaps[i - 1] > 1.2 * line_height or _GLYPH_BULLET.match(line)):
             paras.append([])
         paras[-1].append(line)
-    return "\n\n".join(_paragraph(join_lines(p)) for p in paras if p)
+    out: list[str] = []
+    items: list[str] = []  # the lines of a run of paragraphs that open with a bullet glyph
+    for para in (p for p in paras if p):
+        if _GLYPH_BULLET.match(para[0]):
+            items.extend(para)
+            continue
+        if items:
+            out.append(list_markdown(items))
+            items = []
+        out.append(_paragraph(join_lines(para)))
+    if items:
+        out.append(list_markdown(items))
+    return "\n\n".join(out)
 
 
 def _paragraph(text: str) -> str:

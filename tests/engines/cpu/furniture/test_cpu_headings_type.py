@@ -1,0 +1,135 @@
+"""Headings from type on real pdfLaTeX pages (issue 23 item 6), and a table of contents read
+one entry a line. tests/data/headings_pdftex.pdf: a two-column paper page whose numbered
+section headings are small capitals at body size, with a rotated stamp in the margin, bold
+terms of a description list, a bold run-in "Scope." and a bold "Note:" label.
+tests/data/contents_pdftex.pdf: a report's table of contents (chapters in bold without leaders,
+sections with dotted leaders). Both written for this project, their sources beside them."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from workbench.documents import open_document
+from workbench.engines.base import PageRequest
+from workbench.engines.cpu.boxes import Line
+from workbench.engines.cpu.furniture import contents, cues, headings
+from workbench.engines.cpu.page import Block
+from workbench.markdown.assemble import assemble_page
+
+DATA = Path(__file__).resolve().parents[3] / "data"
+
+
+def _line(text: str, box: tuple[float, float, float, float], **kw: object) -> Line:
+    return Line(text, box, 100.0, "text_layer", size=30.0, **kw)  # type: ignore[arg-type]
+
+
+def _read(engine, name: str) -> str:  # type: ignore[no-untyped-def]
+    path = DATA / name
+    page = open_document(path.name, path.read_bytes()).page(1, dpi=200)
+    req = PageRequest(key="p", image=page.image, text_layer=page.text_layer)
+    out = next(iter(engine.configured(text_layer="auto").run([req])))
+    assert out.error is None, out.error
+    return assemble_page(out.regions or [])
+
+
+def test_a_line_on_its_side_is_never_a_heading() -> None:
+    stamp = _line("arXiv:2601.01234v2", (60, 1300, 100, 1850), bold=True)
+    page = headings.Page([stamp, _line("Body text of the page here.", (150, 400, 800, 430))], 30)
+    assert cues.vertical(stamp)
+    assert page.kind(stamp) == ""
+
+
+def test_numbered_small_caps_at_body_size_is_a_heading_and_labels_are_not() -> None:
+    body = [_line("A line of running text, set at the body size.", (150, y, 800, y + 30))
+            for y in range(400, 1000, 40)]  # fmt: skip
+    caps = _line("1. Introduction", (150, 300, 400, 330), caps=True)
+    upper = _line("2. RELATED WORK", (150, 1100, 400, 1130))
+    label = _line("Since: 1.6", (150, 1200, 400, 1230), bold=True)
+    page = headings.Page([*body, caps, upper, label], 30)
+    assert page.kind(caps) == "weight"
+    assert page.kind(upper) == "weight"
+    assert page.kind(label) == ""
+    assert page.kind(_line("1. Introduction", (150, 300, 400, 330))) == ""  # plain face
+
+
+def test_contents_rows_with_and_without_leaders_become_one_block() -> None:
+    rows = [("1 Getting Started", "2", False)] + [
+        (f"1.{k} Section number {k} . . . . . . . . . . . . {2 + k}", None, True) for k in range(5)
+    ]
+    lines, y = [], 100.0
+    for text, page, _ in rows:
+        lines.append(_line(text, (200, y, 1500 if page is None else 600, y + 27)))
+        if page is not None:
+            lines.append(_line(page, (1485, y, 1500, y + 27)))
+        y += 38
+    blocks = [
+        Block("text", (200, 100, 1500, y), lines[:3], 0.9),
+        Block("table", (200, 180, 1500, y), lines[3:], 0.9),
+    ]
+    out = contents.find(blocks, 1700.0)
+    assert [b.native for b in out] == ["contents"]
+    texts = [ln.text for ln in out[0].lines]
+    assert texts[0] == "• 1 Getting Started … 2"
+    assert texts[1] == "• 1.0 Section number 0 … 2"
+    assert len(texts) == 6
+
+
+def test_a_table_of_figures_is_no_contents() -> None:
+    lines = []
+    for k, v in enumerate(["12", "9", "30", "4", "17", "25", "8"]):
+        y = 100.0 + 38 * k
+        lines += [_line(f"Region {k}", (200, y, 400, y + 27)), _line(v, (1480, y, 1500, y + 27))]
+    blocks = [Block("text", (200, 100, 1500, 400), lines, 0.9)]
+    assert contents.find(blocks, 1700.0) is blocks
+
+
+@pytest.mark.slow
+def test_paper_page_headings(engine) -> None:  # type: ignore[no-untyped-def]
+    md = _read(engine, "headings_pdftex.pdf")
+    heads = [re.sub(r"^#+ ", "", h).replace("\\", "") for h in md.splitlines() if h.startswith("#")]
+    sections = ["1. Introduction", "2. Related Work", "3. Method", "3.1 Sizes", "3.2 Weights",
+                "4. Results"]  # fmt: skip
+    assert all(s in heads for s in sections), heads
+    assert heads[0] == "Reading Page Structure from Type"
+    for not_heading in ("arXiv", "quiet", "verbose", "Note", "Scope"):
+        assert not [h for h in heads if not_heading in h], heads
+    assert "**" not in md and "Scope. We look at born-digital pages only" in md
+
+
+@pytest.mark.slow
+def test_contents_page_one_entry_a_line(engine) -> None:  # type: ignore[no-untyped-def]
+    md = _read(engine, "contents_pdftex.pdf")
+    entries = [ln for ln in md.splitlines() if ln.startswith("- ")]
+    assert entries[0] == "- 1 Getting Started … 2"
+    assert "- 2.1.2 Fonts without Unicode … 3" in entries
+    assert entries[-1] == "- A Command-line options … 5"
+    assert len(entries) == 14
+    assert not [ln for ln in md.splitlines() if re.fullmatch(r"\d+", ln.strip())][:-1]
+
+
+def test_bold_keys_of_a_key_value_list_are_not_headings() -> None:
+    body = [_line("A line of running text, set at the body size.", (150, y, 800, y + 30))
+            for y in range(1000, 1400, 40)]  # fmt: skip
+    keys, values = [], []
+    for k, (key, value) in enumerate(
+        [("Name", "black"), ("Version", "26.10.1"), ("License", "MIT")]
+    ):
+        y = 300 + 60 * k
+        keys.append(_line(key, (173, y, 290, y + 27), bold=True))
+        values.append(_line(value, (685, y, 780, y + 27)))
+    alone = _line("Results", (173, 900, 290, 927), bold=True)
+    page = headings.Page([*body, *keys, *values, alone], 30)
+    assert [page.kind(k) for k in keys] == ["", "", ""]
+    assert page.kind(alone) == "weight"
+
+
+def test_dot_leaders_before_figures_that_go_down_are_a_table() -> None:
+    lines = []
+    for k, v in enumerate(["21", "19", "30", "4", "17"]):
+        y = 100.0 + 38 * k
+        lines.append(_line(f"Model {k} . . . . . . . . . . {v}", (200, y, 1500, y + 27)))
+    blocks = [Block("table", (200, 100, 1500, 300), lines, 0.9)]
+    assert contents.find(blocks, 1700.0) is blocks

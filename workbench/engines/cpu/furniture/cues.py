@@ -1,0 +1,173 @@
+"""What sets a line apart as a heading, or keeps it out, beyond its size and weight (used by
+:mod:`.headings`): its text (a section number, capitals, a sentence, a row of figures, a label
+with its value), its shape (set on its side) and its neighbours (the keys of a key/value list,
+a chapter's label over its title).
+"""
+
+from __future__ import annotations
+
+import re
+
+from workbench.engines.cpu.boxes import Line, union_all
+from workbench.engines.cpu.page import Block
+
+PROSE_WORDS = 6  # a line ending in "." with this many words, mostly lower case: a sentence
+MIN_KEYS = 3  # bold lines with a value on their right, at one left edge: a key/value list
+FIELD_GAP = 5.0  # a numbered line in capitals with text this close (heights) on its right
+MAX_UPPER = 4  # more numbered lines in capitals on a page are a form's field labels
+LABEL_GAP = 3.0  # "Chapter 5" this many of its heights over its title: one heading
+VERTICAL = 1.3  # a line this many times taller than wide is set on its side (a word of three
+#                letters or more set upright is wider than tall)
+START = re.compile(r"^[\"'“‘(]?[A-Z0-9ÀÁÂÄÉÈÍÓÖÚÜÑ§]")
+NUMBERED = re.compile(r"^(\d{1,2}(?:\.\d{1,2}){0,3})\.?\s+\S")  # "2 Method", "2.3 Area"
+NUMBER = re.compile(r"^[-−–+(]?[$€£]?(?:\d+(?:[.,]\d+)*|[.,]\d+)[%)]?$")
+_CAPS_HEADING = re.compile(r"^(?:\d{1,2}(?:\.\d{1,2}){0,3}|[IVX]{1,5}|[A-H])\.?\s+(\S.*)$")
+#: a chapter's label line, set over its title in another size: one heading with it
+CHAPTER = re.compile(r"^\s*(?:chapter|appendix|part|annex)\s+[\dA-Z][\w.]*\s*$", re.IGNORECASE)
+#: "Since: 1.6", "Note: the …": a bold label and its value, not a heading
+#: (not "SECTION 4: EVIDENCE", "Part II: Methods": a number before the colon is a heading's)
+LABEL_VALUE = re.compile(r"^(?![^:]*\s(?:\d+|[A-Z]|[IVX]+)\s*:)[^:]{1,30}:\s+\S")
+
+
+def keys(lines: list[Line]) -> set[int]:
+    """The keys of a key/value list: bold lines each with text level with it on its right
+    ("Name" … "black"), when ``MIN_KEYS`` or more share one left edge; not headings."""
+    bold = [ln for ln in lines if ln.bold and ln.size > 0]
+    if len(bold) < MIN_KEYS:
+        return set()
+    valued = [
+        ln
+        for ln in bold
+        if any(
+            o is not ln
+            and o.box[0] > ln.box[2]
+            and min(o.box[3], ln.box[3]) - max(o.box[1], ln.box[1]) > 0.5 * ln.height
+            for o in lines
+        )
+    ]
+    lefts = sorted(round(ln.box[0] / 8) for ln in valued)
+    common = max(set(lefts), key=lefts.count) if lefts else None
+    keys = [ln for ln in valued if round(ln.box[0] / 8) == common]
+    return {id(ln) for ln in keys} if len(keys) >= MIN_KEYS else set()
+
+
+def fields(lines: list[Line]) -> set[int]:
+    """Numbered lines in capitals with another line close on their right, overlapping their
+    height ("22. NAME" before "LAST" over "FIRST"): a form's field labels, not headings (a heading
+    stands alone on its row; another column's text is further off)."""
+    out = set()
+    for ln in lines:
+        if ln.size > 0 and numbered_caps(ln.text):
+            reach = ln.box[2] + FIELD_GAP * max(ln.height, 1.0)
+            if any(
+                o is not ln
+                and ln.box[2] <= o.box[0] <= reach
+                and min(o.box[3], ln.box[3]) > max(o.box[1], ln.box[1])
+                for o in lines
+            ):
+                out.add(id(ln))
+    return out
+
+
+def vertical(ln: Line) -> bool:
+    """A line set on its side (a rotated stamp in the margin, a table's turned head): its box
+    is much taller than wide. Never a heading."""
+    return ln.box[3] - ln.box[1] > VERTICAL * max(ln.box[2] - ln.box[0], 1.0)
+
+
+def numbered_caps(text: str) -> bool:
+    """A section number and a title in capitals: "1. INTRODUCTION", "II. RELATED WORK"."""
+    m = _CAPS_HEADING.match(text.strip())
+    if not m:
+        return False
+    letters = [c for c in m.group(1) if c.isalpha()]
+    return len(letters) >= 4 and all(c.isupper() for c in letters)
+
+
+def heading_form(text: str) -> bool:
+    """Looks like a heading whatever its type: a section number then a short title that is
+    not a sentence ("2.1 Loading the package"), or a numbered title in capitals."""
+    t = text.strip()
+    if numbered_caps(t):
+        return True
+    return bool(NUMBERED.match(t)) and not t.endswith((".", ",", ";", ":")) and not refused(t)
+
+
+def refused(text: str) -> bool:
+    """A sentence or a row of figures: never a heading, whatever its type or layout label."""
+    words = text.split()
+    return prose(words) or row(words)
+
+
+def number(text: str) -> bool:
+    words = text.split()
+    return bool(words) and all(NUMBER.match(w) for w in words)
+
+
+def prose(words: list[str]) -> bool:
+    if len(words) < PROSE_WORDS or not words[-1].endswith("."):
+        return False
+    caps = sum(w[:1].isupper() for w in words if len(w) > 3)
+    return caps < 0.5 * max(sum(len(w) > 3 for w in words), 1)
+
+
+def row(words: list[str]) -> bool:
+    numbers = sum(bool(NUMBER.match(w)) for w in words)
+    return numbers >= 2 and 3 * numbers >= len(words)
+
+
+def join_labels(
+    out: list[Block], found: list[tuple[int, float, bool]]
+) -> tuple[list[Block], list[tuple[int, float, bool]]]:
+    """A chapter's label heading ("Chapter 5", "Appendix A") directly over the heading of its
+    title, within ``LABEL_GAP`` label heights: one heading of both, sized as the larger."""
+    at = {k: (size, bold) for k, size, bold in found}
+    drop: set[int] = set()
+    for k, size, bold in found:
+        label = out[k].lines
+        if k in drop or len(label) != 1 or not CHAPTER.match(label[0].text):
+            continue
+        reach = LABEL_GAP * max(label[0].height, 1.0)
+        below = [
+            j
+            for j in at
+            if j != k
+            and j not in drop
+            and 0 <= out[j].box[1] - out[k].box[3] <= reach
+            and min(out[j].box[2], out[k].box[2]) > max(out[j].box[0], out[k].box[0])
+        ]
+        if not below:
+            continue
+        j = min(below, key=lambda j: out[j].box[1])
+        lines = label + out[j].lines
+        out[k] = Block("heading", union_all([ln.box for ln in lines]), lines, out[k].score)
+        at[k] = (max(size, at[j][0]), bold and at[j][1])
+        drop.add(j)
+    kept = [k for k in range(len(out)) if k not in drop]
+    new = {old: i for i, old in enumerate(kept)}
+    return [out[k] for k in kept], [(new[k], *at[k]) for k, _, _ in found if k not in drop]
+
+
+def set_apart(ln: Line) -> bool:
+    """A text-layer line with a heading's form or face: numbered ("2.1 Loading"), or in small
+    capitals or bold ("References" in an AMS style), and not a label with its value ("Since:
+    1.6") nor ending like a sentence."""
+    text = ln.text.strip()
+    if not START.match(text):
+        return False  # a code line ("\\input x.sty"), a term in lower case
+    if LABEL_VALUE.match(text) or text.endswith((".", ",", ";", ":")):
+        return heading_form(text)
+    return heading_form(text) or ln.caps or ln.bold
+
+
+def model_title(group: list[Line]) -> bool:
+    """Whether a layout-model ``title`` that no line's type makes a heading stays one: never on
+    sentences, rows of figures or lines set on their side; on the text layer, whose sizes and
+    weights are exact, only when a line has a heading's form or face (:func:`set_apart`:
+    the model also calls a term, a code line or a paragraph's first line a title); on
+    OCR lines, whose type is measured, the model is trusted."""
+    if all(refused(ln.text) or vertical(ln) for ln in group):
+        return False
+    if all(ln.size > 0 for ln in group):
+        return any(set_apart(ln) for ln in group)
+    return True
