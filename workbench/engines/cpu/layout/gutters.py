@@ -21,7 +21,7 @@ gutter with lines on both sides and none across it, at the gutter's middle.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import pairwise
 
 from workbench.engines.cpu.boxes import Box, LayoutBox, Line, Word, median, union_all
@@ -106,7 +106,8 @@ def _parts(ln: Line, cuts: list[float]) -> list[Line]:
         box = union_all([w.box for w in g])
         conf = sum(w.conf for w in g) / len(g)
         text = " ".join(w.text for w in g)
-        parts.append(Line(text, box, conf, ln.source, list(g), ln.size, ln.bold, None, ln.stroke))
+        # every other field (size, bold, caps, stroke, …) is the line's; its TeX no longer fits
+        parts.append(replace(ln, text=text, box=box, conf=conf, words=list(g), tex=None))
     return parts
 
 
