@@ -4,7 +4,8 @@
 Ground truth: ``tests/data/tables_truth/<pdf stem>.p<page>.<k>.html``, the k-th table of
 that page (its source or its text layer, see tests/data/SOURCES.md). Each truth table is
 scored against the best-matching table of the page's Markdown (a truth table the engine did
-not find scores 0). TEDS: ``tests/engines/cpu/tables/teds.py``.
+not find scores 0). TEDS: ``workbench/evaluate/structure.py``, through
+``tests/engines/cpu/tables/teds.py``.
 
     PYTHONPATH=. python3 benchmarks/cpu_tables.py [--root DIR] [--modes auto,never]
 
