@@ -42,6 +42,7 @@ class Block:
     level: int = 0  # heading level 1-4 from type; 0: not a heading
     text: str | None = None  # its Markdown, written by the ``markdown`` pass
     crop: bool = False
+    structure: float = 1.0  # the structural evidence's factor (:mod:`.readers.structure`)
 
     @property
     def printed(self) -> list[Line]:
@@ -59,13 +60,14 @@ class Block:
     @property
     def confidence(self) -> float | None:
         """Character-weighted mean line confidence, 0-1, lowered by the share of words that
-        neither a dictionary nor the other reader supports (:func:`.readers.evidence.weigh`);
-        None without printed text."""
+        neither a dictionary nor the other reader supports (:func:`.readers.evidence.weigh`)
+        and by the structure's doubt (``structure``: :mod:`.readers.structure`); None without
+        printed text."""
         n = sum(len(ln.text) for ln in self.printed)
         if not n:
             return None
         conf = sum(ln.conf * len(ln.text) for ln in self.printed) / n / 100
-        return round(evidence.weigh(conf, self.printed), 3)
+        return round(evidence.weigh(conf, self.printed) * self.structure, 3)
 
 
 @dataclass

@@ -19,6 +19,7 @@ from workbench.engines.cpu.furniture import passes as furniture
 from workbench.engines.cpu.layout import passes as layout
 from workbench.engines.cpu.order import passes as order
 from workbench.engines.cpu.page import Page
+from workbench.engines.cpu.readers import structure
 from workbench.engines.cpu.signatures import passes as signatures
 from workbench.engines.cpu.tables import passes as tables
 from workbench.engines.cpu.text import passes as text
@@ -70,6 +71,7 @@ PASSES: tuple[Pass, ...] = (
     Pass("grow_boxes", layout.grow_boxes),
     Pass("ordered_runs", text.ordered_runs),
     Pass("furniture_only_page", furniture.furniture_only_page),
+    Pass("structure", structure.apply),  # structural doubt lowers confidence (issue 23)
 )
 NAMES = tuple(p.name for p in PASSES)
 FRAME = frozenset({"assign_lines", "blocks", "line_order", "labels", "markdown"})
