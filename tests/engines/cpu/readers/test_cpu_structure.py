@@ -44,22 +44,26 @@ def test_structure_runs_last_among_the_passes():
     assert passes.NAMES[-1] == "structure"
 
 
+@pytest.mark.slow  # real pages through the engine
 def test_two_tables_side_by_side_fall_under_the_flag(engine):
     regions = _read(engine, "structure/tabula-multicolumn.pdf")
     [table] = [r for r in regions if r.label == Label.TABLE]
     assert table.confidence is not None and table.confidence < LOW_CONFIDENCE
 
 
+@pytest.mark.slow  # real pages through the engine
 def test_keys_and_values_read_apart_fall_under_the_flag(engine):
     conf = _confidence(_read(engine, "structure/form-pkginfo-sympy.pdf"))
     assert conf is not None and conf < LOW_CONFIDENCE
 
 
+@pytest.mark.slow  # real pages through the engine
 def test_formulas_in_pieces_fall_under_the_flag(engine):
     conf = _confidence(_read(engine, "structure/sympy-gfunctions-2col.pdf"))
     assert conf is not None and conf < LOW_CONFIDENCE
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "name",
     [
