@@ -66,3 +66,15 @@ def test_the_word_list_is_tesseracts_own():
     assert lexicon.known("documentation") and lexicon.known("Westminster")
     assert lexicon.known("believe") and not lexicon.known("behieve")
     assert not lexicon.known("okinion")
+
+
+@pytest.mark.parametrize(
+    ("conf", "source", "want"),
+    [
+        (92.0, "tesseract", evidence.CLEAN_SUPPORT),  # "linzen": Dutch, read cleanly
+        (70.0, "tesseract", 0.0),  # Tesseract unsure: a misreading as likely as a word
+        (99.0, "rapidocr", 0.0),  # RapidOCR's scores are high on gibberish too
+    ],
+)
+def test_a_clean_word_of_another_language_is_half_supported(conf, source, want):
+    assert evidence.word_support(Word("linzen", (0, 0, 1, 1), conf, False), source) == want
