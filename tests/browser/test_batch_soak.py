@@ -38,9 +38,10 @@ from workbench.schema import PageStatus
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 N, SEED = 60, 25  # 60 pages in 8 TIFFs of 1-20 pages; seed 25 gives every kind of fault
-#: seconds per completion and pages in flight: the batch lasts long enough (~30 s) for three
-#: clicks on a loaded 2-core box, and short enough for the test to stay near a minute
-DELAY_S, CONCURRENCY = 0.5, 2
+#: seconds per completion and pages in flight: the batch lasts long enough (~35 s) for three
+#: clicks on a loaded 2-core box (at 0.5 s, a load of 14 left it 13 pages to spare), and short
+#: enough for the test to stay near a minute
+DELAY_S, CONCURRENCY = 0.8, 2
 TIMEOUT_S = 3.0  # the engine's request timeouts: how long the hung page holds its slot
 
 
