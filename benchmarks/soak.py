@@ -82,9 +82,11 @@ def free_port() -> int:
 class SoakServer:
     """The faulty server as its own process; :meth:`restart` kills it and starts it again."""
 
-    def __init__(self, n: int, seed: int, log: Path, *, faults: bool = True) -> None:
+    def __init__(
+        self, n: int, seed: int, log: Path, *, faults: bool = True, delay: float = DELAY_S
+    ) -> None:
         self.port, self.n, self.seed, self.log = free_port(), n, seed, log
-        self.faults = faults
+        self.faults, self.delay = faults, delay
         self.starts = 0
         self.restarted_busy = 0  # completions in flight when it was last killed
         self.proc: subprocess.Popen[bytes] | None = None
@@ -96,9 +98,9 @@ class SoakServer:
     def start(self) -> SoakServer:
         module = "tests.fakes.soak_server" if self.faults else "tests.fakes.openai_server"
         args = ["--pages", str(self.n), "--seed", str(self.seed), "--log", str(self.log),
-                "--delay", f"{DELAY_S:g}"]  # fmt: skip
+                "--delay", f"{self.delay:g}"]  # fmt: skip
         if not self.faults:
-            args = ["--delay", f"{DELAY_S:g}", "--model", "lightonai/LightOnOCR-2-1B"]
+            args = ["--delay", f"{self.delay:g}", "--model", "lightonai/LightOnOCR-2-1B"]
         self.proc = subprocess.Popen(
             [sys.executable, "-m", module, "--port", str(self.port), *args],
             cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,

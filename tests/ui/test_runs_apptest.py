@@ -91,6 +91,8 @@ def test_batch_of_uploads_makes_one_run(tmp_path: Path) -> None:
     ).run()
     at.text_input(key="batch_name").set_value("nightly").run()
     at.button(key="batch_start").click().run()
+    at.session_state["batch_job"].thread.join(timeout=60)  # the batch runs in its thread
+    at.run()
     assert not at.exception
     runs = RunStore(tmp_path).list()
     assert len(runs) == 1

@@ -115,7 +115,9 @@ def render() -> None:
 
     from workbench.ui import batch_view
 
-    with st.expander("Batch: process many documents as one run", expanded=not runs):
+    # Open while this session has a batch running or ended: its progress, then its counts.
+    open_batch = not runs or state.BATCH_JOB.get() is not None
+    with st.expander("Batch: process many documents as one run", expanded=open_batch):
         batch_view.render()
 
     if not runs:

@@ -181,6 +181,8 @@ OPEN_PAGE: Slot[int | None] = Slot("open_page", _none)
 #: The last batch's outcome (a ``batch_view.BatchOutcome``).
 BATCH_LAST: Slot[Any] = Slot("batch_last", _none)
 BATCH_CANCEL_CLICKED: Slot[bool] = Slot("batch_cancel_clicked", _false)
+#: The session's batch running in its thread, or the last one (a ``batch_view.BatchJob``).
+BATCH_JOB: Slot[Any] = Slot("batch_job", _none)
 
 # ------------------------------------------------------------------------ compare
 CMP_PAGE: Slot[int | None] = Slot("cmp_page", _none)

@@ -1,0 +1,87 @@
+"""Runs → Batch runs outside the script run (issue 25.3): a click while a batch runs (a rerun
+of the page) is answered and the batch goes on to its end; Cancel stops it, keeping its pages.
+The batch's engine is held at a gate, so "while it runs" is a state, not a time."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+from tests.fakes.fake_engine import FakeEngine
+from tests.ui.runs_seed import document_bytes
+from workbench.engines.base import EngineOutput, PageRequest
+from workbench.runs.store import RunStore
+
+ROOT = Path(__file__).resolve().parents[2]
+WAIT_S = 60  # bound on a wait for the batch's thread (it returns as soon as the state is met)
+
+
+class GatedEngine(FakeEngine):
+    """The FakeEngine, holding every page until :attr:`gate` is set."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.gate = threading.Event()
+
+    def run(self, requests: Sequence[PageRequest]) -> Iterator[EngineOutput]:
+        for request in requests:
+            assert self.gate.wait(WAIT_S), "the test never opened the gate"
+            yield from super().run([request])
+
+
+def started(store: Path, engine: GatedEngine) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "pages" / "runs.py"), default_timeout=60)
+    at.session_state["runs_store_dir"] = str(store)
+    at.session_state["engine_override"] = engine
+    at.run()
+    at.file_uploader(key="batch_files").set_value(
+        [
+            ("one.tiff", document_bytes(2), "image/tiff"),
+            ("two.tiff", document_bytes(1), "image/tiff"),
+        ]
+    ).run()
+    at.button(key="batch_start").click().run()
+    assert not at.exception
+    return at
+
+
+def test_a_click_while_the_batch_runs_is_answered_and_the_batch_goes_on(tmp_path: Path) -> None:
+    engine = GatedEngine()
+    at = started(tmp_path, engine)
+    job = at.session_state["batch_job"]
+    assert job.running  # the script run that started it has ended; the batch has not
+    for _ in range(3):  # clicks: each reruns the page while the batch waits on its engine
+        at.run()
+        assert not at.exception and job.running
+        assert any("Batch running" in c.value for c in at.caption)
+        assert "batch_start" not in [b.key for b in at.button]  # one batch at a time
+    (run,) = RunStore(tmp_path).list()
+    assert run.status == "running"
+    engine.gate.set()
+    job.thread.join(WAIT_S)
+    at.run()
+    (run,) = RunStore(tmp_path).list()
+    assert (run.status, run.pages) == ("done", 3)
+    assert any(
+        f"Last batch: run {run.id}, 3/3 pages, done · 3 ok" in c.value for c in at.caption
+    ), [c.value for c in at.caption]
+
+
+def test_cancel_stops_the_running_batch_and_keeps_its_pages(tmp_path: Path) -> None:
+    engine = GatedEngine()
+    at = started(tmp_path, engine)
+    job = at.session_state["batch_job"]
+    at.button(key="batch_cancel").click().run()
+    assert job.cancel.is_set()
+    engine.gate.set()  # the page in flight finishes; then the batch stops
+    job.thread.join(WAIT_S)
+    assert not job.running
+    at.run()
+    (run,) = RunStore(tmp_path).list()
+    assert run.status == "cancelled" and run.pages < 3
+    assert any("Batch cancelled" in w.value for w in at.warning)
+    assert any(f"Last batch: run {run.id}" in c.value and "cancelled" in c.value
+               for c in at.caption)  # fmt: skip
