@@ -52,6 +52,7 @@ PASSES: tuple[Pass, ...] = (
     # blocks
     Pass("blocks", layout.blocks),
     Pass("contents", furniture.table_of_contents),  # a table of contents: one line an entry
+    Pass("key_values", layout.key_values),  # a form's key/value rows: key then value (issue 23)
     Pass("display_formulas", formulas.display_formulas),
     Pass("captions", figures.attach_captions),
     Pass("layout_furniture", furniture.layout_furniture),
