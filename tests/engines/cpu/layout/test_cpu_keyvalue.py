@@ -97,3 +97,19 @@ def test_two_columns_of_prose_with_a_wide_gutter_are_left_alone():
               Block("text", (900, 100, 1440, 700), right, 0.9)]  # fmt: skip
     out = key_values(_page(blocks)).blocks
     assert [len(b.lines) for b in out] == [12, 12]
+
+
+def test_two_centred_author_blocks_are_left_alone():
+    """A paper's two author blocks side by side ("name / institute / e-mail", each line
+    centred): the lines of one block share no left edge, so no row is a key and its value."""
+    rows = [("Ada Lovelace", "Charles Babbage"), ("Analytical Society", "Trinity College"),
+            ("ada@example.org", "cb@example.org")]  # fmt: skip
+    left, right = [], []
+    for i, (a, b) in enumerate(rows):
+        wa, wb = 12.0 * len(a), 12.0 * len(b)
+        left.append(_line(a, 300 - wa / 2, 100 + 25 * i, wa))
+        right.append(_line(b, 750 - wb / 2, 100 + 25 * i, wb))
+    blocks = [Block("text", (150, 100, 450, 175), left, 0.9),
+              Block("text", (600, 100, 900, 175), right, 0.9)]  # fmt: skip
+    out = key_values(_page(blocks)).blocks
+    assert [len(b.lines) for b in out] == [3, 3]
