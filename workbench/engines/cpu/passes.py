@@ -38,6 +38,8 @@ PASSES: tuple[Pass, ...] = (
     Pass("caption_boxes", figures.caption_boxes),
     Pass("aligned_tables", tables.aligned_tables),
     Pass("table_headers", tables.table_headers),
+    Pass("side_by_side", tables.side_by_side),  # two tables under one box: two (issue 23)
+    Pass("inner_text", tables.inner_text),  # a text box over a table's cells leaves (issue 23)
     Pass("stroke_weight", furniture.stroke_weight),
     Pass("figure_text", figures.figure_text),
     Pass("signature_boxes", signatures.signature_boxes),
@@ -51,6 +53,7 @@ PASSES: tuple[Pass, ...] = (
     # blocks
     Pass("blocks", layout.blocks),
     Pass("contents", furniture.table_of_contents),  # a table of contents: one line an entry
+    Pass("key_values", layout.key_values),  # a form's key/value rows: key then value (issue 23)
     Pass("display_formulas", formulas.display_formulas),
     Pass("captions", figures.attach_captions),
     Pass("layout_furniture", furniture.layout_furniture),

@@ -11,6 +11,8 @@ given, boxes grown over their lines.
 * ``blocks``: one block a kept box (text, title, caption, header and footer boxes that received
   no line are dropped; figures, tables, formulas and signatures are kept empty); lines no box
   holds are grouped into ``ocr_lines`` blocks by vertical proximity and horizontal overlap.
+* ``key_values``: a form's or receipt's key/value rows become one block a row, key then
+  value (:mod:`.keyvalue`).
 * ``labels``: each block's :class:`~workbench.schema.Label` from its native label
   (:func:`~.detect.canonical`); tables are text when the engine does not detect tables.
 * ``grow_boxes``: each box grows to the union of its lines (a heading box drawn short of its
@@ -21,7 +23,7 @@ given, boxes grown over their lines.
 from __future__ import annotations
 
 from workbench.engines.cpu.boxes import Line, assign_lines, dedupe_layout, union_all
-from workbench.engines.cpu.layout import gutters
+from workbench.engines.cpu.layout import gutters, keyvalue
 from workbench.engines.cpu.layout.detect import canonical
 from workbench.engines.cpu.page import Block, Page
 from workbench.schema import Label
@@ -65,6 +67,10 @@ def blocks(page: Page) -> Page:
         out.append(Block("ocr_lines", union_all([ln.box for ln in group]), group, 0.0))
     page.blocks = out
     return page
+
+
+def key_values(page: Page) -> Page:
+    return keyvalue.key_values(page)
 
 
 def labels(page: Page) -> Page:

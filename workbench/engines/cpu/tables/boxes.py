@@ -21,12 +21,14 @@ import re
 from workbench.engines.cpu.boxes import Box, LayoutBox, Line, cover, iou
 from workbench.engines.cpu.layout.detect import canonical
 from workbench.engines.cpu.tables import fragments as frag
+from workbench.engines.cpu.tables import side
 from workbench.engines.cpu.tables.pairs import find_pairs
 from workbench.schema import Label
 
 HEADER_WORDS = 6  # a header line above a table has at most this many words
 HEADER_INDENT = 0.15  # ... and its row starts this share of the table's width right of its edge
 LONE_INDENT = 0.45  # ... or this share when the row is one line (a centred title starts left)
+INNER = 0.8  # a text box this much inside a table box is the model's second reading of cells
 _CAPTION = re.compile(r"^(Table|Figure|Fig\.|Source|Note)\b", re.I)
 _NOT_TABLES = (Label.FORMULA, Label.FIGURE)
 TEXT_BOXES = {"text", "reference", "title", "FLOWING_TEXT", "HEADING_TEXT", "PULLOUT_TEXT"}
@@ -36,7 +38,7 @@ def aligned_tables(boxes: list[LayoutBox], lines: list[Line]) -> list[LayoutBox]
     """Tables the layout model missed (:func:`frag.find_tables`) become ``aligned_table``
     boxes; text boxes mostly inside one are dropped so its lines go to the table, and formula
     or picture boxes drawn over a found table (the model's or this one) give way to it."""
-    for t in frag.find_tables(lines) + find_pairs(lines):
+    for t in side.refind(frag.find_tables(lines), lines) + find_pairs(lines):
         model = [
             b.box for b in boxes if canonical(b.native) is Label.TABLE and cover(t, b.box) > 0.5
         ]
@@ -117,6 +119,31 @@ def table_headers(boxes: list[LayoutBox], lines: list[Line]) -> list[LayoutBox]:
                 if o is out[k] or not (o.native != b.native and cover(o.box, grown) >= 0.8)
             ]
     return out
+
+
+def inner_text(boxes: list[LayoutBox], lines: list[Line]) -> list[LayoutBox]:
+    """A text box drawn inside a table box (``INNER`` of it or more) over some of the table's
+    cells is dropped, so that its lines stay in the table's rows: a receipt's "Date / Time /
+    Register" boxed apart from their values went under the table as a paragraph. It is a
+    column of cells when at least half of its lines share a row (vertical overlap of half the
+    lower height) with a line of the table outside it."""
+    tables = [b.box for b in boxes if canonical(b.native) is Label.TABLE]
+    out = []
+    for b in boxes:
+        held = (t for t in tables if b.native in TEXT_BOXES and cover(b.box, t) >= INNER)
+        if (host := next(held, None)) is not None:
+            inside = [ln for ln in lines if cover(ln.box, b.box) >= 0.5]
+            rest = [ln for ln in lines if cover(ln.box, host) >= 0.5 and cover(ln.box, b.box) < 0.5]
+            shared = sum(any(_same_row(ln, o) for o in rest) for ln in inside)
+            if inside and 2 * shared >= len(inside):
+                continue
+        out.append(b)
+    return out
+
+
+def _same_row(a: Line, b: Line) -> bool:
+    overlap = min(a.box[3], b.box[3]) - max(a.box[1], b.box[1])
+    return overlap >= 0.5 * min(a.height, b.height)
 
 
 def _bands(lines: list[Line]) -> list[list[Line]]:

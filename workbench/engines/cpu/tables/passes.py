@@ -8,10 +8,16 @@ is alone in its row, prose (``TAIL_WORDS`` words or more, over half the table wi
 directly under a caption or text box whose last line does not end a sentence goes back to
 that box, and the table's box starts below it.
 
+``side_by_side``: two tables set side by side under one table box become two boxes
+(:mod:`.side`).
+
+``inner_text``: a text box drawn inside a table over a column of its cells is dropped
+(:func:`.boxes.inner_text`).
+
 ``table_notes``: notes under a table ("Source: …", "Note: …", footnotes) leave it for a text
 box of their own (:mod:`.notes`).
 
-All four do nothing when the engine does not detect tables.
+All six do nothing when the engine does not detect tables.
 """
 
 from __future__ import annotations
@@ -19,7 +25,7 @@ from __future__ import annotations
 from workbench.engines.cpu.boxes import LayoutBox
 from workbench.engines.cpu.layout.detect import canonical
 from workbench.engines.cpu.page import Page
-from workbench.engines.cpu.tables import boxes, notes
+from workbench.engines.cpu.tables import boxes, notes, side
 from workbench.schema import Label
 
 TAIL_WORDS = 6  # fewer words: a header cell ("Total arrests"), not a sentence run on
@@ -36,6 +42,18 @@ def aligned_tables(page: Page) -> Page:
 def table_headers(page: Page) -> Page:
     if page.tables:
         page.layout = boxes.table_headers(page.layout, page.lines)
+    return page
+
+
+def side_by_side(page: Page) -> Page:
+    if page.tables:
+        page.layout = side.side_by_side(page.layout, page.lines)
+    return page
+
+
+def inner_text(page: Page) -> Page:
+    if page.tables:
+        page.layout = boxes.inner_text(page.layout, page.lines)
     return page
 
 
