@@ -54,7 +54,7 @@ from PIL import Image, ImageOps
 
 from workbench.engines.base import EngineOutput, PageRequest
 from workbench.engines.cpu import deskew, passes, signatures
-from workbench.engines.cpu.boxes import Box, Line, median
+from workbench.engines.cpu.boxes import Box, LayoutBox, Line, median
 from workbench.engines.cpu.compose import compose
 from workbench.engines.cpu.layout.detect import CdlaLayout, tesseract_blocks
 from workbench.engines.cpu.page import unpad
@@ -194,29 +194,55 @@ class CpuEngine:
         if w < 16 or h < 16:
             trace["skipped"] = "image too small"
             return [], trace
+        known: list[LayoutBox] | None = None  # the layout of ``image``, when found already
         if self.text_layer != "never":
             why = pdftext.judge(layer, image) if self.text_layer == "auto" else None
             if why is None and (layer is not None or self.text_layer == "only"):
                 lines = pdftext.lines_from_layer(layer, w, h) if layer is not None else []
-                if self.text_layer == "auto":
-                    why = second.layer_disagrees(self.tess, image, lines)
-                if why is None:
+                if self.text_layer != "auto":
                     return self._from_layer(image, layer, lines, trace)
+                # Tesseract checks the layer (and reads its image objects) on the worker
+                # thread while CDLA lays the page out: both paths want the layout
+                check = self._pool.submit(self._check_layer, image, layer, lines)
+                known = self.layout.detect(image) if self.layout is not None else []
+                why, extra = check.result()
+                if why is None:
+                    return self._from_layer(image, layer, lines, trace, known, extra)
             trace["text_layer"] = why
         if min(w, h) < SMALL_PAGE:  # a cropped line: OCR wants white space around the text
             big = ImageOps.expand(image, PAD, fill="white")
             regions, trace = self._ocr(big, trace)
             return [unpad(r, PAD, w, h) for r in regions], trace
-        return deskew.read_square(self._ocr, image, trace)
+
+        def read(square: Image.Image, trace: dict[str, Any]) -> tuple[list[Region], Any]:
+            # the layout found beside the layer check is this page's unless deskew turned it
+            return self._ocr(square, trace, known if square is image else None)
+
+        return deskew.read_square(read, image, trace)
+
+    def _check_layer(
+        self, image: Image.Image, layer: TextLayer | None, lines: list[Line]
+    ) -> tuple[str | None, list[Line]]:
+        """On the worker thread: why the layer is refused (:func:`second.layer_disagrees`),
+        else None and the Tesseract lines of the image objects the layer has no words in."""
+        why = second.layer_disagrees(self.tess, image, lines)
+        if why is not None or layer is None or self.tess is None:
+            return why, []
+        w, h = image.size
+        boxes = pdftext.image_regions(layer, lines, w, h)
+        return None, [ln for b in boxes for ln in second.read_crop(self.tess, image, b)]
 
     def _ocr(
-        self, image: Image.Image, trace: dict[str, Any]
+        self, image: Image.Image, trace: dict[str, Any], known: list[LayoutBox] | None = None
     ) -> tuple[list[Region], dict[str, Any]]:
-        """The OCR path (no usable text layer)."""
+        """The OCR path (no usable text layer); ``known``: the layout of ``image``, if found."""
         w, h = image.size
         # Tesseract (one core, GIL released) runs beside layout + RapidOCR detection (ORT)
         tess = self._pool.submit(self.tess.read, image) if self.tess is not None else None
-        layout = self.layout.detect(image) if self.layout is not None else []
+        if known is not None:
+            layout = known
+        else:
+            layout = self.layout.detect(image) if self.layout is not None else []
         quads = self.rapid.detect(image) if self.rapid is not None else []
         lines, blocks = tess.result() if tess is not None else ([], [])
         tess_lines = list(lines)  # Tesseract's own reading: what confirms RapidOCR's words
@@ -261,21 +287,19 @@ class CpuEngine:
         layer: TextLayer | None,
         lines: list[Line],
         trace: dict[str, Any],
+        layout: list[LayoutBox] | None = None,
+        extra: Sequence[Line] = (),
     ) -> tuple[list[Region], dict[str, Any]]:
-        """The text-layer path: layer lines + layout; OCR reads only image objects the layer
-        has no words in (``auto``). No signature search: a born-digital page has no ink
-        that is not drawn text or a picture."""
+        """The text-layer path: layer lines + layout (``layout``: found already); ``extra``:
+        OCR lines of image objects the layer has no words in (``auto``, :meth:`_check_layer`).
+        No signature search: a born-digital page has no ink that is not drawn text or a
+        picture."""
         w, h = image.size
         trace["reader"] = "text_layer"
-        layout = self.layout.detect(image) if self.layout is not None else []
-        if self.text_layer == "auto" and layer is not None and self.tess is not None:
-            extra = [
-                ln
-                for b in pdftext.image_regions(layer, lines, w, h)
-                for ln in second.read_crop(self.tess, image, b)
-            ]
-            if extra:
-                lines = merge.dedupe(lines + extra)
+        if layout is None:
+            layout = self.layout.detect(image) if self.layout is not None else []
+        if extra:
+            lines = merge.dedupe(lines + list(extra))
         kept = second.drop_forms(layout, lines) if self.dissolve_forms else layout
         regions = compose(w, h, kept, lines, [], self.detect_tables, image, off=self.passes_off)
         trace["layout"] = [[b.native, _r(b.box), round(b.score, 3)] for b in kept]
