@@ -35,7 +35,9 @@ median page 0.186 → 0.124, word-F1 0.959 → 0.990 (RapidOCR alone 0.973, Tess
 Models load once per process (:func:`get_cpu_engine`) and are shared by every Streamlit
 session; Streamlit runs sessions in threads and none of the models is thread-safe, so pages
 run one at a time under a lock. ONNX Runtime sessions get ``min(cpu_count, 4)`` intra-op
-threads, sequential execution and no spin-waiting (:func:`.readers.rapid.ort_session`).
+threads (one fewer for layout and detection, which run beside Tesseract: one on 2 cores),
+sequential execution, no spin-waiting and a memory arena (:func:`.readers.rapid.ort_session`).
+On a text-layer page Tesseract's check of the layer runs beside the layout model too.
 A missing component degrades the engine and :meth:`describe` says so.
 """
 
@@ -96,12 +98,17 @@ class CpuEngine:
         self.detect_tables = True
         self.passes_off: frozenset[str] = frozenset()  # see without()
         threads = threads or max(1, min(os.cpu_count() or 2, 4))
+        # layout and detection run beside Tesseract (one core): they get the other cores only,
+        # or on 2 cores the three threads thrash and Tesseract, the longer, waits its turn
+        beside = max(1, threads - 1) if use_tess else threads
         self.tess = load_optional(TesseractReader, self.notes, "Tesseract") if use_tess else None
         self.rapid = (
-            load_optional(RapidReader, self.notes, "RapidOCR", threads) if use_rapid else None
+            load_optional(RapidReader, self.notes, "RapidOCR", threads, beside)
+            if use_rapid
+            else None
         )
         self.layout = (
-            load_optional(CdlaLayout, self.notes, "CDLA layout", threads) if use_layout else None
+            load_optional(CdlaLayout, self.notes, "CDLA layout", beside) if use_layout else None
         )
         if self.tess is None and self.rapid is None:
             raise EngineUnavailable(

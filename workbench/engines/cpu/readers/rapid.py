@@ -26,7 +26,9 @@ class RapidReader:
     DET_MAX_SIDE = 2000
     TEXT_SCORE = 0.5  # RapidOCR's own default: recognitions under it are dropped
 
-    def __init__(self, threads: int = 2) -> None:
+    def __init__(self, threads: int = 2, det_threads: int | None = None) -> None:
+        """``threads``: ONNX Runtime intra-op threads for recognition; ``det_threads`` (default
+        the same) for detection, which the engine runs beside Tesseract."""
         from rapidocr import RapidOCR
 
         params: dict[str, Any] = {
@@ -58,7 +60,7 @@ class RapidReader:
         self._det = self._ocr._load_det_model()  # rapidocr loads lazily; load both now
         self._rec = self._ocr._load_rec_model()
         if tiny is not None:
-            self._det.session.session = ort_session(tiny[0], threads)
+            self._det.session.session = ort_session(tiny[0], det_threads or threads)
             self._rec.session.session = ort_session(tiny[1], threads)
         self._det.get_preprocess = _tabled_preprocess(self._det)
 
