@@ -38,3 +38,16 @@ def test_other_inputs_take_rapidocrs_own_path(reader):
     ours = det.get_preprocess()(image)
     theirs = DetPreProcess(det.limit_side_len, det.limit_type, det.mean, det.std)(image)
     assert theirs is not None and np.array_equal(ours, theirs)
+
+
+def test_the_tabled_layout_input_equals_rapid_layouts():
+    pytest.importorskip("rapid_layout")
+    from rapid_layout.model_handler.pp.pre_process import PPPreProcess
+
+    from workbench.engines.cpu.readers.rapid import TabledInput
+
+    image = np.random.default_rng(4).integers(0, 256, (1100, 850, 3), dtype=np.uint8)
+    theirs = PPPreProcess(img_size=(800, 608))(image)
+    ours = TabledInput(PPPreProcess(img_size=(800, 608)))(image)
+    assert ours is not None and ours.shape == theirs.shape == (1, 3, 800, 608)
+    assert ours.dtype == theirs.dtype and np.array_equal(ours, theirs)
