@@ -27,17 +27,14 @@ With a PDF text layer (``text_layer`` ``auto`` and :func:`pdftext.judge` trusts 
 ``only``), the layer's words replace OCR: layout from CDLA, OCR only for image objects the
 layer has no words in (:meth:`CpuEngine._from_layer`).
 
-Measured (``python benchmarks/cpu_quality.py``, 8 born-digital pages at 200 DPI vs their
-text layers, both engines side by side in one run on 2 busy cores): CER pooled 0.222 → 0.210,
-median page 0.186 → 0.124, word-F1 0.959 → 0.990 (RapidOCR alone 0.973, Tesseract alone
-0.927); seconds per page median 3.65 → 2.65, total 0.92×.
+Measured: ``benchmarks/cpu_quality.py`` (RapidOCR's second readings: word-F1 0.959 → 0.990 on
+8 born-digital pages vs their text layers), ``benchmarks/cpu_speed.md`` (seconds per page).
 
 Models load once per process (:func:`get_cpu_engine`) and are shared by every Streamlit
 session; Streamlit runs sessions in threads and none of the models is thread-safe, so pages
 run one at a time under a lock. ONNX Runtime sessions get ``min(cpu_count, 4)`` intra-op
-threads (one fewer for layout and detection, which run beside Tesseract: one on 2 cores),
-sequential execution, no spin-waiting and a memory arena (:func:`.readers.rapid.ort_session`).
-On a text-layer page Tesseract's check of the layer runs beside the layout model too.
+threads, one fewer for layout and detection, which run beside Tesseract (also on a text-layer
+page: its check of the layer) (:func:`.readers.rapid.ort_session`).
 A missing component degrades the engine and :meth:`describe` says so.
 """
 
@@ -98,15 +95,10 @@ class CpuEngine:
         self.detect_tables = True
         self.passes_off: frozenset[str] = frozenset()  # see without()
         threads = threads or max(1, min(os.cpu_count() or 2, 4))
-        # layout and detection run beside Tesseract (one core): they get the other cores only,
-        # or on 2 cores the three threads thrash and Tesseract, the longer, waits its turn
-        beside = max(1, threads - 1) if use_tess else threads
+        beside = max(1, threads - 1) if use_tess else threads  # ORT threads beside Tesseract
         self.tess = load_optional(TesseractReader, self.notes, "Tesseract") if use_tess else None
-        self.rapid = (
-            load_optional(RapidReader, self.notes, "RapidOCR", threads, beside)
-            if use_rapid
-            else None
-        )
+        rapid = (RapidReader, self.notes, "RapidOCR", threads, beside)
+        self.rapid = load_optional(*rapid) if use_rapid else None
         self.layout = (
             load_optional(CdlaLayout, self.notes, "CDLA layout", beside) if use_layout else None
         )
@@ -156,8 +148,7 @@ class CpuEngine:
         return other
 
     def describe(self) -> dict[str, str]:
-        info = {"name": self.name, "model": self.model}
-        info["text_layer"] = self.text_layer
+        info = {"name": self.name, "model": self.model, "text_layer": self.text_layer}
         info["handwriting_threshold"] = str(self.handwriting_conf)
         info["detect_tables"] = str(self.detect_tables).lower()
         if self.passes_off:
@@ -206,15 +197,13 @@ class CpuEngine:
             why = pdftext.judge(layer, image) if self.text_layer == "auto" else None
             if why is None and (layer is not None or self.text_layer == "only"):
                 lines = pdftext.lines_from_layer(layer, w, h) if layer is not None else []
-                if self.text_layer != "auto":
-                    return self._from_layer(image, layer, lines, trace)
-                # Tesseract checks the layer (and reads its image objects) on the worker
-                # thread while CDLA lays the page out: both paths want the layout
-                check = self._pool.submit(self._check_layer, image, layer, lines)
+                check = None  # Tesseract checks the layer on its thread while CDLA lays out
+                if self.text_layer == "auto":
+                    check = self._pool.submit(second.check_layer, self.tess, image, layer, lines)
                 known = self.layout.detect(image) if self.layout is not None else []
-                why, extra = check.result()
+                why, extra = check.result() if check is not None else (None, [])
                 if why is None:
-                    return self._from_layer(image, layer, lines, trace, known, extra)
+                    return self._from_layer(image, lines, trace, known, extra)
             trace["text_layer"] = why
         if min(w, h) < SMALL_PAGE:  # a cropped line: OCR wants white space around the text
             big = ImageOps.expand(image, PAD, fill="white")
@@ -222,22 +211,9 @@ class CpuEngine:
             return [unpad(r, PAD, w, h) for r in regions], trace
 
         def read(square: Image.Image, trace: dict[str, Any]) -> tuple[list[Region], Any]:
-            # the layout found beside the layer check is this page's unless deskew turned it
-            return self._ocr(square, trace, known if square is image else None)
+            return self._ocr(square, trace, known if square is image else None)  # not turned
 
         return deskew.read_square(read, image, trace)
-
-    def _check_layer(
-        self, image: Image.Image, layer: TextLayer | None, lines: list[Line]
-    ) -> tuple[str | None, list[Line]]:
-        """On the worker thread: why the layer is refused (:func:`second.layer_disagrees`),
-        else None and the Tesseract lines of the image objects the layer has no words in."""
-        why = second.layer_disagrees(self.tess, image, lines)
-        if why is not None or layer is None or self.tess is None:
-            return why, []
-        w, h = image.size
-        boxes = pdftext.image_regions(layer, lines, w, h)
-        return None, [ln for b in boxes for ln in second.read_crop(self.tess, image, b)]
 
     def _ocr(
         self, image: Image.Image, trace: dict[str, Any], known: list[LayoutBox] | None = None
@@ -246,10 +222,7 @@ class CpuEngine:
         w, h = image.size
         # Tesseract (one core, GIL released) runs beside layout + RapidOCR detection (ORT)
         tess = self._pool.submit(self.tess.read, image) if self.tess is not None else None
-        if known is not None:
-            layout = known
-        else:
-            layout = self.layout.detect(image) if self.layout is not None else []
+        layout = self.layout.detect(image) if known is None and self.layout else (known or [])
         quads = self.rapid.detect(image) if self.rapid is not None else []
         lines, blocks = tess.result() if tess is not None else ([], [])
         tess_lines = list(lines)  # Tesseract's own reading: what confirms RapidOCR's words
@@ -291,22 +264,18 @@ class CpuEngine:
     def _from_layer(
         self,
         image: Image.Image,
-        layer: TextLayer | None,
         lines: list[Line],
         trace: dict[str, Any],
-        layout: list[LayoutBox] | None = None,
-        extra: Sequence[Line] = (),
+        layout: list[LayoutBox],
+        extra: list[Line],
     ) -> tuple[list[Region], dict[str, Any]]:
-        """The text-layer path: layer lines + layout (``layout``: found already); ``extra``:
-        OCR lines of image objects the layer has no words in (``auto``, :meth:`_check_layer`).
-        No signature search: a born-digital page has no ink that is not drawn text or a
-        picture."""
+        """The text-layer path: layer lines + layout; ``extra``: OCR lines of image objects the
+        layer has no words in (``auto``: :func:`second.check_layer`). No signature search: a
+        born-digital page has no ink that is not drawn text or a picture."""
         w, h = image.size
         trace["reader"] = "text_layer"
-        if layout is None:
-            layout = self.layout.detect(image) if self.layout is not None else []
         if extra:
-            lines = merge.dedupe(lines + list(extra))
+            lines = merge.dedupe(lines + extra)
         kept = second.drop_forms(layout, lines) if self.dissolve_forms else layout
         regions = compose(w, h, kept, lines, [], self.detect_tables, image, off=self.passes_off)
         trace["layout"] = [[b.native, _r(b.box), round(b.score, 3)] for b in kept]
