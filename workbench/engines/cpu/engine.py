@@ -27,15 +27,14 @@ With a PDF text layer (``text_layer`` ``auto`` and :func:`pdftext.judge` trusts 
 ``only``), the layer's words replace OCR: layout from CDLA, OCR only for image objects the
 layer has no words in (:meth:`CpuEngine._from_layer`).
 
-Measured (``python benchmarks/cpu_quality.py``, 8 born-digital pages at 200 DPI vs their
-text layers, both engines side by side in one run on 2 busy cores): CER pooled 0.222 → 0.210,
-median page 0.186 → 0.124, word-F1 0.959 → 0.990 (RapidOCR alone 0.973, Tesseract alone
-0.927); seconds per page median 3.65 → 2.65, total 0.92×.
+Measured: ``benchmarks/cpu_quality.py`` (RapidOCR's second readings: word-F1 0.959 → 0.990 on
+8 born-digital pages vs their text layers), ``benchmarks/cpu_speed.md`` (seconds per page).
 
 Models load once per process (:func:`get_cpu_engine`) and are shared by every Streamlit
 session; Streamlit runs sessions in threads and none of the models is thread-safe, so pages
 run one at a time under a lock. ONNX Runtime sessions get ``min(cpu_count, 4)`` intra-op
-threads, sequential execution and no spin-waiting (:func:`.readers.rapid.ort_session`).
+threads, one fewer for layout and detection, which run beside Tesseract (also on a text-layer
+page: its check of the layer) (:func:`.readers.rapid.ort_session`).
 A missing component degrades the engine and :meth:`describe` says so.
 """
 
@@ -54,7 +53,7 @@ from PIL import Image, ImageOps
 
 from workbench.engines.base import EngineOutput, PageRequest
 from workbench.engines.cpu import deskew, passes, signatures
-from workbench.engines.cpu.boxes import Box, Line, median
+from workbench.engines.cpu.boxes import Box, LayoutBox, Line, median
 from workbench.engines.cpu.compose import compose
 from workbench.engines.cpu.layout.detect import CdlaLayout, tesseract_blocks
 from workbench.engines.cpu.page import unpad
@@ -96,12 +95,12 @@ class CpuEngine:
         self.detect_tables = True
         self.passes_off: frozenset[str] = frozenset()  # see without()
         threads = threads or max(1, min(os.cpu_count() or 2, 4))
+        beside = max(1, threads - 1) if use_tess else threads  # ORT threads beside Tesseract
         self.tess = load_optional(TesseractReader, self.notes, "Tesseract") if use_tess else None
-        self.rapid = (
-            load_optional(RapidReader, self.notes, "RapidOCR", threads) if use_rapid else None
-        )
+        rapid = (RapidReader, self.notes, "RapidOCR", threads, beside)
+        self.rapid = load_optional(*rapid) if use_rapid else None
         self.layout = (
-            load_optional(CdlaLayout, self.notes, "CDLA layout", threads) if use_layout else None
+            load_optional(CdlaLayout, self.notes, "CDLA layout", beside) if use_layout else None
         )
         if self.tess is None and self.rapid is None:
             raise EngineUnavailable(
@@ -149,8 +148,7 @@ class CpuEngine:
         return other
 
     def describe(self) -> dict[str, str]:
-        info = {"name": self.name, "model": self.model}
-        info["text_layer"] = self.text_layer
+        info = {"name": self.name, "model": self.model, "text_layer": self.text_layer}
         info["handwriting_threshold"] = str(self.handwriting_conf)
         info["detect_tables"] = str(self.detect_tables).lower()
         if self.passes_off:
@@ -194,29 +192,37 @@ class CpuEngine:
         if w < 16 or h < 16:
             trace["skipped"] = "image too small"
             return [], trace
+        known: list[LayoutBox] | None = None  # the layout of ``image``, when found already
         if self.text_layer != "never":
             why = pdftext.judge(layer, image) if self.text_layer == "auto" else None
             if why is None and (layer is not None or self.text_layer == "only"):
                 lines = pdftext.lines_from_layer(layer, w, h) if layer is not None else []
+                check = None  # Tesseract checks the layer on its thread while CDLA lays out
                 if self.text_layer == "auto":
-                    why = second.layer_disagrees(self.tess, image, lines)
+                    check = self._pool.submit(second.check_layer, self.tess, image, layer, lines)
+                known = self.layout.detect(image) if self.layout is not None else []
+                why, extra = check.result() if check is not None else (None, [])
                 if why is None:
-                    return self._from_layer(image, layer, lines, trace)
+                    return self._from_layer(image, lines, trace, known, extra)
             trace["text_layer"] = why
         if min(w, h) < SMALL_PAGE:  # a cropped line: OCR wants white space around the text
             big = ImageOps.expand(image, PAD, fill="white")
             regions, trace = self._ocr(big, trace)
             return [unpad(r, PAD, w, h) for r in regions], trace
-        return deskew.read_square(self._ocr, image, trace)
+
+        def read(square: Image.Image, trace: dict[str, Any]) -> tuple[list[Region], Any]:
+            return self._ocr(square, trace, known if square is image else None)  # not turned
+
+        return deskew.read_square(read, image, trace)
 
     def _ocr(
-        self, image: Image.Image, trace: dict[str, Any]
+        self, image: Image.Image, trace: dict[str, Any], known: list[LayoutBox] | None = None
     ) -> tuple[list[Region], dict[str, Any]]:
-        """The OCR path (no usable text layer)."""
+        """The OCR path (no usable text layer); ``known``: the layout of ``image``, if found."""
         w, h = image.size
         # Tesseract (one core, GIL released) runs beside layout + RapidOCR detection (ORT)
         tess = self._pool.submit(self.tess.read, image) if self.tess is not None else None
-        layout = self.layout.detect(image) if self.layout is not None else []
+        layout = self.layout.detect(image) if known is None and self.layout else (known or [])
         quads = self.rapid.detect(image) if self.rapid is not None else []
         lines, blocks = tess.result() if tess is not None else ([], [])
         tess_lines = list(lines)  # Tesseract's own reading: what confirms RapidOCR's words
@@ -258,24 +264,18 @@ class CpuEngine:
     def _from_layer(
         self,
         image: Image.Image,
-        layer: TextLayer | None,
         lines: list[Line],
         trace: dict[str, Any],
+        layout: list[LayoutBox],
+        extra: list[Line],
     ) -> tuple[list[Region], dict[str, Any]]:
-        """The text-layer path: layer lines + layout; OCR reads only image objects the layer
-        has no words in (``auto``). No signature search: a born-digital page has no ink
-        that is not drawn text or a picture."""
+        """The text-layer path: layer lines + layout; ``extra``: OCR lines of image objects the
+        layer has no words in (``auto``: :func:`second.check_layer`). No signature search: a
+        born-digital page has no ink that is not drawn text or a picture."""
         w, h = image.size
         trace["reader"] = "text_layer"
-        layout = self.layout.detect(image) if self.layout is not None else []
-        if self.text_layer == "auto" and layer is not None and self.tess is not None:
-            extra = [
-                ln
-                for b in pdftext.image_regions(layer, lines, w, h)
-                for ln in second.read_crop(self.tess, image, b)
-            ]
-            if extra:
-                lines = merge.dedupe(lines + extra)
+        if extra:
+            lines = merge.dedupe(lines + extra)
         kept = second.drop_forms(layout, lines) if self.dissolve_forms else layout
         regions = compose(w, h, kept, lines, [], self.detect_tables, image, off=self.passes_off)
         trace["layout"] = [[b.native, _r(b.box), round(b.score, 3)] for b in kept]

@@ -85,9 +85,11 @@ class CdlaLayout:
             engine_cfg=engine_cfg,
             conf_thresh=conf,
         )
-        from workbench.engines.cpu.readers.rapid import ort_session
+        from workbench.engines.cpu.readers.rapid import TabledInput, ort_session
 
         self._model.session.session = ort_session(path, threads)
+        handler = self._model.model_handler.model_processors
+        handler.pp_preprocess = TabledInput(handler.pp_preprocess)  # same values, cheaper
 
     def detect(self, image: Image.Image) -> list[LayoutBox]:
         if image.width < 16 or image.height < 16:

@@ -16,6 +16,7 @@ from PIL import Image, ImageOps
 from workbench.engines.cpu.boxes import Box, LayoutBox, Line, cover
 from workbench.engines.cpu.readers import merge, pdftext
 from workbench.engines.cpu.tables import fragments
+from workbench.schema import TextLayer
 
 WEAK_MARGIN = 10.0  # a weak line's RapidOCR reading replaces it when this many points surer
 MISSED_SCORE = 0.8  # RapidOCR score a line Tesseract missed needs to be added
@@ -39,6 +40,20 @@ def layer_disagrees(tess: Any | None, image: Image.Image, lines: list[Line]) -> 
     if not shares or sum(shares) / len(shares) >= pdftext.MIN_AGREEMENT:
         return None
     return f"text layer disagrees with OCR ({sum(shares) / len(shares):.0%} of sampled words)"
+
+
+def check_layer(
+    tess: Any | None, image: Image.Image, layer: TextLayer | None, lines: list[Line]
+) -> tuple[str | None, list[Line]]:
+    """Why the layer is refused (:func:`layer_disagrees`), else None and the Tesseract lines
+    of the image objects the layer has no words in (:func:`read_crop`). The engine runs it on
+    its Tesseract thread beside the layout model."""
+    why = layer_disagrees(tess, image, lines)
+    if why is not None or layer is None or tess is None:
+        return why, []
+    w, h = image.size
+    boxes = pdftext.image_regions(layer, lines, w, h)
+    return None, [ln for b in boxes for ln in read_crop(tess, image, b)]
 
 
 def read_crop(tess: Any, image: Image.Image, box: Box) -> list[Line]:
