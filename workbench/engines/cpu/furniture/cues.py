@@ -1,14 +1,14 @@
 """What sets a line apart as a heading, or keeps it out, beyond its size and weight (used by
 :mod:`.headings`): its text (a section number, capitals, a sentence, a row of figures, a label
 with its value), its shape (set on its side) and its neighbours (the keys of a key/value list,
-a chapter's label over its title).
+a chapter's label over its title, the rows of a form, the table a line labels).
 """
 
 from __future__ import annotations
 
 import re
 
-from workbench.engines.cpu.boxes import Line, union_all
+from workbench.engines.cpu.boxes import Box, Line, median, union_all
 from workbench.engines.cpu.page import Block
 
 PROSE_WORDS = 6  # a line ending in "." with this many words, mostly lower case: a sentence
@@ -16,6 +16,11 @@ MIN_KEYS = 3  # bold lines with a value on their right, at one left edge: a key/
 FIELD_GAP = 5.0  # a numbered line in capitals with text this close (heights) on its right
 MAX_UPPER = 4  # more numbered lines in capitals on a page are a form's field labels
 LABEL_GAP = 3.0  # "Chapter 5" this many of its heights over its title: one heading
+KV_GAP = 2.0  # key to value in one row, in its heights: wider than two prose columns' gutter
+KV_WORDS = 6  # a form's key is a label ("Author-email"), not a sentence
+KV_PITCH = 4.0  # a key/value row further below the last (its heights) starts another run
+CAPTION_GAP = 1.5  # a bold line this many of its heights or less over a table labels it
+TABLES = {"table", "aligned_table"}  # block natives that are tables
 VERTICAL = 1.3  # a line this many times taller than wide is set on its side (a word of three
 #                letters or more set upright is wider than tall)
 START = re.compile(r"^[\"'“‘(]?[A-Z0-9ÀÁÂÄÉÈÍÓÖÚÜÑ§]")
@@ -67,6 +72,79 @@ def fields(lines: list[Line]) -> set[int]:
             ):
                 out.add(id(ln))
     return out
+
+
+def form_rows(lines: list[Line]) -> set[int]:
+    """The lines of a form's key/value rows: never headings. A row (lines whose centres lie
+    within half a line height) is a *pair* when its words, left to right, break once by at
+    least ``KV_GAP`` row heights and half the key's width (the key of at most ``KV_WORDS``
+    words, then its value: "Name      black", one OCR line or two); ``MIN_KEYS`` or more
+    consecutive pairs, each at most ``KV_PITCH`` heights under the last, whose keys share a
+    left edge and values a left edge (within a height), whose median gap is at least the keys'
+    median width (two prose columns: lines wider than the gutter), are a form's rows."""
+    rows: list[list[Line]] = []
+    for ln in sorted(lines, key=lambda ln: (ln.box[1] + ln.box[3]) / 2):
+        c = (ln.box[1] + ln.box[3]) / 2
+        if rows and abs(c - (rows[-1][0].box[1] + rows[-1][0].box[3]) / 2) < 0.5 * max(
+            rows[-1][0].height, ln.height, 1.0
+        ):
+            rows[-1].append(ln)
+        else:
+            rows.append([ln])
+    out: set[int] = set()
+    run: list[tuple[list[Line], Box, float]] = []  # (row, key box, value's left edge)
+    for row in [*rows, []]:
+        pair = _pair(row)
+        if pair is not None and run and _continues(run[-1], (row, *pair)):
+            run.append((row, *pair))
+            continue
+        gaps = [v - k[2] for _, k, v in run]
+        widths = [k[2] - k[0] for _, k, _ in run]
+        if len(run) >= MIN_KEYS and median(gaps) >= median(widths):
+            out |= {id(ln) for r, _, _ in run for ln in r}
+        run = [(row, *pair)] if pair is not None else []
+    return out
+
+
+def _pair(row: list[Line]) -> tuple[Box, float] | None:
+    """The key's box and the value's left edge of a key/value row, or None."""
+    if not row:
+        return None
+    h = max(min(ln.height for ln in row), 1.0)
+    if all(ln.words for ln in row):  # word boxes show a key and its value in one line
+        parts = sorted((w.box for ln in row for w in ln.words), key=lambda b: b[0])
+    else:
+        parts = sorted((ln.box for ln in row), key=lambda b: b[0])
+    for i in range(1, len(parts)):
+        key = union_all(parts[:i])
+        gap = parts[i][0] - key[2]
+        if gap >= KV_GAP * h:
+            if i > KV_WORDS or gap < 0.5 * (key[2] - key[0]):
+                return None
+            return key, parts[i][0]
+    return None
+
+
+def _continues(last: tuple[list[Line], Box, float], now: tuple[list[Line], Box, float]) -> bool:
+    (row0, k0, v0), (row, k, v) = last, now
+    h = max(max(ln.height for ln in row0 + row), 1.0)
+    return k[1] - k0[3] <= KV_PITCH * h and abs(k[0] - k0[0]) <= h and abs(v - v0) <= h
+
+
+def over_table(run: list[Line], blocks: list[Block]) -> bool:
+    """A bold line at body size right over a table (within ``CAPTION_GAP`` of its heights,
+    across its columns) labels that table: its caption ("Heaviest cars"), not a section
+    heading. A numbered line ("2.3 Results") keeps its heading's form."""
+    if len(run) != 1 or heading_form(run[0].text):
+        return False
+    box = run[0].box
+    reach = CAPTION_GAP * max(run[0].height, 1.0)
+    return any(
+        b.native in TABLES
+        and -0.5 * run[0].height <= b.box[1] - box[3] <= reach
+        and min(b.box[2], box[2]) > max(b.box[0], box[0])
+        for b in blocks
+    )
 
 
 def vertical(ln: Line) -> bool:

@@ -24,7 +24,10 @@ tokens, or figures level with it on its right: a row label), and either
   form's field labels), counts as bold
   at body size.
 
-A line set on its side (``cues.VERTICAL``: a rotated stamp in the margin) is never a heading. A
+A line set on its side (``cues.VERTICAL``: a rotated stamp in the margin) is never a heading,
+nor is a line of a form's key/value rows (:func:`cues.form_rows`: a key, a wide gap, its value,
+row after row; RapidOCR's boxes, taller than Tesseract's, made them look like larger type), nor
+a bold body-size line right over a table (:func:`cues.over_table`: that table's caption). A
 layout-model ``title`` that no line's type makes a heading stays a title on the text layer
 only when a line is set apart by form or face (numbered, small capitals, bold; starting like
 a heading): the model also calls a bold term, a code line or a paragraph's first line a title.
@@ -138,7 +141,7 @@ class Page:
         most = max(chars, key=lambda k: chars[k]) if chars else ""
         self.numbers = [ln.box for ln in lines if cues.row(ln.text.split()) or cues.number(ln.text)]
         self.numbered_upper = sum(cues.numbered_caps(ln.text) for ln in lines if ln.size > 0)
-        self.keys = cues.keys(lines) | cues.fields(lines)
+        self.keys = cues.keys(lines) | cues.fields(lines) | cues.form_rows(lines)
         self.body_h = self.heights.get(most) or line_h
         ocr = [ln for ln in lines if ln.size <= 0 and ln.stroke > 0]
         self.stroke = weighted_median([(ln.stroke, len(ln.text)) for ln in ocr])
@@ -250,7 +253,8 @@ def split(blocks: list[Block], lines: list[Line], line_h: float, height: float) 
             continue
         for kind, run in runs:
             rbox = union_all([ln.box for ln in run]) if len(runs) > 1 else box
-            if kind and len(run) <= MAX_LINES:
+            caption = kind == "weight" and cues.over_table(run, blocks)
+            if kind and len(run) <= MAX_LINES and not caption:
                 size = max(_size(ln) for ln in run)
                 found.append((len(out), size, kind == "weight"))
                 out.append(Block("heading", rbox, run, score))
