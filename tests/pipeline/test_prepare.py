@@ -134,3 +134,29 @@ def test_the_png_written_is_the_png_sent(tmp_path: Path) -> None:
     assert len(written) == 2 and len(sent) == 2
     assert sorted(sent) == sorted(p.read_bytes() for p in written)
     assert Image.open(written[0]).size == (1190, 1540)  # the spec's 1540 px long edge
+
+
+@pytest.mark.parametrize("name", ["dd0293_p1-2.pdf", "census_12s0324.pdf", "tables_paper.pdf"])
+def test_cpu_engine_pages_carry_the_pixels_their_png_decodes_to(name: str) -> None:
+    """For the CPU engine the image is the drawn pixels (no PNG round trip): the same mode
+    and pixels as decoding the PNG, grey pages as ``L`` and colour ones as ``RGB``."""
+    doc = open_document(name, (DATA / name).read_bytes())
+    for page in prepare_pages(doc, None, get_spec("cpu"), workers=0):
+        assert page.png is not None and not hasattr(page.image, "fp")  # not a PNG to inflate
+        decoded = Image.open(io.BytesIO(page.png))
+        assert page.image.mode == decoded.mode and page.image.size == decoded.size
+        assert np.array_equal(np.asarray(page.image), np.asarray(decoded))
+
+
+def test_decoded_pixels_match_the_png_in_both_modes() -> None:
+    raw = prepare.png_rows(7, 5)
+    prepare.row_pixels(raw)[...] = 200
+    prepare.row_pixels(raw)[1, 2] = 10
+    grey_png = prepare.encode_rows(raw)
+    grey = prepare.decoded(raw, grey_png)
+    prepare.row_pixels(raw)[3, 4] = (255, 0, 0)
+    colour_png = prepare.encode_rows(raw)
+    colour = prepare.decoded(raw, colour_png)
+    for image, png, mode in ((grey, grey_png, "L"), (colour, colour_png, "RGB")):
+        assert image.mode == mode == Image.open(io.BytesIO(png)).mode
+        assert np.array_equal(np.asarray(image), np.asarray(Image.open(io.BytesIO(png))))
