@@ -171,3 +171,18 @@ def paragraph_gaps(group: list[Line]) -> list[float]:
             gap = float("inf")
         gaps.append(gap)
     return gaps
+
+
+def rows(lines: list[Line]) -> list[list[Line]]:
+    """Lines grouped into rows, top to bottom: a line whose centre lies within half a line
+    height of the first line of the row above joins that row (in the order met)."""
+    out: list[list[Line]] = []
+    for ln in sorted(lines, key=lambda ln: (ln.box[1] + ln.box[3]) / 2):
+        c = (ln.box[1] + ln.box[3]) / 2
+        if out:
+            r = out[-1][0]
+            if abs(c - (r.box[1] + r.box[3]) / 2) < 0.5 * max(r.height, ln.height, 1.0):
+                out[-1].append(ln)
+                continue
+        out.append([ln])
+    return out

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from workbench.engines.cpu.boxes import Box, Line, median, union_all
+from workbench.engines.cpu.boxes import Box, Line, median, rows, union_all
 from workbench.engines.cpu.page import Block
 
 PROSE_WORDS = 6  # a line ending in "." with this many words, mostly lower case: a sentence
@@ -82,18 +82,9 @@ def form_rows(lines: list[Line]) -> set[int]:
     consecutive pairs, each at most ``KV_PITCH`` heights under the last, whose keys share a
     left edge and values a left edge (within a height), whose median gap is at least the keys'
     median width (two prose columns: lines wider than the gutter), are a form's rows."""
-    rows: list[list[Line]] = []
-    for ln in sorted(lines, key=lambda ln: (ln.box[1] + ln.box[3]) / 2):
-        c = (ln.box[1] + ln.box[3]) / 2
-        if rows and abs(c - (rows[-1][0].box[1] + rows[-1][0].box[3]) / 2) < 0.5 * max(
-            rows[-1][0].height, ln.height, 1.0
-        ):
-            rows[-1].append(ln)
-        else:
-            rows.append([ln])
     out: set[int] = set()
     run: list[tuple[list[Line], Box, float]] = []  # (row, key box, value's left edge)
-    for row in [*rows, []]:
+    for row in [*rows(lines), []]:
         pair = _pair(row)
         if pair is not None and run and _continues(run[-1], (row, *pair)):
             run.append((row, *pair))

@@ -21,7 +21,7 @@ since each spans both columns.
 
 from __future__ import annotations
 
-from workbench.engines.cpu.boxes import Line, median, union_all
+from workbench.engines.cpu.boxes import Line, median, rows, union_all
 from workbench.engines.cpu.page import Block, Page
 
 TEXTY = {"text", "reference", "ocr_lines", "FLOWING_TEXT", "PULLOUT_TEXT"}
@@ -43,7 +43,7 @@ def key_values(page: Page) -> Page:
     h = max(page.line_h, 1.0)
     runs: list[list[tuple[Line, Line]]] = []
     run: list[tuple[Line, Line]] = []
-    for row in _rows(lines):
+    for row in rows(lines):
         pair = _pair(row, owner, h)
         if pair is not None and run and _continues(run, pair, h):
             run.append(pair)
@@ -56,19 +56,6 @@ def key_values(page: Page) -> Page:
     for run in runs:
         _apply(page, run, owner)
     return page
-
-
-def _rows(lines: list[Line]) -> list[list[Line]]:
-    rows: list[list[Line]] = []
-    for ln in sorted(lines, key=lambda ln: (ln.box[1] + ln.box[3]) / 2):
-        c = (ln.box[1] + ln.box[3]) / 2
-        if rows:
-            r = rows[-1][0]
-            if abs(c - (r.box[1] + r.box[3]) / 2) < 0.5 * max(r.height, ln.height, 1.0):
-                rows[-1].append(ln)
-                continue
-        rows.append([ln])
-    return rows
 
 
 def _pair(row: list[Line], owner: dict[int, int], h: float) -> tuple[Line, Line] | None:

@@ -14,7 +14,7 @@
 
 from __future__ import annotations
 
-from workbench.engines.cpu.boxes import Line, median, paragraph_gaps
+from workbench.engines.cpu.boxes import Line, median, paragraph_gaps, rows
 from workbench.engines.cpu.figures.ticks import without_ticks
 from workbench.engines.cpu.page import Page
 from workbench.engines.cpu.tables.render import table_markdown
@@ -83,13 +83,4 @@ def body(label: Label, group: list[Line], line_h: float) -> str:
 
 def sorted_lines(group: list[Line]) -> list[Line]:
     """Lines top to bottom; lines sharing a row (centres within half a height) left to right."""
-    rows: list[list[Line]] = []
-    for ln in sorted(group, key=lambda ln: (ln.box[1] + ln.box[3]) / 2):
-        c = (ln.box[1] + ln.box[3]) / 2
-        if rows:
-            r = rows[-1][0]
-            if abs(c - (r.box[1] + r.box[3]) / 2) < 0.5 * max(r.height, ln.height, 1.0):
-                rows[-1].append(ln)
-                continue
-        rows.append([ln])
-    return [ln for r in rows for ln in sorted(r, key=lambda ln: ln.box[0])]
+    return [ln for r in rows(group) for ln in sorted(r, key=lambda ln: ln.box[0])]
