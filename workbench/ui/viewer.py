@@ -336,4 +336,4 @@ def viewer_page() -> None:
     viewer_runs.saved_caption(sel.file.sha256, ekey)
     if progress is not None:  # polls while pages are pending; reruns when they are ready
         with slot:
-            viewer_live.show(progress, (sel.file.sha256, page, ekey), pos)
+            viewer_live.show(progress, (sel.file.sha256, page, ekey), pos, result is not None)

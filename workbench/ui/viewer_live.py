@@ -82,15 +82,19 @@ def ask(
     return progress
 
 
-def show(progress: Progress, focus: Focus, pos: int) -> None:
+def show(progress: Progress, focus: Focus, pos: int, drawn: bool) -> None:
     """The worker's notes for this session and, while pages are pending, the polling
     progress bar (``pos``: the position on screen, whose page is ``focus``); when the user
-    stopped processing, what is left and a Resume button."""
+    stopped processing, what is left and a Resume button.
+
+    ``drawn``: whether this script run drew the focus page's result. It is what the page
+    shows, not what the cache holds now: a result that arrives while the page is being drawn
+    is in the cache by the time this is called, and asking the cache would leave the page
+    showing "queued" with a poller that never redraws it (seen in CI)."""
     for note in progress.notes:
         st.warning(note, icon=":material/warning:")
     if progress.pending:
-        ready = results().has(*focus)
-        (_poll if ready else _poll_focus)(session_id(), focus, ready, pos)
+        (_poll if drawn else _poll_focus)(session_id(), focus, drawn, pos)
     elif progress.stopped and progress.left:
         with st.container(horizontal=True, vertical_alignment="center"):
             st.info(
