@@ -85,3 +85,30 @@ def test_cancel_stops_the_running_batch_and_keeps_its_pages(tmp_path: Path) -> N
     assert any("Batch cancelled" in w.value for w in at.warning)
     assert any(f"Last batch: run {run.id}" in c.value and "cancelled" in c.value
                for c in at.caption)  # fmt: skip
+
+
+def test_a_reloaded_tab_shows_the_running_batch_and_can_cancel_it(tmp_path: Path) -> None:
+    """A reload is a new session: it does not hold the job, the process does. The new tab
+    shows the batch's progress with Cancel, above the form for another batch."""
+    engine = GatedEngine()
+    first = started(tmp_path, engine)
+    job = first.session_state["batch_job"]
+    reloaded = AppTest.from_file(str(ROOT / "pages" / "runs.py"), default_timeout=60)
+    reloaded.session_state["runs_store_dir"] = str(tmp_path)
+    reloaded.session_state["engine_override"] = engine
+    reloaded.run()
+    assert not reloaded.exception
+    (run,) = RunStore(tmp_path).list()
+    assert any(f"Batch running in run {run.id}" in c.value for c in reloaded.caption), [
+        c.value for c in reloaded.caption
+    ]
+    assert "batch_start" in [b.key for b in reloaded.button]  # it may start another
+    reloaded.button(key=f"batch_cancel_{id(job)}").click().run()
+    assert job.cancel.is_set()
+    engine.gate.set()
+    job.thread.join(WAIT_S)
+    assert not job.running
+    reloaded.run()
+    assert not any("Batch running" in c.value for c in reloaded.caption)
+    (run,) = RunStore(tmp_path).list()
+    assert run.status == "cancelled"

@@ -10,8 +10,9 @@ anywhere in the app (another page, a run's view, the sidebar) reruns the script 
 batch goes on (run in the script, the rerun a click asks for interrupted it, and the run ended
 ``cancelled``: issue 25). Its progress is redrawn every :data:`POLL_S` by a fragment; only
 Cancel stops it (after the pages in flight). The session holds the job
-(``state.BATCH_JOB``); a batch goes on if its tab is closed, and is cancelled when the app's
-process exits.
+(``state.BATCH_JOB``); a batch goes on if its tab is closed or reloaded (the page then shows
+it, with Cancel, above the form for a new one: the process keeps its batches), and is
+cancelled when the app's process exits.
 """
 
 from __future__ import annotations
@@ -246,6 +247,28 @@ def _live() -> None:
     if job is None or not job.running:
         st.rerun()
         return
+    _draw(job, "batch_cancel", _cancel)
+
+
+@st.fragment(run_every=POLL_S)
+def _others() -> None:
+    """Batches this session did not start but this process runs (the tab that started one
+    was reloaded or closed, or another tab started it): each one's progress and Cancel,
+    redrawn every POLL_S; the whole page once none is left."""
+    jobs = running_elsewhere(state.BATCH_JOB.get())
+    if not jobs:
+        st.rerun()
+        return
+    for job in jobs:
+        _draw(job, f"batch_cancel_{id(job)}", job.cancel.set)
+
+
+def running_elsewhere(mine: BatchJob | None) -> list[BatchJob]:
+    """This process's running batches but ``mine``, oldest first."""
+    return [job for job in list(_LIVE) if job is not mine and job.running]
+
+
+def _draw(job: BatchJob, key: str, cancel: Callable[[], None]) -> None:
     o = job.outcome
     if o.total:
         text = progress_text(o.done, o.total, time.monotonic() - job.started)
@@ -259,7 +282,7 @@ def _live() -> None:
     if job.cancel.is_set():
         st.caption("Cancelling: it stops once the pages in progress are written.")
     else:
-        st.button("Cancel", key="batch_cancel", on_click=_cancel, help="Finished pages are kept")
+        st.button("Cancel", key=key, on_click=cancel, help="Finished pages are kept")
 
 
 def _ended(job: BatchJob) -> None:
@@ -294,6 +317,8 @@ def render() -> None:
         return  # one batch at a time per session
     if job is not None:
         _ended(job)
+    if running_elsewhere(job):
+        _others()
     source = st.radio(
         "Documents", ["Upload files", "Folder on the server"], horizontal=True, key="batch_src"
     )
