@@ -47,5 +47,8 @@ def test_the_page_picker_counts_the_pages_of_the_runs_shown(
     expect(run_a).to_have_value(re.compile(r" · 2 p · done"))
     expect(page.locator(".wb-ov img")).to_have_count(2)
     app_state.idle(page)
+    # Waited for, not read at once: the images were on screen before the rerun, and on a
+    # loaded machine the rerun can still be on its way when the app looks idle (seen in CI).
+    expect(picker).to_contain_text("of 2", timeout=30_000)
     assert "of 2" in shown() and "of 1" not in shown(), shown()
     assert page.js_errors == []

@@ -471,8 +471,14 @@ def main(argv: list[str] | None = None) -> None:
         "--landscape-fault", choices=["stall", "close", "drop", "malformed", "endless"],
         help="every completion for a page wider than tall misbehaves so",
     )  # fmt: skip
+    parser.add_argument(
+        "--landscape-answer", type=Path,
+        help="text file answered to every completion for a page wider than tall (a page known "
+        "by its shape, not by the order its request arrives in)",
+    )  # fmt: skip
     args = parser.parse_args(argv)
     texts = [p.read_text(encoding="utf-8") for p in args.replay]
+    wide = args.landscape_answer.read_text(encoding="utf-8") if args.landscape_answer else None
     first: list[str | Reply] = []
     if args.first or args.first_fault:
         text = args.first.read_text(encoding="utf-8") if args.first else DEFAULT_TEXT
@@ -481,9 +487,13 @@ def main(argv: list[str] | None = None) -> None:
 
     def respond(body: dict[str, Any]) -> str | Reply:
         text = texts[next(counter) % len(texts)] if texts else DEFAULT_TEXT
-        image = request_image(body) if args.landscape_fault else None
+        image = request_image(body) if args.landscape_fault or wide is not None else None
         if image is not None and image.width > image.height:
-            return Reply(text, fault=args.landscape_fault, chunk_chars=args.chunk_chars)
+            if wide is not None:
+                text = wide
+            if args.landscape_fault:
+                return Reply(text, fault=args.landscape_fault, chunk_chars=args.chunk_chars)
+            return Reply(text, chunk_chars=args.chunk_chars) if args.chunk_chars else text
         return Reply(text, chunk_chars=args.chunk_chars) if args.chunk_chars else text
 
     server = FakeOpenAIServer(
