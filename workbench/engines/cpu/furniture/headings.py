@@ -14,7 +14,9 @@ tokens, or figures level with it on its right: a row label), and either
   ~1.3 × as tall: Tesseract's line boxes span ascenders and descenders alike), or
 * is *bold at body size*: bold (text layer: the font, at 0.9 × body size or more; scan: its
   :func:`stroke` is at least ``BOLD_RATIO`` × the page's character-weighted median stroke,
-  at ``MIN_BOLD_HEIGHT`` × body height or more: "3 Methods" has no descender), does not end
+  or ``SEMI_BOLD_RATIO`` × when the line stands apart from the text over and under it (a
+  degraded scan thins bold), at ``MIN_BOLD_HEIGHT`` × body height or more: "3 Methods" has
+  no descender), does not end
   like a sentence (``.`` ``,`` ``;``) nor is a label with its value ("Since: 1.6"), is not a
   caption ("Figure 3:", which :mod:`captions` labels), and the page is not mostly bold (forms
   set every label in bold) nor is one of ``cues.MIN_KEYS`` or more keys of a key/value list (bold,
@@ -40,9 +42,10 @@ face reads about 1.3-1.6 × the regular one at the same size and DPI (measured a
 regular text 0.97-1.21, bold body-size headings 1.30-1.56, ratio to the page's body ≥ 1.22).
 
 :func:`split` walks each text-like block's lines top to bottom and cuts it into runs of
-heading-like and other lines; a heading run of at most ``MAX_LINES`` lines becomes its own
-block (so a heading the layout model glued to its paragraph, or left in a text box, is found;
-a heading split over two lines stays one heading); a layout-model ``title`` made only of
+heading-like and other lines (two heading lines more than ``WRAP_GAP`` of their height apart
+are two headings); a heading run of at most ``MAX_LINES`` lines becomes its own block (so a
+heading the layout model glued to its paragraph, or left in a text box, is found; a heading
+split over two lines stays one heading); a layout-model ``title`` made only of
 sentences or rows of figures becomes text. Levels: the larger headings' sizes are
 clustered (within 8 %) and ranked, largest first; the largest is level 1 (the page title,
 ``#``) only when it is ≥ ``TITLE_RATIO`` × body size, else levels start at 2 (``##``); bold
@@ -64,10 +67,24 @@ from workbench.engines.cpu.page import Block
 
 MAX_WORDS = 14  # a heading is a phrase; a longer line is a sentence or a list item
 MAX_LINES = 3  # a heading wraps over two or three lines; more is a paragraph
+WRAP_GAP = 0.9  # a wrapped heading's lines are 0.2-0.6 of their height apart; two headings
+#                 one under the other more than one (1.2 on a scan of pip's docs)
 SIZE_RATIO = 1.15  # text layer: 12 pt over 10.5 pt body is a heading; sizes are exact
 OCR_RATIO = 1.35  # scans: line boxes vary ~20 % with ascenders, so a wider margin
 OCR_BOLD_SIZE = 1.15  # ...or bold and this much taller (14 pt bold over 11 pt: ~1.3×)
 BOLD_RATIO = 1.2  # stroke of bold type over the body's: measured ≥ 1.22 at 200 DPI
+#: A degraded scan (noise, blur, a second-generation copy) thins bold: body-size headings
+#: measured 1.09-1.20 × the body on the development set's scans, body lines ≤ 1.07 (one
+#: unevenly inked page's bullets 1.11-1.17, all sentences or runs of prose). Between this and
+#: BOLD_RATIO a line counts as bold only when set apart (APART) from the text above.
+SEMI_BOLD_RATIO = 1.08
+#: ...by this many body line heights or more (headings measured 1.23-2.23 over a paragraph
+#: break of ~0.95; contents entries under their heading 0.03-0.17), or when it continues
+#: such a line (a heading wrapped over two lines: "What is User Centered De-" / "sign?").
+APART = 1.15
+#: ...and by this many under it (headings measured 0.85-1.2 over their paragraph; a list
+#: item's bold first words run on into its next line 0.1-0.4 under)
+APART_BELOW = 0.6
 TITLE_RATIO = 1.5  # only type this much larger than the body is a page title (#)
 OCR_PROSE_WORDS = 8  # an OCR line this long and mostly lower case is running text
 MIN_CHARS = 200  # a reader's median line height is trusted from this many characters on
@@ -144,6 +161,7 @@ class Page:
         self.keys = cues.keys(lines) | cues.fields(lines) | cues.form_rows(lines)
         self.body_h = self.heights.get(most) or line_h
         ocr = [ln for ln in lines if ln.size <= 0 and ln.stroke > 0]
+        self.ocr = ocr
         self.stroke = weighted_median([(ln.stroke, len(ln.text)) for ln in ocr])
         sized = sum(len(ln.text) for ln in lines if ln.size > 0)
         bold = sum(len(ln.text) for ln in lines if ln.bold)
@@ -154,6 +172,41 @@ class Page:
 
     def _heavy(self, ln: Line) -> bool:
         return self.stroke > 0 and ln.stroke >= BOLD_RATIO * self.stroke
+
+    def _semi_bold(self, ln: Line) -> bool:
+        """Bold thinned by a degraded scan: :data:`SEMI_BOLD_RATIO` × the body stroke or more,
+        set apart from the line above it and not running on into the line below (see
+        :data:`APART`)."""
+        if self.stroke <= 0 or ln.stroke < SEMI_BOLD_RATIO * self.stroke:
+            return False
+        return self._apart(ln, up=True) and self._apart(ln, up=False)
+
+    def _apart(self, ln: Line, up: bool, depth: int = 0) -> bool:
+        """Nothing over (``up``) or under ``ln``, or a gap of :data:`APART` (over) or
+        :data:`APART_BELOW` (under) body line heights, or a semi-bold line of about the same
+        stroke there that is itself apart on that side (a heading wrapped over lines)."""
+        x0, x1 = ln.box[0], ln.box[2]
+        slack = 0.1 * ln.height
+        near = [
+            o
+            for o in self.ocr
+            if o is not ln
+            and min(o.box[2], x1) > max(o.box[0], x0)
+            and (o.box[3] <= ln.box[1] + slack if up else o.box[1] >= ln.box[3] - slack)
+        ]
+        if not near:
+            return True
+        if up:
+            nxt = max(near, key=lambda o: o.box[3])
+            gap, need = ln.box[1] - nxt.box[3], APART
+        else:
+            nxt = min(near, key=lambda o: o.box[1])
+            gap, need = nxt.box[1] - ln.box[3], APART_BELOW
+        if gap >= need * self.body_h:
+            return True
+        heavy = nxt.stroke >= SEMI_BOLD_RATIO * self.stroke
+        same = heavy and abs(nxt.stroke - ln.stroke) <= 0.1 * ln.stroke
+        return depth < MAX_LINES - 1 and same and self._apart(nxt, up, depth + 1)
 
     def kind(self, ln: Line) -> str:
         """``"size"`` (set larger), ``"weight"`` (bold at body size) or ``""`` (not a
@@ -185,7 +238,7 @@ class Page:
             ratio = ln.height / body_h
             if ratio >= OCR_RATIO or (ratio >= OCR_BOLD_SIZE and self._heavy(ln)):
                 return "size"
-            bold = self._heavy(ln) and ratio >= MIN_BOLD_HEIGHT
+            bold = ratio >= MIN_BOLD_HEIGHT and (self._heavy(ln) or self._semi_bold(ln))
         if bold and not self.bold_page and not sentence_end and not is_caption(text):
             return "weight"
         return ""
@@ -240,6 +293,7 @@ def split(blocks: list[Block], lines: list[Line], line_h: float, height: float) 
                 and _same_row_or_next(prev, ln)
                 # a title, then its subtitle; but "Chapter 5" over its title is one heading
                 and not (kind and _other_size(prev, ln) and not cues.CHAPTER.match(prev.text))
+                and not (kind and _apart_lines(prev, ln))
             ):
                 runs[-1][1].append(ln)
                 if kind == "size":
@@ -289,6 +343,13 @@ def _other_size(a: Line, b: Line) -> bool:
     Crazy Ones" over its smaller date line, not one heading of two lines."""
     small, big = sorted((_size(a), _size(b)))
     return a.size > 0 and b.size > 0 and small < 0.92 * big
+
+
+def _apart_lines(prev: Line, ln: Line) -> bool:
+    """Two heading lines further apart than a wrapped heading's lines (:data:`WRAP_GAP`):
+    two headings ("What is cached" over "HTTP responses", a section and its first
+    subsection), not one."""
+    return ln.box[1] - prev.box[3] > WRAP_GAP * max(prev.height, ln.height)
 
 
 def _same_row_or_next(prev: Line, ln: Line) -> bool:
