@@ -36,7 +36,7 @@ class Line:
     bold: bool = False  # set in a bold face (text layer only)
     caps: bool = False  # set in a small-capitals face (text layer only)
     tex: str | None = None  # the line with sub/superscripts in TeX (text layer, when it has any)
-    stroke: float = 0.0  # mean ink depth in px (OCR lines, headings.weigh; 0: not measured)
+    stroke: float = 0.0  # mean ink depth in px (OCR lines, weight.weigh; 0: not measured)
     # a displayed formula from the text layer (formulas.find): ``tex`` is its TeX, or None
     # when the glyphs gave no sound TeX (shown as an image crop)
     display: bool = False

@@ -21,7 +21,7 @@ import pytest
 
 from tests.engines.cpu.figures.test_cpu_boxes import DATA, _run, _textbook, mbd
 from workbench.engines.cpu.boxes import Line
-from workbench.engines.cpu.furniture import headings
+from workbench.engines.cpu.furniture import headings, weight
 from workbench.engines.cpu.page import Block
 from workbench.markdown.assemble import assemble_page
 
@@ -150,7 +150,7 @@ def test_stroke_tells_bold_from_regular(engine, made, dpi):
     image = page.render(scale=dpi / 72).to_pil().convert("RGB")
     lines, _ = engine.tess.read(image)
     gray = np.asarray(image.convert("L"))
-    headings.weigh(lines, gray)
+    weight.weigh(lines, gray)
     body = headings.Page(lines, float(np.median([ln.height for ln in lines]))).stroke
     bold = [ln for ln in lines if re.match(r"(3 Methods|3\.[12] |Note that|Figure 2)", ln.text)]
     assert len(bold) == 5, [ln.text for ln in lines]

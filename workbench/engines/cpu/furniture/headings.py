@@ -13,10 +13,10 @@ tokens, or figures level with it on its right: a row label), and either
   ``OCR_BOLD_SIZE`` × that height and bold (a 14 pt bold heading over 11 pt text is only
   ~1.3 × as tall: Tesseract's line boxes span ascenders and descenders alike), or
 * is *bold at body size*: bold (text layer: the font, at 0.9 × body size or more; scan: its
-  :func:`stroke` is at least ``BOLD_RATIO`` × the page's character-weighted median stroke,
-  or ``SEMI_BOLD_RATIO`` × when the line stands apart from the text over and under it (a
-  degraded scan thins bold), at ``MIN_BOLD_HEIGHT`` × body height or more: "3 Methods" has
-  no descender), does not end
+  :func:`.weight.stroke` is at least ``BOLD_RATIO`` × the page's character-weighted median
+  stroke, or ``weight.SEMI_BOLD_RATIO`` × when the line stands apart from the text over and
+  under it (a degraded scan thins bold), at ``MIN_BOLD_HEIGHT`` × body height or more:
+  "3 Methods" has no descender), does not end
   like a sentence (``.`` ``,`` ``;``) nor is a label with its value ("Since: 1.6"), is not a
   caption ("Figure 3:", which :mod:`captions` labels), and the page is not mostly bold (forms
   set every label in bold) nor is one of ``cues.MIN_KEYS`` or more keys of a key/value list (bold,
@@ -35,11 +35,7 @@ only when a line is set apart by form or face (numbered, small capitals, bold; s
 a heading): the model also calls a bold term, a code line or a paragraph's first line a title.
 A chapter's label ("Chapter 5", "Appendix A") over its title is one heading with it.
 
-The stroke (:func:`weigh`) is the mean depth of a line's ink: each ink pixel's city-block
-distance to the paper, measured by repeated erosion of the binarised line (threshold midway
-between the crop's 2nd and 98th grey percentiles). It grows with the stem width, so a bold
-face reads about 1.3-1.6 × the regular one at the same size and DPI (measured at 200 DPI:
-regular text 0.97-1.21, bold body-size headings 1.30-1.56, ratio to the page's body ≥ 1.22).
+The stroke of an OCR line is measured by :mod:`.weight`.
 
 :func:`split` walks each text-like block's lines top to bottom and cuts it into runs of
 heading-like and other lines (two heading lines more than ``WRAP_GAP`` of their height apart
@@ -58,11 +54,9 @@ from __future__ import annotations
 
 import re
 
-import numpy as np
-
-from workbench.engines.cpu.boxes import Box, Line, union_all, weighted_median
+from workbench.engines.cpu.boxes import Line, union_all, weighted_median
 from workbench.engines.cpu.figures.captions import is_caption
-from workbench.engines.cpu.furniture import cues
+from workbench.engines.cpu.furniture import cues, weight
 from workbench.engines.cpu.page import Block
 
 MAX_WORDS = 14  # a heading is a phrase; a longer line is a sentence or a list item
@@ -73,18 +67,6 @@ SIZE_RATIO = 1.15  # text layer: 12 pt over 10.5 pt body is a heading; sizes are
 OCR_RATIO = 1.35  # scans: line boxes vary ~20 % with ascenders, so a wider margin
 OCR_BOLD_SIZE = 1.15  # ...or bold and this much taller (14 pt bold over 11 pt: ~1.3×)
 BOLD_RATIO = 1.2  # stroke of bold type over the body's: measured ≥ 1.22 at 200 DPI
-#: A degraded scan (noise, blur, a second-generation copy) thins bold: body-size headings
-#: measured 1.09-1.20 × the body on the development set's scans, body lines ≤ 1.07 (one
-#: unevenly inked page's bullets 1.11-1.17, all sentences or runs of prose). Between this and
-#: BOLD_RATIO a line counts as bold only when set apart (APART) from the text above.
-SEMI_BOLD_RATIO = 1.08
-#: ...by this many body line heights or more (headings measured 1.23-2.23 over a paragraph
-#: break of ~0.95; contents entries under their heading 0.03-0.17), or when it continues
-#: such a line (a heading wrapped over two lines: "What is User Centered De-" / "sign?").
-APART = 1.15
-#: ...and by this many under it (headings measured 0.85-1.2 over their paragraph; a list
-#: item's bold first words run on into its next line 0.1-0.4 under)
-APART_BELOW = 0.6
 TITLE_RATIO = 1.5  # only type this much larger than the body is a page title (#)
 OCR_PROSE_WORDS = 8  # an OCR line this long and mostly lower case is running text
 MIN_CHARS = 200  # a reader's median line height is trusted from this many characters on
@@ -101,42 +83,6 @@ def body_size(lines: list[Line]) -> float:
 
 def _size(ln: Line) -> float:
     return ln.size if ln.size > 0 else ln.height
-
-
-def stroke(gray: np.ndarray, box: Box) -> float:
-    """Mean depth of the ink in ``box`` of a grey page (see the module docstring); 0 when
-    the crop is empty or has no contrast."""
-    x0, y0 = max(int(box[0]), 0), max(int(box[1]), 0)
-    x1, y1 = min(round(box[2]), gray.shape[1]), min(round(box[3]), gray.shape[0])
-    crop = gray[y0:y1, x0:x1]
-    if crop.shape[0] < 4 or crop.shape[1] < 4:
-        return 0.0
-    lo, hi = np.percentile(crop, (2, 98))
-    if hi - lo < 40:
-        return 0.0
-    ink = np.pad(crop < (lo + hi) / 2, 1)  # paper around the crop
-    n = int(ink.sum())
-    if not n:
-        return 0.0
-    total, cur = 0, ink
-    for _ in range(16):
-        total += int(cur.sum())
-        nxt = cur.copy()
-        nxt[1:] &= cur[:-1]
-        nxt[:-1] &= cur[1:]
-        nxt[:, 1:] &= cur[:, :-1]
-        nxt[:, :-1] &= cur[:, 1:]
-        if not nxt.any():
-            break
-        cur = nxt
-    return total / n
-
-
-def weigh(lines: list[Line], gray: np.ndarray) -> None:
-    """Measure :attr:`Line.stroke` of the OCR lines (text-layer lines know their font)."""
-    for ln in lines:
-        if ln.size <= 0 and ln.text.strip():
-            ln.stroke = stroke(gray, ln.box)
 
 
 class Page:
@@ -174,39 +120,7 @@ class Page:
         return self.stroke > 0 and ln.stroke >= BOLD_RATIO * self.stroke
 
     def _semi_bold(self, ln: Line) -> bool:
-        """Bold thinned by a degraded scan: :data:`SEMI_BOLD_RATIO` × the body stroke or more,
-        set apart from the line above it and not running on into the line below (see
-        :data:`APART`)."""
-        if self.stroke <= 0 or ln.stroke < SEMI_BOLD_RATIO * self.stroke:
-            return False
-        return self._apart(ln, up=True) and self._apart(ln, up=False)
-
-    def _apart(self, ln: Line, up: bool, depth: int = 0) -> bool:
-        """Nothing over (``up``) or under ``ln``, or a gap of :data:`APART` (over) or
-        :data:`APART_BELOW` (under) body line heights, or a semi-bold line of about the same
-        stroke there that is itself apart on that side (a heading wrapped over lines)."""
-        x0, x1 = ln.box[0], ln.box[2]
-        slack = 0.1 * ln.height
-        near = [
-            o
-            for o in self.ocr
-            if o is not ln
-            and min(o.box[2], x1) > max(o.box[0], x0)
-            and (o.box[3] <= ln.box[1] + slack if up else o.box[1] >= ln.box[3] - slack)
-        ]
-        if not near:
-            return True
-        if up:
-            nxt = max(near, key=lambda o: o.box[3])
-            gap, need = ln.box[1] - nxt.box[3], APART
-        else:
-            nxt = min(near, key=lambda o: o.box[1])
-            gap, need = nxt.box[1] - ln.box[3], APART_BELOW
-        if gap >= need * self.body_h:
-            return True
-        heavy = nxt.stroke >= SEMI_BOLD_RATIO * self.stroke
-        same = heavy and abs(nxt.stroke - ln.stroke) <= 0.1 * ln.stroke
-        return depth < MAX_LINES - 1 and same and self._apart(nxt, up, depth + 1)
+        return weight.semi_bold(ln, self.ocr, self.body_h, self.stroke)
 
     def kind(self, ln: Line) -> str:
         """``"size"`` (set larger), ``"weight"`` (bold at body size) or ``""`` (not a

@@ -2,7 +2,7 @@
 the viewer), what is a heading and of which level, which block is the title.
 
 * ``stroke_weight`` (lines, needs the image): the stroke weight of OCR lines, measured on the
-  image, so that bold headings count on scans (:func:`.headings.weigh`).
+  image, so that bold headings count on scans (:func:`.weight.weigh`).
 * ``layout_furniture`` (blocks): a header/footer box the layout model found keeps that label
   only when it looks like furniture: above ``TOP_EDGE`` or below ``BOTTOM_EDGE`` of the page, or set
   smaller than the body text (text layer). Otherwise (a statement's title under the top
@@ -28,7 +28,7 @@ the viewer), what is a heading and of which level, which block is the title.
 from __future__ import annotations
 
 from workbench.engines.cpu.boxes import median
-from workbench.engines.cpu.furniture import contents, headings, running
+from workbench.engines.cpu.furniture import contents, headings, running, weight
 from workbench.engines.cpu.page import Page
 from workbench.engines.cpu.text.markdown import is_page_number
 from workbench.schema import FURNITURE, Label
@@ -42,7 +42,7 @@ FOLIO_TOP, FOLIO_BOTTOM = 0.06, 0.94  # a text block only a number above/below: 
 
 def stroke_weight(page: Page) -> Page:
     if page.gray is not None:
-        headings.weigh(page.lines, page.gray)
+        weight.weigh(page.lines, page.gray)
     return page
 
 
