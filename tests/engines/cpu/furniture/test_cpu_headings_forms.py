@@ -9,27 +9,13 @@ whose boxes are taller than Tesseract's, made keys and values look like larger t
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 
-from workbench.documents import open_document
-from workbench.engines.base import PageRequest
+from tests.engines.cpu.furniture.reading import read_markdown
 from workbench.engines.cpu.boxes import Line, Word
 from workbench.engines.cpu.furniture import cues, headings
 from workbench.engines.cpu.page import Block
-from workbench.markdown.assemble import assemble_page
-
-DATA = Path(__file__).resolve().parents[3] / "data"
-
-
-def _read(engine, name: str) -> str:  # type: ignore[no-untyped-def]
-    path = DATA / name
-    page = open_document(path.name, path.read_bytes()).page(1, dpi=200)
-    req = PageRequest(key="p", image=page.image, text_layer=page.text_layer)
-    out = next(iter(engine.configured(text_layer="auto").run([req])))
-    assert out.error is None, out.error
-    return assemble_page(out.regions or [])
 
 
 def _headings(md: str) -> list[str]:
@@ -38,7 +24,7 @@ def _headings(md: str) -> list[str]:
 
 @pytest.mark.slow
 def test_a_bold_line_over_a_table_is_its_caption(engine) -> None:  # type: ignore[no-untyped-def]
-    md = _read(engine, "tables_borderless_stacked.pdf")
+    md = read_markdown(engine, "tables_borderless_stacked.pdf")
     assert _headings(md) == []
     assert re.search(r"^Heaviest cars$", md, re.M) and re.search(r"^Quickest cars$", md, re.M)
     assert md.count("| Car |") == 2  # both tables still read
@@ -46,7 +32,7 @@ def test_a_bold_line_over_a_table_is_its_caption(engine) -> None:  # type: ignor
 
 @pytest.mark.slow
 def test_a_scanned_forms_rows_are_no_headings(engine) -> None:  # type: ignore[no-untyped-def]
-    md = _read(engine, "scan_form_pkginfo.pdf")
+    md = read_markdown(engine, "scan_form_pkginfo.pdf")
     assert all("Package Metadata Record" in h for h in _headings(md)), _headings(md)
     assert "Metadata-Version" in md and "URL:" in md
 

@@ -8,31 +8,17 @@ sections with dotted leaders). Both written for this project, their sources besi
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 
-from workbench.documents import open_document
-from workbench.engines.base import PageRequest
+from tests.engines.cpu.furniture.reading import read_markdown
 from workbench.engines.cpu.boxes import Line
 from workbench.engines.cpu.furniture import contents, cues, headings
 from workbench.engines.cpu.page import Block
-from workbench.markdown.assemble import assemble_page
-
-DATA = Path(__file__).resolve().parents[3] / "data"
 
 
 def _line(text: str, box: tuple[float, float, float, float], **kw: object) -> Line:
     return Line(text, box, 100.0, "text_layer", size=30.0, **kw)  # type: ignore[arg-type]
-
-
-def _read(engine, name: str) -> str:  # type: ignore[no-untyped-def]
-    path = DATA / name
-    page = open_document(path.name, path.read_bytes()).page(1, dpi=200)
-    req = PageRequest(key="p", image=page.image, text_layer=page.text_layer)
-    out = next(iter(engine.configured(text_layer="auto").run([req])))
-    assert out.error is None, out.error
-    return assemble_page(out.regions or [])
 
 
 def test_a_line_on_its_side_is_never_a_heading() -> None:
@@ -88,7 +74,7 @@ def test_a_table_of_figures_is_no_contents() -> None:
 
 @pytest.mark.slow
 def test_paper_page_headings(engine) -> None:  # type: ignore[no-untyped-def]
-    md = _read(engine, "headings_pdftex.pdf")
+    md = read_markdown(engine, "headings_pdftex.pdf")
     heads = [re.sub(r"^#+ ", "", h).replace("\\", "") for h in md.splitlines() if h.startswith("#")]
     sections = ["1. Introduction", "2. Related Work", "3. Method", "3.1 Sizes", "3.2 Weights",
                 "4. Results"]  # fmt: skip
@@ -101,7 +87,7 @@ def test_paper_page_headings(engine) -> None:  # type: ignore[no-untyped-def]
 
 @pytest.mark.slow
 def test_contents_page_one_entry_a_line(engine) -> None:  # type: ignore[no-untyped-def]
-    md = _read(engine, "contents_pdftex.pdf")
+    md = read_markdown(engine, "contents_pdftex.pdf")
     entries = [ln for ln in md.splitlines() if ln.startswith("- ")]
     assert entries[0] == "- 1 Getting Started … 2"
     assert "- 2.1.2 Fonts without Unicode … 3" in entries
