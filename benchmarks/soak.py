@@ -158,11 +158,37 @@ def memory_mb(pid: int) -> tuple[float, float]:
     return kb.get("VmRSS", 0) / 1024, kb.get("VmHWM", 0) / 1024
 
 
+def _stat(pid: int) -> list[str]:
+    """The fields of /proc/PID/stat after the command name (state, ppid, ...); [] once gone."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return []
+
+
+def children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid`` (its worker pools)."""
+    return [int(e.name) for e in Path("/proc").iterdir()
+            if e.name.isdigit() and _stat(int(e.name))[1:2] == [str(pid)]]  # fmt: skip
+
+
+def survivors(pids: list[int], wait_s: float = 10.0) -> list[int]:
+    """Those of ``pids`` still running after up to ``wait_s`` (a worker whose parent died must
+    go within a second or two, see ``workbench.engines.pool.exit_with``)."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        alive = [p for p in pids if _stat(p)[:1] not in ([], ["Z"])]  # a zombie has gone
+        if not alive or time.monotonic() > deadline:
+            return alive
+        time.sleep(0.2)
+
+
 @dataclass
 class Watched:
     code: int
     seconds: float
     stderr: str
+    orphans: list[int] = field(default_factory=list)  # the killed CLI's workers still alive
     memory: list[tuple[int, float, float, float]] = field(default_factory=list)  # pages, s, MB
 
 
@@ -195,8 +221,11 @@ def watch(
                 restart[1].restart()  # with completions in flight: they are lost mid-answer
                 restart = None
             if kill_at is not None and done >= kill_at:
+                workers = children(proc.pid)
                 proc.send_signal(signal.SIGKILL)
                 kill_at = None
+                proc.wait()
+                result.orphans = survivors(workers)
         result.code = proc.returncode
     result.seconds = time.monotonic() - started
     result.stderr = err.read_text()
@@ -259,15 +288,19 @@ def differences(a: Path, b: Path) -> list[str]:
     return diff
 
 
-def kill_and_resume(
-    work: Path, n: int, seed: int, timeout: float, concurrency: int
-) -> tuple[list[str], int]:
-    """An uninterrupted run and one killed halfway then rerun; their differences and the pages
-    the killed run had written."""
+@dataclass
+class Resumed:
+    diff: list[str]  # how the killed-and-rerun folder differs from the uninterrupted one
+    killed_at: int  # pages the killed run had written
+    orphans: list[int]  # processes of the killed CLI still alive 10 s after the kill
+
+
+def kill_and_resume(work: Path, n: int, seed: int, timeout: float, concurrency: int) -> Resumed:
+    """An uninterrupted run and one killed halfway then rerun."""
     docs = make_inputs(work / "inputs", n)
     inputs = [work / "inputs" / name for name in docs]
     outs = []
-    killed_at = 0
+    killed_at, orphans = 0, []
     for label, kill in (("whole", False), ("killed", True)):
         server = SoakServer(n, seed, work / f"{label}.log").start()
         out = work / label
@@ -276,13 +309,13 @@ def kill_and_resume(
                           kill_at=n // 2 if kill else None)  # fmt: skip
             if kill:
                 assert first.code == -signal.SIGKILL, first.stderr[-2000:]
-                killed_at = written(out)
+                killed_at, orphans = written(out), first.orphans
                 watch(cli(inputs, out, server.url, timeout, concurrency), out)
         finally:
             server.kill()
         check(out, docs, n, seed, "")
         outs.append(out)
-    return differences(*outs), killed_at
+    return Resumed(differences(*outs), killed_at, orphans)
 
 
 def soak(work: Path, n: int, seed: int, timeout: float, concurrency: int, floor: bool) -> dict:
@@ -347,11 +380,14 @@ def main() -> None:
     for pages, seconds, rss, peak in r["memory"]:
         print(f"{pages:5d}  {seconds:7.1f}  {rss:9.1f}  {peak:14.1f}")
     if args.kill:
-        diff, at = kill_and_resume(work / "kill", min(args.pages, 200), args.seed, args.timeout,
-                                   args.concurrency)  # fmt: skip
+        resumed = kill_and_resume(work / "kill", min(args.pages, 200), args.seed,
+                                  args.timeout, args.concurrency)  # fmt: skip
+        diff = resumed.diff
         print(
-            f"kill -9 at {at} pages written, rerun: {len(diff)} difference(s) from an "
-            f"uninterrupted run" + (f": {diff[:5]}" if diff else "")
+            f"kill -9 at {resumed.killed_at} pages written, rerun: {len(diff)} difference(s) "
+            f"from an uninterrupted run"
+            + (f": {diff[:5]}" if diff else "")
+            + f"; {len(resumed.orphans)} of its processes left running"
         )
     print(f"work folder: {work}")
 

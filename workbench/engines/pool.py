@@ -23,9 +23,13 @@ from __future__ import annotations
 
 import itertools
 import multiprocessing
+import os
+import threading
+import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
+from pathlib import Path
 from typing import Any
 
 from workbench.engines.base import Engine, EngineOutput, PageRequest
@@ -33,9 +37,53 @@ from workbench.logs import quiet_libraries
 
 _WORKER_ENGINE: Engine | None = None
 
+OWNER_CHECK_S = 1.0  # how often a worker looks for its owner: a check costs microseconds
 
-def _start(build: Callable[[], Engine]) -> None:
+
+def _born(pid: int) -> int | None:
+    """When ``pid`` started (clock ticks since boot: a reused pid has another), None once it
+    has gone or is a zombie; where there is no /proc, 0 while it exists."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return None if fields[0] in ("Z", "X") else int(fields[19])
+    except FileNotFoundError:
+        if Path("/proc/self/stat").exists():
+            return None
+    except (OSError, IndexError, ValueError):
+        return None
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return None
+    except PermissionError:
+        pass
+    return 0
+
+
+def exit_with(owner: int) -> None:
+    """A worker's initializer: the worker exits within :data:`OWNER_CHECK_S` of the death of
+    ``owner`` (the process that started the pool), however it died.
+
+    A pool's workers wait on a queue whose write end they hold themselves, so an owner killed
+    by SIGKILL, where no clean-up runs, left them waiting for good (seen after ``kill -9`` of
+    the CLI), and a ``forkserver`` pool's fork server with them: it waits for its children.
+    The owner is watched, not the parent: a ``forkserver`` worker's parent is the fork server.
+    Not ``PR_SET_PDEATHSIG`` either: it fires when the *thread* that forked exits, and the
+    app's pools are started from Streamlit's short-lived script threads."""
+    born = _born(owner)
+
+    def watch() -> None:
+        while _born(owner) == born:
+            time.sleep(OWNER_CHECK_S)
+        os._exit(1)  # the owner is gone: nobody will read what this worker writes
+
+    if born is not None:
+        threading.Thread(target=watch, name="exit-with-owner", daemon=True).start()
+
+
+def _start(build: Callable[[], Engine], owner: int) -> None:
     global _WORKER_ENGINE
+    exit_with(owner)
     # A new process does not inherit the parent's logging.disable: without this, the CPU
     # engine's libraries (rapid_layout's model path and label list) print INFO lines into the
     # app's log from every worker. WORKBENCH_VERBOSE=1 keeps them, as in the app.
@@ -82,7 +130,10 @@ class ProcessPoolEngine:
 
     def _start_pool(self) -> ProcessPoolExecutor:
         return ProcessPoolExecutor(
-            self.workers, mp_context=_context(), initializer=_start, initargs=(self._build,)
+            self.workers,
+            mp_context=_context(),
+            initializer=_start,
+            initargs=(self._build, os.getpid()),
         )
 
     def describe(self) -> dict[str, str]:
