@@ -40,9 +40,10 @@ def test_after_delete_the_picker_names_the_run_shown(
     page.get_by_role("button", name="Yes, delete it").click()
     app_state.idle(page)
     expect(page.get_by_test_id("stDataFrame").first).to_be_visible()
-    assert [r.id for r in RunStore(store).list()] == [b]
-    # The picker, the view and the export all name run B.
+    # The picker, the view and the export all name run B. Waited for before the store is
+    # read: under CI's load the app looked idle before the delete's rerun had begun.
     expect(picker).to_have_value(re.compile(re.escape(b)))
+    assert [r.id for r in RunStore(store).list()] == [b]
     expect(page.get_by_text(re.compile(r"fake-b/fake-layout-2")).first).to_be_visible()
     page.get_by_role("tab", name="Export").click()
     with page.expect_download() as dl:
