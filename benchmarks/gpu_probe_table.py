@@ -19,7 +19,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from workbench.gpu.probe import (  # noqa: E402
+from workbench.gpu.probe.cases import (  # noqa: E402
     CARDS,
     TABLE_HEAD,
     ProbeReport,

@@ -115,7 +115,7 @@ def server_bodies(args: argparse.Namespace, pages: list[Prepared]) -> list[bytes
 
     from workbench.engines.messages import chat_body, streamed
     from workbench.engines.png import IMAGE_SLOT, json_with_image
-    from workbench.engines.server_info import ServerFacts
+    from workbench.engines.server.info import ServerFacts
 
     facts = ServerFacts()
     with httpx.Client() as client:
@@ -179,7 +179,7 @@ def local_raw(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
 
 
 def _local_child(args: argparse.Namespace, result: Path) -> None:
-    from workbench.cli.ocr_job import extra_engine_args, local_engine_args
+    from workbench.cli.ocr.job import extra_engine_args, local_engine_args
     from workbench.engines.messages import build_messages, image_pil_part, sampling_params_kwargs
     from workbench.engines.vllm_local import import_vllm
 
@@ -321,7 +321,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--local-child", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.base_url:
-        from workbench.engines.vllm_server import normalize_base_url
+        from workbench.engines.server.engine import normalize_base_url
 
         args.base_url = normalize_base_url(args.base_url)
     if args.local_child is not None:

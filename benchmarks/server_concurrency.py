@@ -27,7 +27,7 @@ import httpx  # noqa: E402
 from benchmarks.throughput_procs import fake_server  # noqa: E402
 from workbench.engines.base import PageRequest  # noqa: E402
 from workbench.engines.messages import image_data_url  # noqa: E402
-from workbench.engines.vllm_server import VllmServerEngine  # noqa: E402
+from workbench.engines.server.engine import VllmServerEngine  # noqa: E402
 from workbench.settings import Settings  # noqa: E402
 
 

@@ -150,7 +150,7 @@ def cli(pdf: Path, base_url: str, spec_id: str, cores: str | None, *extra: str) 
 def in_process(pdf: Path, base_url: str, spec_id: str, concurrency: int) -> float:
     """Seconds for process_document over every page (no interpreter start, nothing written)."""
     from workbench.documents import open_document
-    from workbench.engines.vllm_server import VllmServerEngine
+    from workbench.engines.server.engine import VllmServerEngine
     from workbench.models.registry import get_spec
     from workbench.pipeline.process import process_document
 

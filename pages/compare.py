@@ -1,5 +1,5 @@
 """Compare: two runs of one document side by side (overlays, disagreements, diff, metrics)."""
 
-from workbench.ui.compare_view import render
+from workbench.ui.compare.view import render
 
 render()

@@ -7,6 +7,6 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from workbench.ui.gpu_panel import render_gpu_page  # noqa: E402
+from workbench.ui.gpu.panel import render_gpu_page  # noqa: E402
 
 render_gpu_page()

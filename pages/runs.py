@@ -1,5 +1,5 @@
 """Runs: every run kept in the store; open, delete, export, batch-process, correct by hand."""
 
-from workbench.ui.runs_view import render
+from workbench.ui.runs.view import render
 
 render()

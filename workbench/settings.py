@@ -18,7 +18,7 @@ variable                        meaning
 ``WORKBENCH_TIMEOUT``           most seconds one page's answer may take (600); the budget is
                                 60 s + max_tokens at 8 tokens/s, capped by this
 ``WORKBENCH_IDLE_TIMEOUT``      seconds a server may stay silent (no token) before a page
-                                fails as timed out (60); see engines/server_calls.py
+                                fails as timed out (60); see engines/server/calls.py
 ``WORKBENCH_CPU_IN_PROCESS``    ``1``: the app runs the CPU engine in its own process instead
                                 of a worker process (for measurements; default ``0``)
 =============================  ====================================================

@@ -73,7 +73,7 @@ def test_local_raw_child_loads_once_and_sends_the_engines_conversations(
     monkeypatch.setitem(sys.modules, "vllm", fake)
     planned = {"gpu_memory_utilization": 0.9, "max_num_batched_tokens": 16384}
     monkeypatch.setattr(
-        "workbench.cli.ocr_job.local_engine_args", lambda spec, profile: dict(planned)
+        "workbench.cli.ocr.job.local_engine_args", lambda spec, profile: dict(planned)
     )
     result = tmp_path / "rows.json"
     argv = ["--local-child", str(result), "--model", MODEL, "--max-tokens", "32",

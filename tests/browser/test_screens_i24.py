@@ -45,7 +45,7 @@ def test_compare_runs_viewer_and_sidebar(
     assert "Leftmost" in text and "<td" not in text and "|---" not in text, text
     page.screenshot(path=str(shots / f"i24-compare-diff-{w}.png"))
     # (The tables' cells are drawn on a canvas: their formatting is checked in AppTest,
-    # tests/ui/test_compare_apptest.py.)
+    # tests/ui/compare/test_compare_apptest.py.)
     # Runs.
     page.goto(fake_app_url + "/runs")
     use_store(page, store)

@@ -11,7 +11,7 @@ import pytest
 
 from tests.fakes.openai_server import FakeOpenAIServer
 from workbench.cli import main
-from workbench.cli.ocr_job import extra_engine_args
+from workbench.cli.ocr.job import extra_engine_args
 from workbench.errors import EngineUnavailable
 
 DATA = Path(__file__).resolve().parents[1] / "data"

@@ -18,8 +18,8 @@ from workbench.engines.factory import (
     build_engine,
     engine_kinds,
 )
+from workbench.engines.server.engine import VllmServerEngine
 from workbench.engines.vllm_local import INSTALL_HINT
-from workbench.engines.vllm_server import VllmServerEngine
 from workbench.errors import EngineUnavailable
 from workbench.settings import Settings
 

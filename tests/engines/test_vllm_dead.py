@@ -20,8 +20,8 @@ from tests.fakes.openai_server import FakeOpenAIServer, Reply
 from workbench.documents import open_document
 from workbench.engines.base import PageRequest
 from workbench.engines.dead import dead_in_process, dead_server
+from workbench.engines.server.engine import VllmServerEngine
 from workbench.engines.vllm_local import VllmLocalEngine
-from workbench.engines.vllm_server import VllmServerEngine
 from workbench.errors import EngineDeadError
 from workbench.models.registry import get_spec
 from workbench.pipeline.runner import RunJob, run_documents, run_info
@@ -222,7 +222,7 @@ def test_a_restarting_server_is_waited_for_and_the_pages_go_on() -> None:
 def test_the_cli_flag_the_fix_names_reaches_the_engine_args() -> None:
     import argparse
 
-    from workbench.cli.ocr_cmd import engine_options, register
+    from workbench.cli.ocr.cmd import engine_options, register
     from workbench.settings import Settings
 
     parser = argparse.ArgumentParser()

@@ -435,7 +435,7 @@ def engine_from_env(choice: Any) -> Any:
     """The app's engine hook for browser tests (``WORKBENCH_ENGINE_FACTORY=
     tests.fakes.openai_server:engine_from_env``): the real server engine against the server at
     ``WORKBENCH_BASE_URL`` (this fake run as a script), whatever the sidebar picked."""
-    from workbench.engines.vllm_server import VllmServerEngine
+    from workbench.engines.server.engine import VllmServerEngine
 
     return VllmServerEngine(connect=True)
 

@@ -119,8 +119,8 @@ def test_plans_agree_with_real_vllm_on_the_h200() -> None:
     import json
     from pathlib import Path
 
-    from workbench.gpu.probe import CARDS as PROBE_CARDS
-    from workbench.gpu.probe import plan_case
+    from workbench.gpu.probe.cases import CARDS as PROBE_CARDS
+    from workbench.gpu.probe.cases import plan_case
 
     folder = Path(__file__).resolve().parents[2] / "benchmarks" / "gpu_probe"
     checked = 0

@@ -1,4 +1,4 @@
-"""The probe's plumbing (workbench/gpu/probe.py, probe_run.py) against a fake ``vllm`` package.
+"""The probe's plumbing (workbench/gpu/probe/cases.py, child.py) against a fake ``vllm`` package.
 
 The real thing runs on a GPU (``python -m workbench probe``; results in
 benchmarks/gpu_probe_results.md). Here a fake ``vllm`` package, written to a temporary folder
@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from workbench.gpu.probe import (
+from workbench.gpu.probe.cases import (
     CARDS,
     TABLE_HEAD,
     find_card,

@@ -16,7 +16,7 @@ from tests.fakes.bad_documents import pdf_with_unloadable_page, tiff_with_huge_f
 from tests.fakes.openai_server import FakeOpenAIServer
 from workbench.cli import main as cli
 from workbench.documents import open_document
-from workbench.engines.vllm_server import VllmServerEngine
+from workbench.engines.server.engine import VllmServerEngine
 from workbench.errors import DocumentError
 from workbench.models.registry import get_spec
 from workbench.pipeline.prepare import UnreadablePage, prepare_pages

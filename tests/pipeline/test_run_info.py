@@ -6,10 +6,10 @@ import pytest
 
 from tests.fakes.openai_server import FakeOpenAIServer
 from workbench.engines.factory import CpuOptions, build_engine
-from workbench.engines.vllm_server import VllmServerEngine
+from workbench.engines.server.engine import VllmServerEngine
 from workbench.models.registry import CPU_SPEC, get_spec
 from workbench.pipeline.runner import run_info
-from workbench.ui.compare_parts import differing_settings
+from workbench.ui.compare.parts import differing_settings
 
 
 @pytest.mark.slow

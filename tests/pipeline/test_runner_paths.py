@@ -23,7 +23,7 @@ import pytest
 from PIL import Image
 from streamlit.testing.v1 import AppTest
 
-import workbench.cli.ocr_cmd as ocr_cmd
+import workbench.cli.ocr.cmd as ocr_cmd
 from tests.ui.settle import settle
 from workbench.cli import main
 from workbench.engines.base import EngineOutput, PageRequest
@@ -31,8 +31,8 @@ from workbench.models.registry import CPU_SPEC
 from workbench.runs.store import RunReader, RunStore
 from workbench.schema import BBox, Label, Region
 from workbench.settings import Settings
-from workbench.ui.batch_view import run_batch
-from workbench.ui.compare_view import rerun_document
+from workbench.ui.compare.view import rerun_document
+from workbench.ui.runs.batch import run_batch
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data"
@@ -206,7 +206,7 @@ def test_cli_viewer_batch_and_compare_write_the_same_folder(
 def test_viewer_markdown_download_has_its_figures_or_no_links(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from workbench.ui import viewer_downloads
+    from workbench.ui.viewer import downloads as viewer_downloads
 
     md = "# Page 1\n\n![Figure r1](page-0001-r1.png)\n\nText.\n"
     crop = tmp_path / "page-0001-r1.png"

@@ -27,7 +27,7 @@ from tests.fakes.fake_engine import FakeEngine
 from tests.fakes.openai_server import FakeOpenAIServer
 from workbench.documents import Document, open_document
 from workbench.engines.base import EngineOutput, PageRequest
-from workbench.engines.vllm_server import VllmServerEngine
+from workbench.engines.server.engine import VllmServerEngine
 from workbench.errors import DocumentError
 from workbench.models.registry import CPU_SPEC, get_spec
 from workbench.pipeline import feed
@@ -203,7 +203,7 @@ def test_pages_ahead_are_bounded_across_documents_and_files_removed(
 
 def test_the_batch_page_keeps_the_server_at_its_concurrency(tmp_path: Path) -> None:
     from workbench.runs.store import RunStore
-    from workbench.ui.batch_view import run_batch
+    from workbench.ui.runs.batch import run_batch
 
     files = [(n, (DATA / n).read_bytes()) for n in ONE_PAGE[:4]]
     with FakeOpenAIServer(models=[MODEL], delay=0.4) as server:

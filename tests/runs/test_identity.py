@@ -19,8 +19,8 @@ from workbench.runs.folder import RunReader, RunWriter
 from workbench.runs.store import RunStore
 from workbench.schema import DocumentInfo, RunInfo
 from workbench.settings import Settings
-from workbench.ui.batch_view import run_batch
-from workbench.ui.compare_view import same_document
+from workbench.ui.compare.view import same_document
+from workbench.ui.runs.batch import run_batch
 
 
 def doc_info(name: str, sha: str) -> DocumentInfo:

@@ -1,7 +1,7 @@
 """Each test of the app gets a run store of its own.
 
 The Viewer resumes the newest Viewer run of a document made with the same engine settings,
-whichever session made it (:func:`workbench.ui.job_runs.open_run`), and a run names a
+whichever session made it (:func:`workbench.ui.jobs.runs.open_run`), and a run names a
 document by the name it was first saved under. In one shared store a run left by an earlier
 test (the browser tests' FakeEngine server saves ``pdflatex_outline.pdf``) was resumed by a
 later one that uploads the same bytes as ``latex.pdf``: its pages then reached the engine

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from streamlit.testing.v1 import AppTest
 
-from workbench.ui.jobs import board
+from workbench.ui.jobs.worker import board
 
 
 def settle(at: AppTest, timeout: float = 60.0) -> AppTest:

@@ -23,7 +23,15 @@ from workbench.errors import WorkbenchError
 from workbench.logs import quiet_libraries
 
 # Subcommand modules, imported lazily so `gpu` never loads the OCR stack and vice versa.
-COMMANDS = ("ocr", "parse", "gpu", "plan", "models", "probe")
+#: Each command and the module that registers it (imported only when its command is used).
+COMMANDS = {
+    "ocr": "workbench.cli.ocr.cmd",
+    "parse": "workbench.cli.parse_cmd",
+    "gpu": "workbench.cli.gpu_cmd",
+    "plan": "workbench.cli.plan_cmd",
+    "models": "workbench.cli.models_cmd",
+    "probe": "workbench.cli.probe_cmd",
+}
 VERBOSE_HELP = "show the libraries' INFO log lines too (off by default)"
 #: What ``--help`` says above the command list (the module docstring is for developers).
 DESCRIPTION = """OCR Workbench on the command line, on the same core as the app: OCR PDFs and
@@ -60,13 +68,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     named = None if argv is None else named_command(argv)
     for name in (named,) if named else COMMANDS:
-        try:
-            module = importlib.import_module(f"workbench.cli.{name}_cmd")
-        except ModuleNotFoundError as exc:
-            if exc.name != f"workbench.cli.{name}_cmd":
-                raise
-            continue
-        module.register(sub)
+        importlib.import_module(COMMANDS[name]).register(sub)
     for command in {id(p): p for p in sub.choices.values()}.values():  # after the command too
         command.add_argument(
             "-v", "--verbose", action="store_true", default=argparse.SUPPRESS, help=VERBOSE_HELP

@@ -9,7 +9,7 @@ generates for that card (``load_format="dummy"``: no weights needed, the model's
 tokenizer and processor files must be in the Hugging Face cache; ``python -m
 workbench.models.weightless`` writes weightless ones), a ballast holding the rest of this GPU
 so a smaller card's overshoot fails as it would there, then the most pages the plan allows at
-once at the largest page size (:mod:`workbench.gpu.probe`). Prints a Markdown table of planned
+once at the largest page size (:mod:`workbench.gpu.probe.cases`). Prints a Markdown table of planned
 against measured (``--out``: also ``probe.json`` and ``probe.md`` and each run's vLLM log).
 Exit status 0 when every started plan survived, 1 when one failed, 2 on bad input or no GPU.
 """
@@ -39,7 +39,15 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from workbench.gpu.probe import CARDS, TABLE_HEAD, Card, find_card, report_row, run_case, save
+    from workbench.gpu.probe.cases import (
+        CARDS,
+        TABLE_HEAD,
+        Card,
+        find_card,
+        report_row,
+        run_case,
+        save,
+    )
     from workbench.gpu.telemetry import read_snapshot
 
     snap = read_snapshot(with_processes=False)

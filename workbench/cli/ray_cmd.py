@@ -1,7 +1,7 @@
 """``python -m workbench ocr ... --ray [ADDRESS]``: the ``ocr`` command on a Ray cluster.
 
 Same inputs, same run folder, same lines and exit status as the local command
-(:mod:`workbench.cli.ocr_cmd`); only where the pages are processed differs
+(:mod:`workbench.cli.ocr.cmd`); only where the pages are processed differs
 (:mod:`workbench.cluster.ray_run`).
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from workbench.cli.ocr_job import announce, engine_options, progress_printer, report, say
+from workbench.cli.ocr.job import announce, engine_options, progress_printer, report, say
 from workbench.cluster.ray_run import ClusterWork, run_on_ray
 from workbench.documents import Document
 from workbench.errors import display_name

@@ -139,7 +139,7 @@ def _cpu_unavailable() -> str | None:
 
 
 def _build_server(options: ServerOptions) -> Engine:
-    from workbench.engines.vllm_server import VllmServerEngine
+    from workbench.engines.server.engine import VllmServerEngine
 
     return VllmServerEngine(
         options.base_url,

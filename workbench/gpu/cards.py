@@ -5,7 +5,7 @@ is the one the workbench plans for when no GPU is present, so ``plan``, ``models
 page all plan one profile on the same card (:mod:`workbench.gpu.target`).
 
 The CUDA totals are the "total capacity" PyTorch reports on each card; the ``probe`` command
-simulates the cards from this same list (:data:`workbench.gpu.probe.CARDS`; H200 139.80 GiB
+simulates the cards from this same list (:data:`workbench.gpu.probe.cases.CARDS`; H200 139.80 GiB
 measured in shared/gpu-lab).
 """
 

@@ -1,8 +1,8 @@
 """The model registry: one :class:`~workbench.models.spec.ModelSpec` per model, one lookup.
 
 Every fact about a model (prompt, sizing, sampling, retries, output format, context,
-architecture numbers, vLLM arguments) lives in its spec, in :mod:`catalog_vlm` (Chandra,
-LightOnOCR) and :mod:`catalog_others` (olmOCR, dots.ocr, DeepSeek-OCR), with the upstream
+architecture numbers, vLLM arguments) lives in its spec, in :mod:`.catalog.vlm` (Chandra,
+LightOnOCR) and :mod:`.catalog.others` (olmOCR, dots.ocr, DeepSeek-OCR), with the upstream
 references in those modules' docstrings.
 
 Lookup: :func:`get_spec` by exact id or alias (case-insensitive, raises ``KeyError``);
@@ -12,8 +12,9 @@ or renamed repo id, a local path), matched on the repo basename, and returns Non
 
 from __future__ import annotations
 
-from workbench.models import catalog_others, catalog_vlm
 from workbench.models.architectures import Architecture
+from workbench.models.catalog import others as catalog_others
+from workbench.models.catalog import vlm as catalog_vlm
 from workbench.models.spec import ModelSpec, PageSizing
 
 __all__ = ["CPU_SPEC", "ModelSpec", "PageSizing", "all_specs", "get_spec", "match_served_model"]

@@ -4,7 +4,7 @@
   options. A different choice releases the old engine *before* the new one is built
   (:func:`use_engine` clears the cache and collects garbage first), so two models never sit
   in GPU memory at once. Every session with the same choice gets the same instance; the
-  Viewer's pages reach it through one background worker (:mod:`workbench.ui.jobs`).
+  Viewer's pages reach it through one background worker (:mod:`workbench.ui.jobs.worker`).
 * **Choice**: the sidebar stores an :class:`EngineChoice` in session state
   (:data:`workbench.ui.state.ENGINE_CHOICE`); :func:`current_choice` reads it.
 

@@ -4,10 +4,10 @@ Model output is untrusted. Everything shown through ``st.markdown(unsafe_allow_h
 goes through :func:`sanitize` first: the one policy of :mod:`workbench.markdown.sanitize`.
 KaTeX and GFM tables are rendered by ``st.markdown`` itself.
 
-Each region's text is its own container keyed by :func:`workbench.ui.overlay.block_key`, so a
-click on the text selects the region's box, and the selected block is outlined in its label
-colour. Figures are shown as a crop of their region from the page image instead of a broken
-``![Figure rN](page-NNNN-rN.png)`` link.
+Each region's text is its own container keyed by
+:func:`workbench.ui.overlay.element.block_key`, so a click on the text selects the region's
+box, and the selected block is outlined in its label colour. Figures are shown as a crop of
+their region from the page image instead of a broken ``![Figure rN](page-NNNN-rN.png)`` link.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from PIL import Image
 from workbench.markdown.assemble import assemble_page
 from workbench.markdown.sanitize import sanitize_markdown as sanitize
 from workbench.schema import FURNITURE, Label, PageResult, Region
-from workbench.ui.overlay import block_key, color_for
+from workbench.ui.overlay.element import block_key, color_for
 
 _FIGURE_LINK = re.compile(r"!\[Figure [^\]]*\]\(page-\d{4}-[^)]*\.png\)\s*")
 

@@ -5,8 +5,8 @@ The line is a flex row with ``white-space: nowrap``: at any width only the engin
 shrinks (and a file name longer than 45 % of the line), with an ellipsis; both keep their
 full text in a tooltip. Confidence is the engine's own (``PageResult.confidence``, a 0-1 mean of
 its regions' text confidences, when the engine gives one); under
-:data:`workbench.ui.overlay.LOW_CONFIDENCE` it is a red "low confidence" badge, so a page read
-as gibberish does not look like a good one. Every value is HTML-escaped.
+:data:`workbench.ui.overlay.element.LOW_CONFIDENCE` it is a red "low confidence" badge, so a
+page read as gibberish does not look like a good one. Every value is HTML-escaped.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from html import escape
 import streamlit as st
 
 from workbench.schema import PageResult, PageStatus
-from workbench.ui.overlay import LOW_CONFIDENCE
+from workbench.ui.overlay.element import LOW_CONFIDENCE
 
 _BADGE = {
     PageStatus.OK: "ok",

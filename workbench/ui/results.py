@@ -1,7 +1,7 @@
 """OCR results shared by every session of this process: a thread-safe LRU of
 :class:`~workbench.schema.PageResult` keyed by (sha256, page, engine key), where the engine
 key names engine, model and settings (never the API key; see
-:func:`workbench.ui.engines.engine_key`). The background worker (:mod:`workbench.ui.jobs`)
+:func:`workbench.ui.engines.engine_key`). The background worker (:mod:`workbench.ui.jobs.worker`)
 puts results here as pages finish; pages read them, so a rerun never recomputes OCR."""
 
 from __future__ import annotations

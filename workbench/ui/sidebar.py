@@ -5,7 +5,7 @@ The picked engine is stored as a :class:`~workbench.ui.engines.EngineChoice` in
 another engine only records the choice; the engine is built when a page needs it, after the
 previous one is released (see :mod:`workbench.ui.engines`).
 
-GPU readings come from :func:`workbench.ui.gpu_panel.sidebar_gpu`.
+GPU readings come from :func:`workbench.ui.gpu.panel.sidebar_gpu`.
 """
 
 from __future__ import annotations
@@ -15,14 +15,14 @@ from typing import Any
 import streamlit as st
 
 import workbench.engines.factory as factory
-from workbench.engines.vllm_server import VllmServerEngine
+from workbench.engines.server.engine import VllmServerEngine
 from workbench.errors import EngineUnavailable, WorkbenchError
 from workbench.gpu.launch import plan_local_launch
 from workbench.models.registry import all_specs, get_spec
 from workbench.ui import engines, state
 from workbench.ui.config import settings
-from workbench.ui.gpu_panel import current_profile, sidebar_gpu
-from workbench.ui.runs_common import cpu_settings
+from workbench.ui.gpu.panel import current_profile, sidebar_gpu
+from workbench.ui.runs.common import cpu_settings
 
 
 def _kinds() -> dict[str, tuple[str, str | None]]:

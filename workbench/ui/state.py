@@ -108,7 +108,7 @@ SB_LOCAL_PREDICTED: Slot[dict[str, str]] = Slot("sb_local_predicted", dict)
 
 # ------------------------------------------------------------------------ GPU
 GPU_PROFILE: Slot[str | None] = Slot("profile", _none)
-#: The GPU readings history (a ``gpu_panel.History``).
+#: The GPU readings history (a ``workbench.ui.gpu.panel.History``).
 GPU_HISTORY: Slot[Any] = Slot("_gpu_history", _none)
 #: The GPU page's memory plan: the card box, the memory inputs (reset to the card's memory when
 #: the profile or card changes) and the (profile, card) they were last reset for.
@@ -153,7 +153,7 @@ VIEWER_ZOOM: Slot[str | None] = Slot("wb_zoom", _none)
 VIEWER_TAGS: Slot[bool] = Slot("wb_tags", _false)
 #: {(sha256, engine key): run id}: the run each document's pages go to.
 VIEWER_RUNS: Slot[dict[tuple[str, str], str]] = Slot("wb_runs", dict)
-#: This session's id for the background worker (see :mod:`workbench.ui.jobs`).
+#: This session's id for the background worker (see :mod:`workbench.ui.jobs.worker`).
 VIEWER_SESSION: Slot[str | None] = Slot("wb_session", _none)
 #: How many of this session's pages were finished when the page was last drawn.
 VIEWER_SEEN_DONE: Slot[int] = Slot("wb_seen_done", int)
@@ -178,10 +178,11 @@ OPEN_DOCUMENT: Slot[str | None] = Slot("open_document", _none)
 OPEN_PAGE: Slot[int | None] = Slot("open_page", _none)
 
 # ------------------------------------------------------------------------ batch
-#: The last batch's outcome (a ``batch_view.BatchOutcome``).
+#: The last batch's outcome (a ``workbench.ui.runs.batch.BatchOutcome``).
 BATCH_LAST: Slot[Any] = Slot("batch_last", _none)
 BATCH_CANCEL_CLICKED: Slot[bool] = Slot("batch_cancel_clicked", _false)
-#: The session's batch running in its thread, or the last one (a ``batch_view.BatchJob``).
+#: The session's batch running in its thread, or the last one
+#: (a ``workbench.ui.runs.batch.BatchJob``).
 BATCH_JOB: Slot[Any] = Slot("batch_job", _none)
 
 # ------------------------------------------------------------------------ compare

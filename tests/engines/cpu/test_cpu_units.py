@@ -216,7 +216,7 @@ def test_only_content_is_never_furniture():
 
 
 def test_cli_progress_flags_a_low_confidence_page(capsys):
-    from workbench.cli.ocr_cmd import progress_printer
+    from workbench.cli.ocr.cmd import progress_printer
     from workbench.schema import PageResult, Region
 
     weak = [Region(id="r0", label=Label.TEXT, native_label="t", text="Dcar Sur", confidence=0.31)]

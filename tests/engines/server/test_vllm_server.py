@@ -12,7 +12,7 @@ from PIL import Image
 
 from tests.fakes.openai_server import FakeOpenAIServer, Reply, request_image, request_prompt
 from workbench.engines.base import Engine, PageRequest
-from workbench.engines.vllm_server import VllmServerEngine, normalize_base_url
+from workbench.engines.server.engine import VllmServerEngine, normalize_base_url
 from workbench.errors import EngineUnavailable
 from workbench.schema import Sampling
 
@@ -363,7 +363,7 @@ def test_a_trickle_is_stopped_by_the_page_budget() -> None:
 
 
 def test_page_budget_fits_max_tokens() -> None:
-    from workbench.engines.server_calls import page_budget
+    from workbench.engines.server.calls import page_budget
 
     assert page_budget(800, cap=600) == 60 + 100  # 800 tokens at 8 tokens/s + 60 s
     assert page_budget(16_384, cap=600) == 600

@@ -12,7 +12,7 @@ from PIL import Image
 from tests.fakes.openai_server import FakeOpenAIServer, Reply
 from workbench.engines.base import PageRequest
 from workbench.engines.messages import STREAM_INTERVAL
-from workbench.engines.vllm_server import VllmServerEngine
+from workbench.engines.server.engine import VllmServerEngine
 from workbench.schema import Sampling
 
 TEXT = "".join(f"w{i:03d}" for i in range(100))  # 100 tokens of 4 characters, no loop

@@ -14,10 +14,10 @@ from tests.ui.runs_seed import DOC, seed
 from workbench.evaluate.compare import align_regions
 from workbench.evaluate.metrics import plain_text
 from workbench.runs.store import RunStore
-from workbench.ui.compare_metrics import diff_block
-from workbench.ui.overlay import selection_key
+from workbench.ui.compare.metrics import diff_block
+from workbench.ui.overlay.element import selection_key
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def compare_app(store: Path, a: str | None = None, b: str | None = None) -> AppTest:

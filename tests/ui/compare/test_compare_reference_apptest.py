@@ -13,13 +13,13 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.fakes.fake_engine import FakeEngine
+from tests.ui.compare.test_compare_apptest import compare_app
 from tests.ui.runs_seed import seed
 from tests.ui.settle import settle
-from tests.ui.test_compare_apptest import compare_app
 from workbench.documents.textlayer import pdf_text_layer
 from workbench.runs.store import RunStore
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 PDF = (ROOT / "tests/data/pdflatex_outline.pdf").read_bytes()  # born-digital, 4 pages
 LATEX = ("latex.pdf", PDF, "application/pdf")
 

@@ -8,7 +8,7 @@ from streamlit.testing.v1 import AppTest
 
 from workbench.gpu.telemetry import read_snapshot
 
-PAGE = Path(__file__).resolve().parents[2] / "pages" / "gpu.py"
+PAGE = Path(__file__).resolve().parents[3] / "pages" / "gpu.py"
 
 
 def test_gpu_page_shows_plan_and_commands() -> None:
@@ -51,7 +51,7 @@ def test_gpu_page_shows_advice_when_the_model_cannot_fit() -> None:
 def _sidebar_app() -> None:
     import streamlit as st
 
-    from workbench.ui.gpu_panel import current_profile, sidebar_gpu
+    from workbench.ui.gpu.panel import current_profile, sidebar_gpu
 
     with st.sidebar:
         sidebar_gpu()

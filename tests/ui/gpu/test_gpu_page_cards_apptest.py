@@ -15,16 +15,16 @@ from workbench.cli import main
 from workbench.gpu.planner import GiB, plan_for_model
 from workbench.gpu.profiles import PROFILES, get_profile
 from workbench.gpu.telemetry import GpuSnapshot
-from workbench.ui.gpu_panel import memory_bar
+from workbench.ui.gpu.panel import memory_bar
 
-PAGE = Path(__file__).resolve().parents[2] / "pages" / "gpu.py"
+PAGE = Path(__file__).resolve().parents[3] / "pages" / "gpu.py"
 NO_GPU = GpuSnapshot(time.time(), error="no GPU in this test")
 MODEL = "lightonai/LightOnOCR-2-1B"
 
 
 @pytest.fixture
 def no_gpu(monkeypatch: pytest.MonkeyPatch) -> None:
-    for where in ("workbench.ui.gpu_panel", "workbench.cli.plan_cmd"):
+    for where in ("workbench.ui.gpu.panel", "workbench.cli.plan_cmd"):
         monkeypatch.setattr(f"{where}.read_snapshot", lambda **_: NO_GPU)
 
 
@@ -94,7 +94,7 @@ def test_pasted_error_is_explained_on_the_page(no_gpu) -> None:
 def _page_or_away() -> None:
     import streamlit as st
 
-    from workbench.ui.gpu_panel import render_gpu_page
+    from workbench.ui.gpu.panel import render_gpu_page
 
     if st.session_state.get("show_gpu", True):
         render_gpu_page()

@@ -1,4 +1,4 @@
-"""The Viewer's background worker (workbench.ui.jobs.Board) on its own: real PDFs from
+"""The Viewer's background worker (workbench.ui.jobs.worker.Board) on its own: real PDFs from
 tests/data, the FakeEngine, a real run store. No Streamlit script run is involved, which is
 the point: the worker never waits for one and never calls one."""
 
@@ -16,12 +16,12 @@ from workbench.engines.base import PageRequest
 from workbench.models.registry import CPU_SPEC
 from workbench.runs.store import RunStore
 from workbench.settings import Settings
-from workbench.ui import jobs
-from workbench.ui.job_records import Ask, DocAsk
-from workbench.ui.jobs import Board
+from workbench.ui.jobs import worker as jobs
+from workbench.ui.jobs.records import Ask, DocAsk
+from workbench.ui.jobs.worker import Board
 from workbench.ui.results import ResultCache
 
-DATA = Path(__file__).resolve().parents[2] / "tests" / "data"
+DATA = Path(__file__).resolve().parents[3] / "tests" / "data"
 
 
 def doc_ask(name: str = "pdflatex_outline.pdf", pages: tuple[int, ...] | None = None) -> DocAsk:

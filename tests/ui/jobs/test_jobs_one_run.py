@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.ui.test_jobs import Recording, ask, doc_ask
+from tests.ui.jobs.test_jobs import Recording, ask, doc_ask
 from workbench.runs.folder import RunReader
 from workbench.runs.store import RunStore
-from workbench.ui.jobs import Board
+from workbench.ui.jobs.worker import Board
 from workbench.ui.results import ResultCache
 
 

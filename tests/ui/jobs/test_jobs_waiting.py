@@ -19,11 +19,11 @@ import pytest
 
 from tests.fakes.openai_server import DEFAULT_TEXT, FakeOpenAIServer, Reply, request_image
 from workbench.documents import open_document
-from workbench.engines.vllm_server import VllmServerEngine
+from workbench.engines.server.engine import VllmServerEngine
 from workbench.models.registry import get_spec
 from workbench.settings import Settings
-from workbench.ui.job_records import Ask, DocAsk
-from workbench.ui.jobs import Board
+from workbench.ui.jobs.records import Ask, DocAsk
+from workbench.ui.jobs.worker import Board
 from workbench.ui.results import ResultCache
 
 SPEC = get_spec("lightonai/LightOnOCR-2-1B")

@@ -14,11 +14,11 @@ from workbench.models.registry import CPU_SPEC
 from workbench.runs.store import RunStore
 from workbench.schema import BBox, Label, Region, RunStatus
 from workbench.settings import Settings
-from workbench.ui.batch_view import progress_text, run_batch
 from workbench.ui.editor import canvas_boxes, regions_from_boxes
 from workbench.ui.exports_view import builders
+from workbench.ui.runs.batch import progress_text, run_batch
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def runs_app(store: Path) -> AppTest:

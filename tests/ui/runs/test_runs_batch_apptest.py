@@ -18,7 +18,7 @@ from tests.ui.runs_seed import document_bytes
 from workbench.engines.base import EngineOutput, PageRequest
 from workbench.runs.store import RunStore
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 WAIT_S = 60  # bound on a wait for the batch's thread (it returns as soon as the state is met)
 
 

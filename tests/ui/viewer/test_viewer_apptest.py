@@ -26,7 +26,7 @@ from workbench.engines.base import EngineOutput, PageRequest
 from workbench.schema import BBox, Label, Region
 from workbench.ui.markdown_view import sanitize
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 DATA = ROOT / "tests" / "data"
 LATEX = ("latex.pdf", (DATA / "pdflatex_outline.pdf").read_bytes(), "application/pdf")  # 4 p.
 CENSUS = ("census.pdf", (DATA / "census_12s0324.pdf").read_bytes(), "application/pdf")  # 1 p.

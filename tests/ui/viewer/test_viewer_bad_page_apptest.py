@@ -7,7 +7,7 @@ from __future__ import annotations
 from tests.fakes.bad_documents import tiff_with_huge_frame
 from tests.fakes.fake_engine import FakeEngine
 from tests.ui.settle import settle
-from tests.ui.test_viewer_apptest import CENSUS, app, md_text, stats, upload
+from tests.ui.viewer.test_viewer_apptest import CENSUS, app, md_text, stats, upload
 
 
 def test_a_bad_frame_fails_its_page_only_in_the_viewer() -> None:

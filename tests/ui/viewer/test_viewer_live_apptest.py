@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from workbench.ui import viewer_live
-from workbench.ui.job_records import Progress
+from workbench.ui.jobs.records import Progress
+from workbench.ui.viewer import live as viewer_live
 
 
 class PendingBoard:
@@ -22,9 +22,10 @@ def _race_app() -> None:
     import streamlit as st
 
     from workbench.schema import PageResult
-    from workbench.ui import state, viewer_live
-    from workbench.ui.job_records import Progress
+    from workbench.ui import state
+    from workbench.ui.jobs.records import Progress
     from workbench.ui.results import results
+    from workbench.ui.viewer import live as viewer_live
 
     focus = ("race-sha", 2, "race-ekey")
     drawn = results().get(*focus) is not None  # what the page draws

@@ -13,7 +13,7 @@ from tests.fakes.fake_engine import FakeEngine
 from tests.ui.settle import settle
 from workbench.runs.store import RunStore
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 LATEX = ("latex.pdf", (ROOT / "tests/data/pdflatex_outline.pdf").read_bytes(), "application/pdf")
 
 

@@ -52,7 +52,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from workbench.cli.ocr_job import (
+from workbench.cli.ocr.job import (
     EXIT_FAILED,
     EXIT_OK,
     EXIT_UNCLEAN,
@@ -64,7 +64,7 @@ from workbench.cli.ocr_job import (
     report,
     say,
 )
-from workbench.cli.ocr_job import cpu_settings as _cpu_settings
+from workbench.cli.ocr.job import cpu_settings as _cpu_settings
 from workbench.cli.run_folder import (
     existing_run,
     nothing_left,

@@ -1,6 +1,6 @@
-"""What the ``ocr`` command shares between its local run (:mod:`workbench.cli.ocr_cmd`) and
+"""What the ``ocr`` command shares between its local run (:mod:`workbench.cli.ocr.cmd`) and
 its Ray run (:mod:`workbench.cli.ray_cmd`): the engine the arguments ask for, the lines it
-prints and its exit status (contract: :mod:`workbench.cli.ocr_cmd`)."""
+prints and its exit status (contract: :mod:`workbench.cli.ocr.cmd`)."""
 
 from __future__ import annotations
 

@@ -9,12 +9,12 @@ Contract
   :class:`EngineOutput` as it completes, in any order.
 * One page is ``POST /v1/chat/completions`` with the page as a PNG data URL, the prompt, the
   sampling and ``chat_template_kwargs`` (see :mod:`workbench.engines.messages`).
-  The answer is streamed (``stream: true``, :mod:`workbench.engines.sse`), so a silent server
+  The answer is streamed (``stream: true``, :mod:`workbench.engines.server.sse`), so a silent server
   is seen in seconds, not at the end of a long timeout; 16 tokens an event and the running
   token count in each (vLLM's ``stream_interval`` and ``continuous_usage_stats``:
   :func:`~workbench.engines.messages.streamed`); refused with a 400/422 naming them, they are
-  dropped, and so is ``stream_interval`` where vLLM ignores it (0.26: :mod:`.server_info`).
-* Time per attempt (:mod:`workbench.engines.server_calls`): a budget of 60 s plus
+  dropped, and so is ``stream_interval`` where vLLM ignores it (0.26: :mod:`.info`).
+* Time per attempt (:mod:`workbench.engines.server.calls`): a budget of 60 s plus
   ``max_tokens`` at 8 tokens/s, capped by ``timeout``; ``idle_timeout`` seconds without a
   token mid-answer, or without a first token while the server made no progress on any page,
   end the attempt. A page that waits never holds the others: they go on and are yielded.
@@ -55,7 +55,7 @@ from workbench.engines.dead import dead_server, server_gone
 from workbench.engines.messages import chat_body, streamed
 from workbench.engines.png import IMAGE_SLOT, json_with_image
 from workbench.engines.repetition import MAX_ATTEMPTS, PageAttempts
-from workbench.engines.server_calls import (
+from workbench.engines.server.calls import (
     RECONNECT_WAIT_S,
     CallBoard,
     PageProgress,
@@ -68,7 +68,7 @@ from workbench.engines.server_calls import (
     server_message,
     tracked_transport,
 )
-from workbench.engines.server_info import Answer, ServerFacts
+from workbench.engines.server.info import Answer, ServerFacts
 from workbench.errors import (
     CANCELLED,
     ConnectionLost,
@@ -129,7 +129,7 @@ class VllmServerEngine:
         self._lock = threading.Lock()
         self._served: list[str] | None = None
         self._vllm = True  # send vLLM's streaming fields (off once a server refuses them)
-        self.server = ServerFacts()  # its vLLM version, what its stream does (server_info)
+        self.server = ServerFacts()  # its vLLM version, what its stream does (server/info.py)
         if connect:
             self.connect()
 

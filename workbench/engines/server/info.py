@@ -16,7 +16,7 @@ Contract
   :data:`HONOURS_INTERVAL_FROM`, or once a stream showed it (below).
   ``continuous_usage_stats`` stays: the running token count is what progress reads whatever
   the event size.
-* :meth:`ServerFacts.read` reads one answer (:func:`~workbench.engines.sse.read_answer`, the
+* :meth:`ServerFacts.read` reads one answer (:func:`~workbench.engines.server.sse.read_answer`, the
   events counted by :class:`EventCounter`) and :meth:`ServerFacts.observe` learns from it: an
   answer of at least ``2 × interval`` tokens that came as about one
   event a token means the field is ignored; several tokens an event means it is honoured.
@@ -33,8 +33,8 @@ from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
-from workbench.engines.server_calls import Call
-from workbench.engines.sse import Answer, read_answer
+from workbench.engines.server.calls import Call
+from workbench.engines.server.sse import Answer, read_answer
 
 __all__ = ["Answer", "EventCounter", "ServerFacts", "probe_version", "server_root"]
 
@@ -129,7 +129,7 @@ class ServerFacts:
         return body
 
     def read(self, response: httpx.Response, call: Call, body: dict[str, Any]) -> Answer:
-        """The answer to ``body`` (:func:`~workbench.engines.sse.read_answer`), observed."""
+        """The answer to ``body`` (:func:`~workbench.engines.server.sse.read_answer`), observed."""
         counter = EventCounter(call)
         answer = read_answer(response, cast(Call, counter), int(body.get("max_tokens") or 0))
         self.observe(body, counter.events, answer.tokens)

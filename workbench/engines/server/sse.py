@@ -26,7 +26,7 @@ from typing import Any
 
 import httpx
 
-from workbench.engines.server_calls import Call
+from workbench.engines.server.calls import Call
 from workbench.errors import ConnectionLost, MalformedAnswer, ServerHTTPError
 
 MAX_ANSWER_BYTES = 64 * 1024 * 1024

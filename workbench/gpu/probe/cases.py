@@ -2,7 +2,7 @@
 
 :func:`run_case` plans a model for a card (:func:`workbench.gpu.planner.plan_memory`), starts
 vLLM in a child process with exactly the arguments the workbench generates for that plan
-(:mod:`workbench.gpu.probe_run`; weights not needed: ``load_format="dummy"`` with the model's
+(:mod:`workbench.gpu.probe.child`; weights not needed: ``load_format="dummy"`` with the model's
 own config, tokenizer and processor from the local Hugging Face cache, or a weightless folder
 from :mod:`workbench.models.weightless`), sends the most pages the plan allows in flight at
 its largest page size with the output bounded, and returns planned against measured
@@ -256,7 +256,7 @@ def run_case(
         with log_path.open("w") as log:
             try:
                 subprocess.run(
-                    [python, "-m", "workbench.gpu.probe_run", str(job_path), str(result_path)],
+                    [python, "-m", "workbench.gpu.probe.child", str(job_path), str(result_path)],
                     stdout=log, stderr=subprocess.STDOUT, env=env, timeout=timeout_s, check=False,
                 )  # fmt: skip
             except subprocess.TimeoutExpired:

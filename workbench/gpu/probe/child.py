@@ -1,7 +1,7 @@
 """One probe, inside its own process: start vLLM with a plan's arguments, push the worst case.
 
-``python -m workbench.gpu.probe_run CASE.json RESULT.json`` is started by
-:func:`workbench.gpu.probe.run_case` (a crash, an OOM or a hung engine stays in this process;
+``python -m workbench.gpu.probe.child CASE.json RESULT.json`` is started by
+:func:`workbench.gpu.probe.cases.run_case` (a crash, an OOM or a hung engine stays in this process;
 the parent reads what it wrote and its log). CASE.json holds :class:`ProbeJob`'s fields.
 
 What it does, in order, timing each step:
@@ -9,7 +9,7 @@ What it does, in order, timing each step:
 1. ``VllmLocalEngine(model, engine_args)``: the workbench's own in-process engine with exactly
    the arguments the workbench generates for the plan (``load_format`` ``"dummy"`` added:
    random weights of the real architecture; only ``gpu_memory_utilization`` is scaled when a
-   smaller card is simulated, see :mod:`workbench.gpu.probe`).
+   smaller card is simulated, see :mod:`workbench.gpu.probe.cases`).
 2. Reads what vLLM decided from its workers (:func:`worker_numbers`, through
    ``LLM.collective_rpc``): weights, profiled activation peak, non-torch memory, CUDA-graph
    estimate, KV cache bytes; and from its config: blocks, block size, ``max_model_len``.

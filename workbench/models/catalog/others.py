@@ -43,7 +43,7 @@ from dataclasses import replace
 from typing import Any
 
 from workbench.models.architectures import GB, Architecture
-from workbench.models.catalog_vlm import ladder
+from workbench.models.catalog.vlm import ladder
 from workbench.models.prompts import (
     DEEPSEEK_PROMPT,
     DOTS_IMAGE_PREFIX,

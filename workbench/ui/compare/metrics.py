@@ -28,8 +28,9 @@ from workbench.evaluate.compare import diff_counts, diff_html, reading_diff
 from workbench.markdown.sanitize import clean_html
 from workbench.runs.store import RunReader
 from workbench.schema import PageResult
-from workbench.ui import compare_parts, state
-from workbench.ui.runs_common import get_store
+from workbench.ui import state
+from workbench.ui.compare import parts as compare_parts
+from workbench.ui.runs.common import get_store
 
 DIFF_CSS = (
     "<style>.wb-diff{line-height:1.7;font-size:0.95rem;max-height:420px;overflow:auto;"

@@ -3,15 +3,16 @@
 Synchronised controls: ONE set of widgets in session state drives both sides --
 ``cmp_page`` (1-based page), ``cmp_zoom`` (Fit/1.5×/2×/3×), ``cmp_labels`` (visible labels)
 and ``cmp_tags`` (every label tag shown). Each side's Prev/Next buttons move that shared page,
-so the other side follows. Both sides use the interactive overlay (:mod:`workbench.ui.overlay`);
-selecting a box on one side selects its matched partner on the other.
+so the other side follows. Both sides use the interactive overlay
+(:mod:`workbench.ui.overlay.element`); selecting a box on one side selects its matched
+partner on the other.
 
 Run B is any other run holding the same document (same sha256, else same name). When there
 is none, "Start the missing run" runs another engine on run A's stored page images (the very
 ``page_px`` images A saw) into a new run. Disagreements come from
 ``evaluate.compare.align_regions``: regions on one side only are outlined magenta (dashed),
 matched regions with another label orange (solid), and both are listed. Text diff, metrics and the
-chart are in :mod:`workbench.ui.compare_metrics`.
+chart are in :mod:`workbench.ui.compare.metrics`.
 """
 
 from __future__ import annotations
@@ -26,10 +27,12 @@ from workbench.evaluate.compare import Alignment, align_regions
 from workbench.pipeline.runner import RunJob, run_info
 from workbench.runs.store import RunReader, RunStore
 from workbench.schema import DocumentInfo, PageImage, PageResult, Region
-from workbench.ui import compare_metrics, compare_parts, editor, state
-from workbench.ui.overlay import Outline, get_selection, set_selection
+from workbench.ui import editor, state
+from workbench.ui.compare import metrics as compare_metrics
+from workbench.ui.compare import parts as compare_parts
+from workbench.ui.overlay.element import Outline, get_selection, set_selection
 from workbench.ui.page_facts import widen_main
-from workbench.ui.runs_common import (
+from workbench.ui.runs.common import (
     CPU_ENGINE,
     LABEL_DIFFERS,
     ONLY_HERE,

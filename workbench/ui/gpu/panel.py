@@ -34,7 +34,7 @@ from workbench.gpu.target import PlanTarget, planning_profile, targets
 from workbench.gpu.telemetry import GpuSnapshot, History, read_snapshot
 from workbench.models.registry import all_specs, find_architecture
 from workbench.ui import state
-from workbench.ui.gpu_oom_view import render_oom_help
+from workbench.ui.gpu.oom import render_oom_help
 from workbench.ui.page_facts import widen_main
 
 

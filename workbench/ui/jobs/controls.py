@@ -1,5 +1,5 @@
 """Stop, Resume, Cancel and Retry for one Viewer session: the part of
-:class:`workbench.ui.jobs.Board` the user's buttons call (a mixin over the board's lock,
+:class:`workbench.ui.jobs.worker.Board` the user's buttons call (a mixin over the board's lock,
 sessions and result cache; nothing here calls Streamlit)."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 import threading
 
 from workbench.engines.base import watchable
-from workbench.ui.job_parts import Session, finish_job, idle_jobs, request_keys
+from workbench.ui.jobs.parts import Session, finish_job, idle_jobs, request_keys
 from workbench.ui.results import ResultCache
 
 

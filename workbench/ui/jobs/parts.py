@@ -1,4 +1,4 @@
-"""The background worker's own bookkeeping (:mod:`workbench.ui.jobs`): a session's state, a
+"""The background worker's own bookkeeping (:mod:`workbench.ui.jobs.worker`): a session's state, a
 stretch of work on one document, and which of a session's pages an engine has in flight.
 
 Nothing here calls Streamlit; the Board holds its lock around every use of a :class:`Session`.
@@ -16,7 +16,7 @@ from workbench.errors import WorkbenchError
 from workbench.pipeline.process import Processed
 from workbench.pipeline.runner import RunJob
 from workbench.schema import PageResult
-from workbench.ui.job_records import Ask, DocAsk, Waiting
+from workbench.ui.jobs.records import Ask, DocAsk, Waiting
 
 MAX_NOTES = 5
 

@@ -1,5 +1,5 @@
 """What a Viewer session asks the background worker for, and what it is told back
-(:mod:`workbench.ui.jobs`): typed records, no behaviour beyond their own fields."""
+(:mod:`workbench.ui.jobs.worker`): typed records, no behaviour beyond their own fields."""
 
 from __future__ import annotations
 

@@ -28,8 +28,8 @@ from workbench.pipeline.process import Processed
 from workbench.pipeline.runner import RunJob, run_info
 from workbench.runs.store import RunStore
 from workbench.schema import PageResult
-from workbench.ui.job_parts import Task
-from workbench.ui.job_records import Ask
+from workbench.ui.jobs.parts import Task
+from workbench.ui.jobs.records import Ask
 
 RunKey = tuple[str, str, str]  # (document sha256, engine key, store root)
 

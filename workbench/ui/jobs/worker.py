@@ -18,7 +18,7 @@ Contract
   turn resumes it where it stopped.
 * Pages already in the result cache are never sent to the engine again (any session's).
 * **Runs**: one run per (document content, engine key, store), shared by every session and
-  found again in the store (:mod:`workbench.ui.job_runs`), written by the one run writer as
+  found again in the store (:mod:`workbench.ui.jobs.runs`), written by the one run writer as
   each page finishes (a page the cache holds but the run lacks, from the cache), finished when
   the work on it ends: ``done``/``partial``, or ``cancelled`` when cut short (the next stretch
   reopens it). A store that cannot be written is reported in :attr:`Progress.notes`; pages
@@ -47,8 +47,8 @@ from workbench.errors import CANCELLED, WorkbenchError
 from workbench.pipeline.process import Processed, process_document
 from workbench.pipeline.runner import RunJob
 from workbench.runs.store import RunStore
-from workbench.ui.job_controls import SessionControls
-from workbench.ui.job_parts import (
+from workbench.ui.jobs.controls import SessionControls
+from workbench.ui.jobs.parts import (
     Session,
     Stretch,
     Task,
@@ -57,8 +57,8 @@ from workbench.ui.job_parts import (
     job_key,
     waiting,
 )
-from workbench.ui.job_records import Ask, DocAsk, Progress
-from workbench.ui.job_runs import RunKey, open_run, record_cached, run_key, shared_runs
+from workbench.ui.jobs.records import Ask, DocAsk, Progress
+from workbench.ui.jobs.runs import RunKey, open_run, record_cached, run_key, shared_runs
 from workbench.ui.results import ResultCache, results
 
 #: Seconds one session may keep the engine while another waits (then it stops after the page
@@ -400,7 +400,7 @@ class Board(SessionControls):
                 sess.note(text)
 
     def _job(self, sess: Session, task: Task) -> RunJob | None:
-        """The run this document's pages go to (see :mod:`workbench.ui.job_runs`), or None
+        """The run this document's pages go to (see :mod:`workbench.ui.jobs.runs`), or None
         when the session does not save runs or its store cannot be written."""
         ask, d = task.ask, task.doc
         key, rkey = (d.sha256, ask.ekey), run_key(task)

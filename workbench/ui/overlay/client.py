@@ -1,4 +1,4 @@
-"""The page overlay's browser side (see :mod:`workbench.ui.overlay` for the contract).
+"""The page overlay's browser side (see :mod:`workbench.ui.overlay.element` for the contract).
 
 ``CSS`` styles the boxes, tags and legend; ``JS`` is the components-v2 module that draws them,
 sends selections and arrow keys back, places label tags where they hide nothing

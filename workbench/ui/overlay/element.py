@@ -37,8 +37,8 @@ from PIL import Image
 from workbench import schema as _schema
 from workbench.schema import Label, Region
 from workbench.ui import state
-from workbench.ui.overlay_client import CSS as _CSS
-from workbench.ui.overlay_client import JS as _JS
+from workbench.ui.overlay.client import CSS as _CSS
+from workbench.ui.overlay.client import JS as _JS
 
 #: One colour per canonical label (colour-blind-aware where it matters: table/figure/formula).
 LABEL_COLORS: dict[str, str] = {

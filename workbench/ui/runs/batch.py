@@ -38,8 +38,8 @@ from workbench.schema import PageResult, PageStatus, RunStatus
 from workbench.settings import Settings
 from workbench.ui import state
 from workbench.ui.inputs import show_every_file
-from workbench.ui.job_runs import keep_original
-from workbench.ui.runs_common import engine_choices, get_store
+from workbench.ui.jobs.runs import keep_original
+from workbench.ui.runs.common import engine_choices, get_store
 
 log = logging.getLogger(__name__)
 

@@ -37,7 +37,7 @@ from workbench.settings import Settings
 from workbench.ui import engines, state
 from workbench.ui.files import display_jpeg
 from workbench.ui.markdown_view import sanitize
-from workbench.ui.overlay import (
+from workbench.ui.overlay.element import (
     FIT_WIDTH,
     LABEL_COLORS,
     ZOOMS,
@@ -120,7 +120,7 @@ ZOOM_WIDTH = 1800
 
 def zoom_control(key: str) -> float:
     """A Fit width/Fit height/1.5×/2×/3× switch (its label hidden); the chosen zoom value
-    (:data:`~workbench.ui.overlay.FIT_HEIGHT` for fit height)."""
+    (:data:`~workbench.ui.overlay.element.FIT_HEIGHT` for fit height)."""
     st.segmented_control(
         "Zoom",
         list(ZOOMS),

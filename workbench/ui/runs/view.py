@@ -20,9 +20,9 @@ from workbench.markdown.assemble import assemble_page
 from workbench.markdown.display import MAX_CHARS, bound_regions, bound_text
 from workbench.runs.store import RunReader, RunSummary
 from workbench.ui import editor, exports_view, state
-from workbench.ui.compare_parts import short_model
+from workbench.ui.compare.parts import short_model
 from workbench.ui.page_facts import widen_main
-from workbench.ui.runs_common import (
+from workbench.ui.runs.common import (
     get_store,
     open_reader,
     page_image,
@@ -113,7 +113,7 @@ def render() -> None:
     store = get_store()
     runs = store.list()
 
-    from workbench.ui import batch_view
+    from workbench.ui.runs import batch as batch_view
 
     # Open while this session has a batch running or ended: its progress, then its counts.
     open_batch = not runs or state.BATCH_JOB.get() is not None
@@ -194,7 +194,7 @@ def _open(run_id: str) -> None:
 
 
 def _switch(name: str) -> None:
-    root = Path(__file__).resolve().parents[2]
+    root = Path(__file__).resolve().parents[3]
     target = root / "pages" / f"{name}.py"
     try:
         st.switch_page(str(target))

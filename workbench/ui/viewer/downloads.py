@@ -21,10 +21,11 @@ import streamlit as st
 
 from workbench.markdown.assemble import assemble_document
 from workbench.schema import PageResult
-from workbench.ui import exports_view, viewer_runs
+from workbench.ui import exports_view
 from workbench.ui import markdown_view as mv
 from workbench.ui.inputs import Selected
 from workbench.ui.results import results
+from workbench.ui.viewer import runs as viewer_runs
 
 _FIGURE_LINK = re.compile(r"!\[Figure [^\]]*\]\((page-\d{4,}-[^)/\\]+\.png)\)\n*")
 

@@ -1,4 +1,4 @@
-"""The Viewer's side of background processing (:mod:`workbench.ui.jobs`).
+"""The Viewer's side of background processing (:mod:`workbench.ui.jobs.worker`).
 
 Each script run *asks* the process's worker for this session's pages (:func:`ask`: the
 selected files and pages, the engine, the page on screen) and returns at once; the page shows
@@ -28,10 +28,10 @@ from workbench.engines.base import Engine
 from workbench.models.registry import ModelSpec
 from workbench.ui import engines, state
 from workbench.ui.inputs import Selected
-from workbench.ui.job_records import Ask, DocAsk, Progress, Waiting
-from workbench.ui.jobs import board
+from workbench.ui.jobs.records import Ask, DocAsk, Progress, Waiting
+from workbench.ui.jobs.worker import board
 from workbench.ui.results import results
-from workbench.ui.runs_common import get_store
+from workbench.ui.runs.common import get_store
 
 POLL_S = 1.0  # a poll is a script run: often enough to show pages as they finish, rare enough
 #              to leave the session free for clicks

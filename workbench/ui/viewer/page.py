@@ -1,8 +1,8 @@
 """The viewer page: drop documents, process them, and read each page's layout and Markdown.
 
 Flow of one script run: inputs -> ask the background worker for the selected pages, the
-page on screen first (:mod:`workbench.ui.viewer_live`, :mod:`workbench.ui.jobs`; the run never
-waits for the engine) -> pager over every (file, page) pair -> the page as the result cache
+page on screen first (:mod:`workbench.ui.viewer.live`, :mod:`workbench.ui.jobs.worker`; the run
+never waits for the engine) -> pager over every (file, page) pair -> the page as the result cache
 has it: overlay on the left, Markdown on the right -> downloads -> while pages are pending, a
 progress bar above the pager that polls and reruns when the page on screen or the last page
 is done. A click is answered at once; it moves the worker to the page then on screen after
@@ -27,11 +27,11 @@ from workbench.errors import DocumentError, WorkbenchError
 from workbench.markdown.display import bound_page
 from workbench.models.registry import CPU_SPEC, ModelSpec
 from workbench.schema import PageResult
-from workbench.ui import engines, state, viewer_live, viewer_runs
+from workbench.ui import engines, state
 from workbench.ui import files as ui_files
 from workbench.ui import markdown_view as mv
 from workbench.ui.inputs import Selected, input_widgets, select_pages
-from workbench.ui.overlay import (
+from workbench.ui.overlay.element import (
     FIT_WIDTH,
     ZOOMS,
     get_selection,
@@ -41,7 +41,9 @@ from workbench.ui.overlay import (
 from workbench.ui.page_facts import show_stats, widen_main
 from workbench.ui.results import results
 from workbench.ui.sidebar import show_description
-from workbench.ui.viewer_downloads import downloads
+from workbench.ui.viewer import live as viewer_live
+from workbench.ui.viewer import runs as viewer_runs
+from workbench.ui.viewer.downloads import downloads
 
 TAB_HEIGHT = 700  # px of the Markdown / Regions JSON / Raw output tabs (they scroll inside)
 DISPLAY_WIDTH = 1100  # px of the display image at "Fit" and 1.5×; sharper copy when zoomed more

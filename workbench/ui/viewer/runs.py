@@ -1,6 +1,6 @@
 """Where the Viewer's runs are: every processing in the viewer is also a run in the run
 store, written by the one run writer (:class:`workbench.pipeline.runner.RunJob`, driven by
-the background worker in :mod:`workbench.ui.jobs`), as the CLI, Batch and Compare write
+the background worker in :mod:`workbench.ui.jobs.worker`), as the CLI, Batch and Compare write
 theirs: one run per (document content, engine key) per session, each page written with its
 figure crops as soon as it is done. :data:`~workbench.ui.state.VIEWER_RUNS` names those runs;
 this module finds them again for the caption and the downloads (figure crops).
@@ -17,7 +17,7 @@ from workbench.errors import WorkbenchError
 from workbench.markdown.assemble import figure_page
 from workbench.runs.folder import RunReader
 from workbench.ui import state
-from workbench.ui.runs_common import get_store
+from workbench.ui.runs.common import get_store
 
 
 def run_folder(sha256: str, ekey: str) -> tuple[RunReader, str] | None:
