@@ -5,11 +5,11 @@ reset mid-answer, a 500 once, a 500 always, a hang, a repetition loop) answers t
 engine; it is killed (SIGKILL) and started again once half the pages are written, with
 completions in flight. The pages are flat colours encoding their id, in multi-frame TIFFs
 (:func:`benchmarks.soak.make_inputs`), uploaded on Runs → Batch. While the batch runs the user
-goes to the Viewer and back, and opens a finished page of the running batch's run; each click's
-effect must be on screen while the run is still ``running`` in the store (the order, not a
-time). At the end the run folder is checked by the CLI soak's own :func:`benchmarks.soak.check`
-(every page written exactly once, with its true status and reason), and the page's final line
-must give the manifest's counts.
+goes to the Viewer and back, opens a finished page of the running batch's run and sees the
+view follow the batch with no click; each effect must be on screen while the run is still
+``running`` in the store (the order, not a time). At the end the run folder is checked by the
+CLI soak's own :func:`benchmarks.soak.check` (every page written exactly once, with its true
+status and reason), and the page's final line must give the manifest's counts.
 """
 
 from __future__ import annotations
@@ -167,6 +167,16 @@ def test_batch_soak_clicks_answered_while_it_runs(
     expect(page.get_by_text(f"Text of soak page {pid}, read by the fake server.")).to_be_visible()
     still_running(app, f"{doc} page {number}")
     page.screenshot(path=str(shots / "batch-soak-running.png"))
+    # 4. The run's view follows the batch with no click: the page is drawn again with more
+    # pages, and the page the user opened stays open.
+    follow = page.get_by_text(re.compile(r"A batch is writing this run: \d+ page"))
+    expect(follow).to_be_visible()
+    shown = int(re.findall(r"\d+", follow.inner_text())[0])
+    expect(page.get_by_text(re.compile(rf"A batch is writing this run: (?!{shown}\b)\d+ page")))\
+        .to_be_visible()  # fmt: skip
+    expect(page.get_by_text(f"Text of soak page {pid}, read by the fake server.")).to_be_visible()
+    still_running(app, "the view followed")
+    marks["followed"] = time.monotonic() - started
     clicked_at = written(app.store)
     marks["clicked"] = time.monotonic() - started
 

@@ -134,3 +134,19 @@ def test_a_reloaded_tab_shows_the_running_batch_and_can_cancel_it(tmp_path: Path
     assert not any("Batch running" in c.value for c in reloaded.caption)
     (run,) = RunStore(tmp_path).list()
     assert run.status == "cancelled"
+
+
+def test_the_run_a_batch_writes_says_it_is_followed_until_the_batch_ends(tmp_path: Path) -> None:
+    engine = GatedEngine()
+    at = started(tmp_path, engine)
+    job = at.session_state["batch_job"]
+    at.run()  # the running batch's run is the one shown below (the newest)
+    following = [c.value for c in at.caption if "A batch is writing this run" in c.value]
+    assert following == [
+        "A batch is writing this run: 0 page(s) so far. The view follows it as pages are written."
+    ], [c.value for c in at.caption]
+    engine.gate.set()
+    job.thread.join(WAIT_S)
+    at.run()
+    assert not any("A batch is writing this run" in c.value for c in at.caption)
+    assert RunStore(tmp_path).list()[0].pages == 3

@@ -263,6 +263,11 @@ def _others() -> None:
         _draw(job, f"batch_cancel_{id(job)}", job.cancel.set)
 
 
+def writing(run_id: str) -> BatchJob | None:
+    """The running batch of this process that writes run ``run_id``, if one does."""
+    return next((j for j in list(_LIVE) if j.running and j.outcome.run_id == run_id), None)
+
+
 def running_elsewhere(mine: BatchJob | None) -> list[BatchJob]:
     """This process's running batches but ``mine``, oldest first."""
     return [job for job in list(_LIVE) if job is not mine and job.running]

@@ -5,6 +5,8 @@ one shows as such). Opening a run sets ``open_run_id`` / ``open_document`` / ``o
 in session state; the viewer below the table reads them, and the app's viewer page may too.
 Deleting asks for confirmation first. The viewer shows the corrected layer when there is
 one (switchable to the model's own output) and has an edit mode (:mod:`workbench.ui.editor`).
+A run a batch of this process is writing is followed: the page is drawn again as its pages
+are written (at most every :data:`FOLLOW_S`), so its table, pickers and view keep up.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import streamlit as st
 
 from workbench.markdown.assemble import assemble_page
 from workbench.markdown.display import MAX_CHARS, bound_regions, bound_text
-from workbench.runs.store import RunReader, RunSummary
+from workbench.runs.store import RunReader, RunSummary, summarize
 from workbench.ui import editor, exports_view, state
 from workbench.ui.compare.parts import short_model
 from workbench.ui.page_facts import widen_main
@@ -33,6 +35,10 @@ from workbench.ui.runs.common import (
 )
 
 OPEN_RUN, OPEN_DOC, OPEN_PAGE = state.OPEN_RUN, state.OPEN_DOCUMENT, state.OPEN_PAGE
+#: Seconds between two looks at a run a batch is writing: a whole-page redraw at most this
+#: often (pages land every second or so with several in flight; a redraw every time would
+#: leave the view no rest to be read).
+FOLLOW_S = 2.0
 _CONFIRM = state.RUNS_CONFIRM_DELETE
 _FIGURE_LINK = re.compile(r"!\[(Figure [^\]]*)\]\(page-\d{4}-[^)]*\.png\)\s*")
 
@@ -154,11 +160,29 @@ def render() -> None:
     reader = open_reader(run_id)
     if reader is None:
         return
+    if batch_view.writing(run_id) is not None:
+        _follow(run_id, run.pages)
     tab_view, tab_export = st.tabs(["View", "Export"])
     with tab_view:
         viewer(reader)
     with tab_export:
         exports_view.render(reader)
+
+
+@st.fragment(run_every=FOLLOW_S)
+def _follow(run_id: str, shown: int) -> None:
+    """Run ``run_id`` is being written by a batch and ``shown`` of its pages are on screen:
+    the whole page is drawn again once more are written or the batch has ended."""
+    from workbench.ui.runs import batch as batch_view
+
+    if batch_view.writing(run_id) is None or summarize(get_store().path(run_id)).pages != shown:
+        st.rerun()
+        return
+    st.caption(
+        f"A batch is writing this run: {shown} page(s) so far. The view follows it as pages "
+        "are written.",
+        help="Open a page at any time; the page you are on stays open.",
+    )
 
 
 def _how_to_resume(run_id: str, run: RunSummary) -> None:
