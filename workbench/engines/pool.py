@@ -42,7 +42,7 @@ OWNER_CHECK_S = 1.0  # how often a worker looks for its owner: a check costs mic
 
 def _born(pid: int) -> int | None:
     """When ``pid`` started (clock ticks since boot: a reused pid has another), None once it
-    has gone or is a zombie; where there is no /proc, 0 while it exists."""
+    has gone or is a zombie; where /proc cannot tell, 0 while it exists."""
     try:
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
         return None if fields[0] in ("Z", "X") else int(fields[19])
@@ -50,7 +50,7 @@ def _born(pid: int) -> int | None:
         if Path("/proc/self/stat").exists():
             return None
     except (OSError, IndexError, ValueError):
-        return None
+        pass  # no /proc, or one that reads otherwise: ask the kernel whether it exists
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -60,9 +60,16 @@ def _born(pid: int) -> int | None:
     return 0
 
 
-def exit_with(owner: int) -> None:
-    """A worker's initializer: the worker exits within :data:`OWNER_CHECK_S` of the death of
-    ``owner`` (the process that started the pool), however it died.
+def owner() -> tuple[int, int | None]:
+    """This process as a pool's owner, for :func:`exit_with`: its pid and when it started."""
+    pid = os.getpid()
+    return pid, _born(pid)
+
+
+def exit_with(pid: int, born: int | None) -> None:
+    """A worker's initializer, given its pool's :func:`owner`: the worker exits within
+    :data:`OWNER_CHECK_S` of the owner's death, however it died, and at once when the owner
+    died while the worker was starting (a pool starts workers on demand).
 
     A pool's workers wait on a queue whose write end they hold themselves, so an owner killed
     by SIGKILL, where no clean-up runs, left them waiting for good (seen after ``kill -9`` of
@@ -70,20 +77,20 @@ def exit_with(owner: int) -> None:
     The owner is watched, not the parent: a ``forkserver`` worker's parent is the fork server.
     Not ``PR_SET_PDEATHSIG`` either: it fires when the *thread* that forked exits, and the
     app's pools are started from Streamlit's short-lived script threads."""
-    born = _born(owner)
 
     def watch() -> None:
-        while _born(owner) == born:
+        while _born(pid) == born:
             time.sleep(OWNER_CHECK_S)
         os._exit(1)  # the owner is gone: nobody will read what this worker writes
 
-    if born is not None:
-        threading.Thread(target=watch, name="exit-with-owner", daemon=True).start()
+    if _born(pid) != born:
+        os._exit(1)
+    threading.Thread(target=watch, name="exit-with-owner", daemon=True).start()
 
 
-def _start(build: Callable[[], Engine], owner: int) -> None:
+def _start(build: Callable[[], Engine], pid: int, born: int | None) -> None:
     global _WORKER_ENGINE
-    exit_with(owner)
+    exit_with(pid, born)
     # A new process does not inherit the parent's logging.disable: without this, the CPU
     # engine's libraries (rapid_layout's model path and label list) print INFO lines into the
     # app's log from every worker. WORKBENCH_VERBOSE=1 keeps them, as in the app.
@@ -133,7 +140,7 @@ class ProcessPoolEngine:
             self.workers,
             mp_context=_context(),
             initializer=_start,
-            initargs=(self._build, os.getpid()),
+            initargs=(self._build, *owner()),
         )
 
     def describe(self) -> dict[str, str]:

@@ -63,7 +63,7 @@ from workbench.documents import Document, open_document
 from workbench.documents.textlayer import PDFIUM_LOCK
 from workbench.engines.png import encode_png, encode_rows, row_pixels
 from workbench.engines.png import rows as png_rows
-from workbench.engines.pool import exit_with
+from workbench.engines.pool import exit_with, owner
 from workbench.errors import DocumentError
 from workbench.models.registry import ModelSpec, PageSizing
 from workbench.models.sizing import LETTER
@@ -263,10 +263,7 @@ def _pool(workers: int) -> ProcessPoolExecutor:
         pool = _POOLS.get(workers)
         if pool is None:
             pool = _POOLS[workers] = ProcessPoolExecutor(
-                workers,
-                mp_context=_context(),
-                initializer=exit_with,
-                initargs=(os.getpid(),),
+                workers, mp_context=_context(), initializer=exit_with, initargs=owner()
             )
         return pool
 
