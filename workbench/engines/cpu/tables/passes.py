@@ -22,7 +22,9 @@ All six do nothing when the engine does not detect tables.
 
 from __future__ import annotations
 
-from workbench.engines.cpu.boxes import LayoutBox
+from collections.abc import Callable
+
+from workbench.engines.cpu.boxes import LayoutBox, Line
 from workbench.engines.cpu.layout.detect import canonical
 from workbench.engines.cpu.page import Page
 from workbench.engines.cpu.tables import boxes, notes, side
@@ -33,28 +35,26 @@ _PROSE = ("text", "figure_caption", "table_caption", "caption")
 _SENTENCE_END = (".", "!", "?", ":", ";")
 
 
-def aligned_tables(page: Page) -> Page:
-    if page.tables:
-        page.layout = boxes.aligned_tables(page.layout, page.lines)
-    return page
+BoxRule = Callable[[list[LayoutBox], list[Line]], list[LayoutBox]]  # boxes, lines -> boxes
 
 
-def table_headers(page: Page) -> Page:
-    if page.tables:
-        page.layout = boxes.table_headers(page.layout, page.lines)
-    return page
+def _on_layout(rule: BoxRule) -> Callable[[Page], Page]:
+    """A pass that gives the page's layout boxes and lines to ``rule`` (a function of
+    :mod:`.boxes` or :mod:`.side`) and keeps the boxes it returns, when tables are detected."""
+
+    def run(page: Page) -> Page:
+        if page.tables:
+            page.layout = rule(page.layout, page.lines)
+        return page
+
+    run.__name__, run.__doc__ = rule.__name__, rule.__doc__  # as the rule, in tracebacks
+    return run
 
 
-def side_by_side(page: Page) -> Page:
-    if page.tables:
-        page.layout = side.side_by_side(page.layout, page.lines)
-    return page
-
-
-def inner_text(page: Page) -> Page:
-    if page.tables:
-        page.layout = boxes.inner_text(page.layout, page.lines)
-    return page
+aligned_tables = _on_layout(boxes.aligned_tables)
+table_headers = _on_layout(boxes.table_headers)
+side_by_side = _on_layout(side.side_by_side)
+inner_text = _on_layout(boxes.inner_text)
 
 
 def table_notes(page: Page) -> Page:
