@@ -130,7 +130,7 @@ def test_files_get_the_umask_not_0600(tmp_path: Path) -> None:
 
 
 def test_batch_folder_names_what_it_leaves_out_in_one_line(tmp_path: Path) -> None:
-    from workbench.ui.runs.batch import folder_files, unsupported_note
+    from workbench.pipeline.batch import folder_files, unsupported_note
 
     (tmp_path / "scan.tiff").write_bytes(tiff(1))
     (tmp_path / "notes.txt").write_text("x")

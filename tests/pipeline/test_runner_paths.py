@@ -28,11 +28,11 @@ from tests.ui.settle import settle
 from workbench.cli import main
 from workbench.engines.base import EngineOutput, PageRequest
 from workbench.models.registry import CPU_SPEC
+from workbench.pipeline.batch import run_batch
 from workbench.runs.store import RunReader, RunStore
 from workbench.schema import BBox, Label, Region
 from workbench.settings import Settings
 from workbench.ui.compare.view import rerun_document
-from workbench.ui.runs.batch import run_batch
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data"

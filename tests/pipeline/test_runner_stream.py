@@ -202,8 +202,8 @@ def test_pages_ahead_are_bounded_across_documents_and_files_removed(
 
 
 def test_the_batch_page_keeps_the_server_at_its_concurrency(tmp_path: Path) -> None:
+    from workbench.pipeline.batch import run_batch
     from workbench.runs.store import RunStore
-    from workbench.ui.runs.batch import run_batch
 
     files = [(n, (DATA / n).read_bytes()) for n in ONE_PAGE[:4]]
     with FakeOpenAIServer(models=[MODEL], delay=0.4) as server:

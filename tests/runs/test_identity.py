@@ -15,12 +15,12 @@ from PIL import Image
 from tests.fakes.fake_engine import FakeEngine
 from tests.runs.test_store import make_page
 from workbench.models.registry import CPU_SPEC
+from workbench.pipeline.batch import run_batch
 from workbench.runs.folder import RunReader, RunWriter
 from workbench.runs.store import RunStore
 from workbench.schema import DocumentInfo, RunInfo
 from workbench.settings import Settings
 from workbench.ui.compare.view import same_document
-from workbench.ui.runs.batch import run_batch
 
 
 def doc_info(name: str, sha: str) -> DocumentInfo:

@@ -11,12 +11,12 @@ from streamlit.testing.v1 import AppTest
 from tests.fakes.fake_engine import FakeEngine
 from tests.ui.runs_seed import DOC, PAGE_SIZE, document_bytes, seed
 from workbench.models.registry import CPU_SPEC
+from workbench.pipeline.batch import progress_text, run_batch
 from workbench.runs.store import RunStore
 from workbench.schema import BBox, Label, Region, RunStatus
 from workbench.settings import Settings
 from workbench.ui.editor import canvas_boxes, regions_from_boxes
 from workbench.ui.exports_view import builders
-from workbench.ui.runs.batch import progress_text, run_batch
 
 ROOT = Path(__file__).resolve().parents[3]
 

@@ -11,18 +11,18 @@ Contract (issue 24.1: one document, one run):
   run lacks (computed for a run since deleted, or for another store) is written to it from
   the cache, with its page image rendered again, never sent to the engine
   (:func:`record_cached`). So "Saved as run X" names a run holding every page shown.
-* A PDF's original is kept in the store (:func:`keep_original`), for Compare's reference text.
+* A PDF's original is kept in the store (:func:`workbench.pipeline.batch.keep_original`),
+  for Compare's reference text.
 
 Nothing here calls Streamlit.
 """
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Callable, Mapping, Sequence
 
-from workbench.documents import Document
 from workbench.errors import PlanError, StoreError
+from workbench.pipeline.batch import keep_original
 from workbench.pipeline.prepare import prepare_pages
 from workbench.pipeline.process import Processed
 from workbench.pipeline.runner import RunJob, run_info
@@ -47,14 +47,6 @@ def shared_runs(shared: Mapping[RunKey, RunJob], ask: Ask) -> dict[tuple[str, st
         if job is not None and job.path.is_dir():
             out[(d.sha256, ask.ekey)] = job.run_id
     return out
-
-
-def keep_original(store: RunStore, doc: Document) -> None:
-    """Keep a PDF's original in the store (its text layer is Compare's reference text, read
-    with no upload); a store that cannot take it loses only that, never the run."""
-    if doc.kind == "pdf":
-        with contextlib.suppress(OSError):
-            store.keep_source(doc.data, doc.sha256)
 
 
 def open_run(store: RunStore, task: Task, known: str | None) -> RunJob:

@@ -20,6 +20,7 @@ import streamlit as st
 
 from workbench.markdown.assemble import assemble_page
 from workbench.markdown.display import MAX_CHARS, bound_regions, bound_text
+from workbench.pipeline.batch import writing
 from workbench.runs.store import RunReader, RunSummary, summarize
 from workbench.ui import editor, exports_view, state
 from workbench.ui.compare.parts import short_model
@@ -160,7 +161,7 @@ def render() -> None:
     reader = open_reader(run_id)
     if reader is None:
         return
-    if batch_view.writing(run_id) is not None:
+    if writing(run_id) is not None:
         _follow(run_id, run.pages)
     tab_view, tab_export = st.tabs(["View", "Export"])
     with tab_view:
@@ -173,9 +174,7 @@ def render() -> None:
 def _follow(run_id: str, shown: int) -> None:
     """Run ``run_id`` is being written by a batch and ``shown`` of its pages are on screen:
     the whole page is drawn again once more are written or the batch has ended."""
-    from workbench.ui.runs import batch as batch_view
-
-    if batch_view.writing(run_id) is None or summarize(get_store().path(run_id)).pages != shown:
+    if writing(run_id) is None or summarize(get_store().path(run_id)).pages != shown:
         st.rerun()
         return
     st.caption(
