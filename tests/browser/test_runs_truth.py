@@ -52,3 +52,25 @@ def test_after_delete_the_picker_names_the_run_shown(
     assert "Leftmost" in Path(dl.value.path()).read_text()
     page.screenshot(path=str(shots / "runs-after-delete.png"))
     assert page.get_by_test_id("stException").count() == 0
+
+
+def test_compare_with_opens_compare_on_the_run_shown(
+    fake_app_url: str, page: Any, tmp_path: Path
+) -> None:
+    """Runs → "Compare with…" goes to Compare with the run shown as Run A (the page is found
+    from ``workbench/ui/runs/view.py``'s place in the repository)."""
+    page.set_viewport_size({"width": 1400, "height": 1000})
+    store = tmp_path / "store"
+    a, _ = seed(store, pages=2)
+    page.goto(fake_app_url + "/runs")
+    use_store(page, store)
+    picker = page.get_by_role("combobox", name="Run")
+    picker.click()
+    page.get_by_role("option", name=re.compile(re.escape(a))).click()
+    expect(picker).to_have_value(re.compile(re.escape(a)))
+    app_state.idle(page)
+    page.get_by_role("button", name="Compare with…").click()
+    expect(page.get_by_role("heading", name="Compare runs")).to_be_visible()
+    expect(page).to_have_url(re.compile(r"/compare$"))
+    expect(page.get_by_text(f"run {a}")).to_be_visible()
+    assert page.get_by_test_id("stException").count() == 0
