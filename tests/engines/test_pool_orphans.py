@@ -10,7 +10,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from benchmarks.soak import survivors
+from benchmarks.soak import children, survivors
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -30,18 +30,10 @@ PARENT = textwrap.dedent(
 
 
 def descendants(pid: int) -> list[int]:
-    parents: dict[int, list[int]] = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-        except (OSError, IndexError, ValueError):
-            continue
-        parents.setdefault(ppid, []).append(int(entry.name))
+    """Every process under ``pid``: its children, theirs, and so on."""
     found, todo = [], [pid]
     while todo:
-        kids = parents.get(todo.pop(), [])
+        kids = children(todo.pop())
         found += kids
         todo += kids
     return found
