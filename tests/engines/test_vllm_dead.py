@@ -50,21 +50,30 @@ def pixtral_attention(pages: int) -> None:  # the frame the real traceback ends 
 
 
 class DyingLLM(FakeLLM):
-    """Answers ``healthy`` calls, then raises vLLM's out-of-memory death on every call."""
+    """Answers ``healthy`` pages, then every step raises vLLM's death (out of memory in the
+    vision encoder when ``oom``), as its EngineCore does once it is gone."""
 
     healthy = 0
     oom = True
 
-    def chat(self, messages: list[Any], *args: Any, **kwargs: Any) -> list[Any]:
-        if len(self.calls) >= DyingLLM.healthy:
-            self.calls.append((messages, [], None))
-            if not DyingLLM.oom:
-                raise EngineDead(DIED)
-            try:
-                pixtral_attention(len(messages))
-            except OutOfMemoryError as exc:
-                raise EngineDead(DIED) from exc
-        return super().chat(messages, *args, **kwargs)
+    def __init__(self, model: str, **kwargs: Any) -> None:
+        super().__init__(model, **kwargs)
+        self.answered = 0
+        step = self.llm_engine.step
+
+        def dying_step() -> list[Any]:
+            if self.answered >= DyingLLM.healthy:
+                if not DyingLLM.oom:
+                    raise EngineDead(DIED)
+                try:
+                    pixtral_attention(self.llm_engine.get_num_unfinished_requests())
+                except OutOfMemoryError as exc:
+                    raise EngineDead(DIED) from exc
+            outputs = step()
+            self.answered += len(outputs)
+            return outputs
+
+        self.llm_engine.step = dying_step  # type: ignore[method-assign]
 
 
 def _page(i: int) -> PageRequest:
@@ -108,13 +117,14 @@ def test_in_process_death_is_not_retried_page_by_page(
     engine = VllmLocalEngine("m/ocr")
     outputs = list(engine.run([_page(i) for i in range(4)]))
     llm = FakeLLM.last
-    assert llm is not None and len(llm.calls) == 1  # one call, not 1 + 4 page-by-page retries
+    assert llm is not None and len(llm.rendered) <= 4  # each page sent at most once, no retries
     assert engine.dead is not None
     assert {o.error for o in outputs} == {str(engine.dead)}
-    cause = "ran out of GPU memory in the vision encoder with 4 page(s)" if oom else DIED
+    cause = "ran out of GPU memory in the vision encoder with " if oom else DIED
     assert cause in str(engine.dead) and "max_num_batched_tokens=4096" in str(engine.dead)
+    sent = len(llm.rendered)
     later = list(engine.run([_page(9)]))  # a later run sends nothing to the dead engine
-    assert len(llm.calls) == 1 and later[0].error == str(engine.dead)
+    assert len(llm.rendered) == sent and later[0].error == str(engine.dead)
 
 
 def test_in_process_failures_keep_written_pages_and_a_rerun_completes(
@@ -136,7 +146,7 @@ def test_in_process_failures_keep_written_pages_and_a_rerun_completes(
     doc = open_document("six.pdf", path.read_bytes())
     spec = get_spec("lightonai/LightOnOCR-2-1B")
     monkeypatch.setattr(sys.modules["vllm"], "LLM", DyingLLM)
-    monkeypatch.setattr(DyingLLM, "healthy", 1)  # the first batch is read, the second kills it
+    monkeypatch.setattr(DyingLLM, "healthy", 3)  # three pages are read, then it dies
     out = tmp_path / "run"
 
     def job_for(engine: VllmLocalEngine) -> RunJob:
@@ -144,8 +154,7 @@ def test_in_process_failures_keep_written_pages_and_a_rerun_completes(
                         dpi=72, source="cli")  # fmt: skip
         return RunJob.start(out, engine, spec, info)
 
-    engine = VllmLocalEngine("m/ocr")
-    engine.batch_size = 3
+    engine = VllmLocalEngine("m/ocr", concurrency=3)
     job = job_for(engine)
     outcome = run_documents(job, [job.plan(doc)])
     statuses = {p.page: p.status for p in job.writer.info.pages}
@@ -252,15 +261,15 @@ def test_a_silent_server_costs_one_idle_wait_not_three() -> None:
 def test_a_whole_batch_that_raises_is_isolated_page_by_page(
     fake_vllm: SimpleNamespace,  # noqa: F811
 ) -> None:
-    """Issue 25.4: an error that is not a dead engine (every page of a batch is bad) is found
-    page by page: each page gets its own reason, the engine stays usable."""
+    """Issue 25.4: an error that is not a dead engine (every page is bad) stays with its page:
+    each page gets its own reason, the engine stays usable."""
     engine = VllmLocalEngine("m/ocr")
     bad = [
         PageRequest(key=f"b{i}", image=Image.new("RGB", (60, 40)), prompt="BAD") for i in range(3)
     ]
     outputs = list(engine.run(bad))
     llm = FakeLLM.last
-    assert llm is not None and len(llm.calls) == 1 + 3  # the batch, then each page alone
+    assert llm is not None and llm.rendered == []  # vLLM refused each one as it came
     assert all("prompt is longer than max_model_len" in (o.error or "") for o in outputs)
     assert engine.dead is None
     [good] = list(engine.run([_page(1)]))

@@ -1,4 +1,5 @@
-"""VllmLocalEngine: the code path against a fake ``vllm`` module, and the real thing on a GPU."""
+"""VllmLocalEngine: the code path against a fake ``vllm`` that schedules like vLLM's engine
+(:mod:`tests.fakes.fake_vllm`), and the real thing on a GPU."""
 
 from __future__ import annotations
 
@@ -6,76 +7,23 @@ import gc
 import importlib.util
 import os
 import sys
+import threading
+import time
 import types
 import weakref
-from dataclasses import dataclass
+from collections.abc import Iterator
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
 from PIL import Image, ImageDraw
 
-from workbench.engines.base import Engine, PageRequest
+from tests.fakes import fake_vllm as fv
+from tests.fakes.fake_vllm import FakeLLM
+from workbench.engines.base import Engine, PageRequest, streams, watchable
 from workbench.engines.vllm_local import INSTALL_HINT, VllmLocalEngine
-from workbench.errors import EngineUnavailable
+from workbench.errors import CANCELLED, EngineUnavailable
 from workbench.schema import Sampling
-
-LOOP = "| a | b |\n" * 100
-
-
-@dataclass
-class FakeSamplingParams:  # unknown keywords raise TypeError, like the real one
-    temperature: float = 1.0
-    top_p: float = 1.0
-    max_tokens: int = 16
-    repetition_penalty: float = 1.0
-    top_k: int = -1
-
-
-class FakeLLM:
-    last: FakeLLM | None = None
-
-    def __init__(self, model: str, **kwargs: Any) -> None:
-        if kwargs.get("gpu_memory_utilization", 0.5) > 1:
-            raise ValueError("gpu_memory_utilization must be at most 1")
-        self.model, self.kwargs = model, kwargs
-        self.calls: list[tuple[list[Any], list[FakeSamplingParams], dict[str, Any] | None]] = []
-        self.shutdowns = 0
-        chosen = kwargs["max_model_len"] if kwargs["max_model_len"] > 0 else 32768
-        self.llm_engine = SimpleNamespace(
-            vllm_config=SimpleNamespace(
-                model_config=SimpleNamespace(max_model_len=chosen),
-                cache_config=SimpleNamespace(num_gpu_blocks=2000, block_size=16),
-            ),
-            engine_core=SimpleNamespace(shutdown=self._shutdown),
-        )
-        FakeLLM.last = self
-
-    def _shutdown(self) -> None:
-        self.shutdowns += 1
-
-    def chat(
-        self,
-        messages: list[Any],
-        sampling_params: list[FakeSamplingParams],
-        use_tqdm: bool = True,
-        chat_template_kwargs: dict[str, Any] | None = None,
-    ) -> list[Any]:
-        self.calls.append((messages, sampling_params, chat_template_kwargs))
-        outputs = []
-        for conversation, params in zip(messages, sampling_params, strict=True):
-            user = conversation[-1]["content"]
-            image = user[0]["image_pil"]
-            prompt = user[1]["text"] if len(user) > 1 else ""
-            if prompt == "BAD":
-                raise ValueError("prompt is longer than max_model_len")
-            if prompt == "LOOP" and params.temperature == 0:
-                text, finish = LOOP, "length"
-            else:
-                text, finish = f"width {image.width}", "stop"
-            completion = SimpleNamespace(text=text, finish_reason=finish, token_ids=[1] * 7)
-            outputs.append(SimpleNamespace(outputs=[completion]))
-        return outputs
 
 
 @pytest.fixture
@@ -85,15 +33,14 @@ def fake_vllm(monkeypatch: pytest.MonkeyPatch) -> SimpleNamespace:
     def cleanup() -> None:
         cleanups.count += 1
 
-    vllm = types.ModuleType("vllm")
-    vllm.LLM = FakeLLM  # type: ignore[attr-defined]
-    vllm.SamplingParams = FakeSamplingParams  # type: ignore[attr-defined]
     distributed = types.ModuleType("vllm.distributed")
     parallel_state = types.ModuleType("vllm.distributed.parallel_state")
     parallel_state.cleanup_dist_env_and_memory = cleanup  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "vllm", vllm)
+    monkeypatch.setitem(sys.modules, "vllm", fv.module())
     monkeypatch.setitem(sys.modules, "vllm.distributed", distributed)
     monkeypatch.setitem(sys.modules, "vllm.distributed.parallel_state", parallel_state)
+    monkeypatch.setattr(FakeLLM, "tokens", 4)
+    monkeypatch.setattr(FakeLLM, "step_s", 0.002)
     return cleanups
 
 
@@ -123,6 +70,7 @@ def test_engine_args_and_what_vllm_chose(fake_vllm: SimpleNamespace) -> None:
     described = engine.describe()
     assert described["max_model_len"] == "32768" and described["kv_tokens"] == "32000"
     assert described["gpu_memory_utilization"] == "0.8"
+    assert engine.concurrency == 64 and described["pages in flight"] == "64"  # max_num_seqs
     VllmLocalEngine("m/ocr", {"max_model_len": 4096}, max_model_len=8192)
     assert FakeLLM.last is not None and FakeLLM.last.kwargs["max_model_len"] == 8192
 
@@ -132,58 +80,11 @@ def test_load_failure_is_engine_unavailable(fake_vllm: SimpleNamespace) -> None:
         VllmLocalEngine("m/ocr", {"gpu_memory_utilization": 1.5})
 
 
-def test_all_pages_go_in_one_chat_call(fake_vllm: SimpleNamespace) -> None:
-    engine = VllmLocalEngine("m/ocr")
-    sampling = Sampling(temperature=0.1, top_p=0.9, max_tokens=900, extra={"top_k": 5})
-    outputs = {o.key: o for o in engine.run([_page(i, sampling=sampling) for i in range(6)])}
-    llm = FakeLLM.last
-    assert llm is not None and len(llm.calls) == 1
-    conversations, params, _ = llm.calls[0]
-    assert len(conversations) == 6 and len(params) == 6
-    assert params[0] == FakeSamplingParams(temperature=0.1, top_p=0.9, max_tokens=900, top_k=5)
-    assert [part["type"] for part in conversations[0][0]["content"]] == ["image_pil", "text"]
-    for i in range(6):
-        out = outputs[f"p{i}"]
-        assert out.ok and out.raw == f"width {50 + i}" and out.tokens == 7
-        assert len(out.attempts) == 1 and out.attempts[0].finish_reason == "stop"
-
-
-def test_looping_pages_are_retried_together(fake_vllm: SimpleNamespace) -> None:
-    retry = (Sampling(temperature=0.3, top_p=0.95),)
-    pages = [_page(i, "LOOP" if i in (1, 3) else "OCR", retry_sampling=retry) for i in range(5)]
-    engine = VllmLocalEngine("m/ocr")
-    order = [o.key for o in engine.run(pages)]
-    outputs = {o.key: o for o in engine.run(pages)}
-    llm = FakeLLM.last
-    assert llm is not None and len(llm.calls) == 4  # two runs of (first pass + one retry call)
-    retry_conversations, retry_params, _ = llm.calls[1]
-    assert len(retry_conversations) == 2
-    assert [p.temperature for p in retry_params] == [0.3, 0.3]
-    assert order[-2:] == ["p1", "p3"]  # clean pages are yielded before the retry call
-    for key in ("p1", "p3"):
-        assert [(a.temperature, a.repeated) for a in outputs[key].attempts] == [
-            (0.0, True),
-            (0.3, False),
-        ]
-        assert outputs[key].raw.startswith("width")
-    assert len(outputs["p0"].attempts) == 1
-
-
 def test_a_failing_page_does_not_sink_the_batch(fake_vllm: SimpleNamespace) -> None:
     engine = VllmLocalEngine("m/ocr")
     outputs = {o.key: o for o in engine.run([_page(0), _page(1, "BAD"), _page(2)])}
     assert outputs["p0"].ok and outputs["p2"].ok
     assert "prompt is longer than max_model_len" in (outputs["p1"].error or "")
-
-
-def test_chat_template_kwargs_split_calls(fake_vllm: SimpleNamespace) -> None:
-    engine = VllmLocalEngine("m/ocr")
-    thinking = {"enable_thinking": False}
-    list(engine.run([_page(0), _page(1, chat_template_kwargs=thinking), _page(2)]))
-    llm = FakeLLM.last
-    assert llm is not None
-    assert sorted((len(c[0]), c[2] is not None) for c in llm.calls) == [(1, True), (2, False)]
-    assert [c[2] for c in llm.calls if c[2]] == [thinking]
 
 
 def test_close_releases_and_is_idempotent(fake_vllm: SimpleNamespace) -> None:
@@ -210,6 +111,194 @@ def test_close_calls_engine_core_shutdown(fake_vllm: SimpleNamespace) -> None:
     engine.close()
     engine.close()
     assert llm.shutdowns == 1
+
+
+def _counted(pages: list[PageRequest], pulled: list[str]) -> Iterator[PageRequest]:
+    for page in pages:
+        pulled.append(page.key)
+        yield page
+
+
+def test_it_streams_and_sends_each_page_with_its_sampling(fake_vllm: SimpleNamespace) -> None:
+    engine = VllmLocalEngine("m/ocr")
+    assert streams(engine) and watchable(engine) and isinstance(engine, Engine)
+    sampling = Sampling(temperature=0.1, top_p=0.9, max_tokens=900, extra={"top_k": 5})
+    outputs = {o.key: o for o in engine.run(_page(i, sampling=sampling) for i in range(6))}
+    llm = FakeLLM.last
+    assert llm is not None and llm.llm_engine.steps >= 4
+    assert len(llm.rendered) == 6  # one enqueue_chat a page
+    for i in range(6):
+        out = outputs[f"p{i}"]
+        assert out.ok and out.raw == f"width {50 + i}" and out.tokens == 4
+        assert len(out.attempts) == 1 and out.attempts[0].finish_reason == "stop"
+
+
+def test_pages_come_back_one_by_one_while_the_rest_are_in_vllm(fake_vllm: SimpleNamespace) -> None:
+    FakeLLM.tokens = 3
+    engine = VllmLocalEngine("m/ocr", {"max_num_seqs": 4})
+    pulled: list[str] = []
+    pulled_at_first = None
+    outputs = []
+    for out in engine.run(_counted([_page(i) for i in range(40)], pulled)):
+        if pulled_at_first is None:
+            pulled_at_first = len(pulled)
+        outputs.append(out)
+    assert len(outputs) == 40 and all(o.ok for o in outputs)
+    # the first page was yielded when it finished, not when the 40th did: only the slots'
+    # worth (4, and the one pulled for the slot it freed) had been pulled by then
+    assert pulled_at_first is not None and pulled_at_first <= 4 + 1
+    llm = FakeLLM.last
+    assert llm is not None and llm.llm_engine.most_running <= 4  # never past the slots
+
+
+def test_a_looping_page_is_sent_again_hotter_in_its_slot(fake_vllm: SimpleNamespace) -> None:
+    retry = (Sampling(temperature=0.3, top_p=0.95),)
+    pages = [_page(i, "LOOP" if i in (1, 3) else "OCR", retry_sampling=retry) for i in range(5)]
+    engine = VllmLocalEngine("m/ocr")
+    outputs = {o.key: o for o in engine.run(pages)}
+    llm = FakeLLM.last
+    assert llm is not None and len(llm.rendered) == 7  # five pages, two of them twice
+    for key in ("p1", "p3"):
+        assert [(a.temperature, a.repeated) for a in outputs[key].attempts] == [
+            (0.0, True),
+            (0.3, False),
+        ]
+        assert outputs[key].raw.startswith("width")
+    assert len(outputs["p0"].attempts) == 1
+
+
+def test_chat_template_kwargs_go_with_their_page(fake_vllm: SimpleNamespace) -> None:
+    engine = VllmLocalEngine("m/ocr")
+    thinking = {"enable_thinking": False}
+    list(engine.run([_page(0), _page(1, chat_template_kwargs=thinking), _page(2)]))
+    llm = FakeLLM.last
+    assert llm is not None and llm.rendered == [None, thinking, None]
+
+
+def _second_caller(engine: VllmLocalEngine, long: int) -> dict[str, Any]:
+    """Caller A runs ``long`` pages; once A fills the slots, caller B asks for one page."""
+    seen: dict[str, Any] = {"a_done": 0}
+    started = threading.Event()
+
+    def caller_a() -> None:
+        for out in engine.run(_page(i) for i in range(long)):
+            seen["a_done"] += 1
+            started.set()
+            seen.setdefault("a_last", out)
+
+    thread = threading.Thread(target=caller_a)
+    thread.start()
+    assert started.wait(10)
+    t0 = time.monotonic()
+    [b] = list(engine.run([PageRequest(key="b", image=Image.new("RGB", (99, 40)), prompt="OCR")]))
+    seen["b_s"], seen["b"], seen["a_at_b"] = time.monotonic() - t0, b, seen["a_done"]
+    seen["thread"] = thread
+    return seen
+
+
+def test_a_second_caller_is_not_queued_behind_the_first(fake_vllm: SimpleNamespace) -> None:
+    FakeLLM.tokens = 5
+    engine = VllmLocalEngine("m/ocr", {"max_num_seqs": 8})
+    seen = _second_caller(engine, 200)
+    seen["thread"].join(30)
+    assert seen["b"].ok and seen["b"].raw == "width 99"
+    # B's one page came back while A had most of its 200 still to do: it got a slot within
+    # the next few that freed, not after A's pages
+    assert seen["a_at_b"] < 40
+    alone_s = FakeLLM.tokens * FakeLLM.step_s
+    assert seen["a_done"] == 200 and seen["b_s"] < 200 * alone_s  # far from A's whole run
+
+
+def test_cancel_aborts_one_callers_pages_in_vllm_at_once(fake_vllm: SimpleNamespace) -> None:
+    FakeLLM.tokens = 50
+    engine = VllmLocalEngine("m/ocr", {"max_num_seqs": 8})
+    llm = FakeLLM.last
+    assert llm is not None
+    a_out: list[Any] = []
+    a = threading.Thread(target=lambda: a_out.extend(engine.run(_page(i) for i in range(100))))
+    a.start()
+    deadline = time.monotonic() + 10
+    while engine.unfinished() < 8 and time.monotonic() < deadline:
+        time.sleep(0.005)
+    b_out: list[Any] = []
+    b_page = PageRequest(key="b0", image=Image.new("RGB", (77, 40)), prompt="OCR")
+    b = threading.Thread(target=lambda: b_out.extend(engine.run([b_page])))
+    b.start()
+    while not any(p.key == "b0" for p in engine.in_flight()) and time.monotonic() < deadline:
+        time.sleep(0.005)
+    engine.cancel([f"p{i}" for i in range(100)])
+    t0 = time.monotonic()
+    while engine.unfinished() > 1 and time.monotonic() - t0 < 1.0:
+        time.sleep(0.005)
+    assert engine.unfinished() <= 1  # within a second vLLM holds only B's page
+    a.join(10)
+    b.join(10)
+    assert len(a_out) == 100 and all(o.ok or o.error == CANCELLED for o in a_out)
+    assert sum(o.error == CANCELLED for o in a_out) >= 80
+    assert [o.raw for o in b_out] == ["width 77"]
+    assert len(llm.llm_engine.aborted) >= 1
+
+
+def test_a_caller_that_stops_reading_takes_its_pages_out(fake_vllm: SimpleNamespace) -> None:
+    FakeLLM.tokens = 30
+    engine = VllmLocalEngine("m/ocr", {"max_num_seqs": 6})
+    outputs = engine.run(_page(i) for i in range(50))
+    next(outputs)
+    outputs.close()
+    deadline = time.monotonic() + 2
+    while engine.unfinished() and time.monotonic() < deadline:
+        time.sleep(0.005)
+    assert engine.unfinished() == 0 and engine.in_flight() == []
+    [again] = list(engine.run([_page(9)]))  # and its slots are free again
+    assert again.ok
+
+
+def test_a_dead_engine_fails_every_page_at_once_and_takes_no_more(
+    fake_vllm: SimpleNamespace,
+) -> None:
+    FakeLLM.tokens = 20
+    engine = VllmLocalEngine("m/ocr", {"max_num_seqs": 4})
+    llm = FakeLLM.last
+    assert llm is not None
+    outputs = []
+    for out in engine.run(_page(i) for i in range(30)):
+        outputs.append(out)
+        if len(outputs) == 2:
+            llm.die()
+    assert len(outputs) == 30
+    assert sum(o.ok for o in outputs) >= 2
+    failed = [o for o in outputs if not o.ok]
+    assert failed and len({o.error for o in failed}) == 1  # one message for all
+    assert engine.dead is not None and "EngineCore encountered an issue" in str(engine.dead)
+    rendered = len(llm.rendered)
+    [late] = list(engine.run([_page(99)]))
+    assert late.error == str(engine.dead) and len(llm.rendered) == rendered  # nothing sent
+
+
+def test_concurrency_is_the_plans_when_given(fake_vllm: SimpleNamespace) -> None:
+    engine = VllmLocalEngine("m/ocr", {"max_num_seqs": 256}, concurrency=5)
+    FakeLLM.tokens = 3
+    assert len(list(engine.run(_page(i) for i in range(30)))) == 30
+    llm = FakeLLM.last
+    assert engine.concurrency == 5 and llm is not None and llm.llm_engine.most_running <= 5
+
+
+def test_many_callers_at_once_each_get_every_page_once(fake_vllm: SimpleNamespace) -> None:
+    engine = VllmLocalEngine("m/ocr", {"max_num_seqs": 7})
+    results: dict[int, list[str]] = {}
+
+    def caller(n: int) -> None:
+        results[n] = sorted(o.key for o in engine.run(_page(i) for i in range(n, n + 25)))
+
+    threads = [threading.Thread(target=caller, args=(n * 100,)) for n in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    for n, keys in results.items():
+        assert keys == sorted(f"p{i}" for i in range(n, n + 25))
+    assert len(results) == 6 and engine.unfinished() == 0
+    assert engine._gate.held == 0  # every slot given back
 
 
 def _has_vllm_and_gpu() -> bool:

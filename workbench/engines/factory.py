@@ -66,6 +66,7 @@ class LocalOptions:
     model: str
     engine_args: dict[str, Any] = field(default_factory=dict)  # from the GPU profile/planner
     max_model_len: int | None = None  # overrides engine_args; -1 lets vLLM fit it
+    concurrency: int | None = None  # pages in flight (the plan's); None: vLLM's max_num_seqs
     kind: Literal["vllm"] = "vllm"
 
 
@@ -155,7 +156,10 @@ def _build_local(options: LocalOptions) -> Engine:
     from workbench.engines.vllm_local import VllmLocalEngine
 
     return VllmLocalEngine(
-        options.model, dict(options.engine_args), max_model_len=options.max_model_len
+        options.model,
+        dict(options.engine_args),
+        max_model_len=options.max_model_len,
+        concurrency=options.concurrency,
     )
 
 

@@ -1,4 +1,4 @@
-"""Engine ``vllm``: a ``vllm.LLM`` built in this process (vLLM 0.33 offline API).
+"""Engine ``vllm``: one ``vllm.LLM`` in this process, shared by every caller, page by page.
 
 Contract
 --------
@@ -6,20 +6,26 @@ Contract
   compute them); ``max_model_len`` defaults to ``-1`` (vLLM fits the largest that the KV
   cache allows). What vLLM actually chose is read back into :attr:`VllmLocalEngine.actual`
   (``max_model_len``, ``num_gpu_blocks``, ``block_size``, ``kv_tokens``) and ``describe()``.
-* :meth:`run` sends all pages of a batch in ONE ``llm.chat(conversations, sampling_list)``
-  call (vLLM schedules them itself). Pages whose answer loops are retried together in the
-  next call with the next sampling of their schedule (:mod:`workbench.engines.repetition`);
-  pages that are done are yielded after each call. If a whole call fails (one malformed
-  request fails the batch in vLLM) its pages are retried one by one so only the bad page
-  gets ``error``. A call that fails because the engine died (vLLM's ``EngineDeadError``,
-  CUDA out of memory: :mod:`workbench.engines.dead`) is not retried page by page: the engine
-  is marked dead, that call's pages and every page after them fail at once with one
-  :class:`~workbench.errors.EngineDeadError` message naming the cause and the fix, and
-  nothing more is sent to vLLM (:attr:`dead`). Pages sharing ``chat_template_kwargs`` share
-  a call (``llm.chat`` takes one dict for all). ``seconds`` of an attempt is the page's
-  share of its call's wall time.
-* :meth:`close` frees GPU memory (vLLM 0.33 has no ``LLM.shutdown``): shut the EngineCore
-  child process down, drop the ``LLM``, ``gc.collect()``, ``cleanup_dist_env_and_memory()``,
+* It streams and is watchable (:mod:`workbench.engines.base`): :meth:`run` takes any
+  iterable, pulls a page only when it holds one of the engine's ``concurrency`` slots, adds it
+  to vLLM at once (:class:`~workbench.engines.vllm_loop.EngineLoop`, one thread driving the
+  engine) and yields each page the step vLLM finishes it, in any order. ``concurrency`` is
+  the plan's pages in flight (what the KV cache holds at once), else vLLM's ``max_num_seqs``.
+* **Shared**: any number of :meth:`run` calls, from any threads (Viewer sessions, Batch, the
+  CLI), share the one engine and its slots (:class:`~workbench.engines.gate.Gate`): each run
+  waits for one slot at a time in a first-come queue, so the free slots go to the runs in
+  turn and a one-page run is never queued behind another run's hundreds of pages.
+* :meth:`cancel` (by key, or everything) aborts those requests inside vLLM at once and their
+  pages yield ``cancelled by the user``; other runs are untouched. A run whose consumer stops
+  early aborts its own pages in flight.
+* A looping answer is sent again with the next sampling of its schedule
+  (:mod:`workbench.engines.repetition`) in the same slot. ``seconds`` of an attempt is its
+  time from being added to vLLM to its last token.
+* A dead engine (vLLM's ``EngineDeadError``, CUDA out of memory: :mod:`workbench.engines.dead`)
+  sets :attr:`dead`; the pages in flight and every page after fail at once with its one
+  message, and nothing more is sent. The owner builds a new engine (the app does on next use).
+* :meth:`close` stops the loop and frees GPU memory: shut the EngineCore child process down,
+  drop the ``LLM``, ``gc.collect()``, ``cleanup_dist_env_and_memory()``,
   ``torch.cuda.empty_cache()``. Idempotent.
 * ``vllm`` and ``torch`` are imported lazily; without vLLM the constructor raises
   :class:`EngineUnavailable` saying how to install it.
@@ -28,25 +34,32 @@ Contract
 from __future__ import annotations
 
 import contextlib
+import functools
 import gc
 import importlib
-import json
 import logging
+import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections import deque
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
 
-from workbench.engines.base import EngineOutput, PageRequest
+from workbench.engines.base import EngineOutput, PageProgress, PageRequest
 from workbench.engines.dead import dead_in_process
+from workbench.engines.gate import Gate, Ticket
 from workbench.engines.messages import build_messages, image_pil_part, sampling_params_kwargs
 from workbench.engines.repetition import MAX_ATTEMPTS, PageAttempts
-from workbench.errors import EngineDeadError, EngineUnavailable
+from workbench.engines.vllm_loop import EngineLoop, Submitted
+from workbench.errors import CANCELLED, EngineDeadError, EngineUnavailable
 from workbench.schema import Sampling
 
 log = logging.getLogger(__name__)
 
 INSTALL_HINT = "vLLM is not installed: pip install -e '.[vllm]' (needs an NVIDIA GPU)"
+#: Pages in flight when neither the plan nor vLLM's ``max_num_seqs`` says.
+DEFAULT_IN_FLIGHT = 64
 
 
 def import_vllm() -> ModuleType:
@@ -64,11 +77,33 @@ def _path(obj: Any, dotted: str) -> Any:
     return obj
 
 
+@dataclass(eq=False)
+class _Page:
+    """One page of a run while it is in vLLM (across its attempts)."""
+
+    attempts: PageAttempts
+    sent: Submitted | None = None
+    since: float = field(default_factory=time.time)  # wall clock, for in_flight()
+
+
+@dataclass(eq=False)
+class _Run:
+    """One :meth:`VllmLocalEngine.run` call: its pages in flight and its finished outputs."""
+
+    wake: threading.Event = field(default_factory=threading.Event)
+    live: dict[str, _Page] = field(default_factory=dict)
+    ready: deque[EngineOutput] = field(default_factory=deque)
+    cancelled: set[str] = field(default_factory=set)
+    all_cancelled: bool = False
+
+    def is_cancelled(self, key: str) -> bool:
+        return self.all_cancelled or key in self.cancelled
+
+
 class VllmLocalEngine:
     name = "vllm"
-    # All pages of a document in one llm.chat call (vLLM schedules them); capped so a
-    # thousand-page PDF does not hold a thousand page images in host memory at once.
-    batch_size = 256
+    streams = True  # run() pulls pages as slots free; many runs share the slots
+    batch_size = 256  # pages per run() for callers that still chunk
 
     def __init__(
         self,
@@ -77,6 +112,7 @@ class VllmLocalEngine:
         *,
         max_model_len: int | None = None,
         max_attempts: int = MAX_ATTEMPTS,
+        concurrency: int | None = None,
     ) -> None:
         vllm = import_vllm()
         self.model = model
@@ -93,6 +129,12 @@ class VllmLocalEngine:
         except Exception as exc:  # OOM, unknown arch, bad arg: the user must see why
             raise EngineUnavailable(f"vLLM could not load {model}: {exc}") from exc
         self.actual: dict[str, int | None] = self._read_actual()
+        seqs = _path(self._llm, "llm_engine.vllm_config.scheduler_config.max_num_seqs")
+        self.concurrency = max(1, int(concurrency or seqs or DEFAULT_IN_FLIGHT))
+        self._gate = Gate(self.concurrency)
+        self._lock = threading.Lock()
+        self._runs: set[_Run] = set()
+        self._loop = EngineLoop(self._llm, self._died)
 
     # ------------------------------------------------------------------ introspection
     def _read_actual(self) -> dict[str, int | None]:
@@ -116,17 +158,25 @@ class VllmLocalEngine:
         info["max_model_len (asked)"] = str(self.engine_args.get("max_model_len"))
         for key, value in self.actual.items():
             info[key] = "?" if value is None else str(value)
+        info["pages in flight"] = str(self.concurrency)
         return info
+
+    def unfinished(self) -> int:
+        """Requests vLLM itself holds now (running or waiting in its scheduler)."""
+        return self._loop.unfinished() if self._llm is not None else 0
 
     @property
     def closed(self) -> bool:
         return self._llm is None
 
     def close(self) -> None:
-        """Free the GPU (vllm.md §1): EngineCore shutdown, del, gc, dist cleanup, empty_cache."""
+        """Free the GPU (vllm.md §1): loop stopped, EngineCore shutdown, del, gc, dist
+        cleanup, empty_cache."""
         llm, self._llm = getattr(self, "_llm", None), None
         if llm is None:
             return
+        self.cancel()
+        self._loop.close()
         core = _path(llm, "llm_engine.engine_core")
         if core is not None and hasattr(core, "shutdown"):
             try:
@@ -147,75 +197,157 @@ class VllmLocalEngine:
             if torch.cuda.is_available():
                 torch.cuda.empty_cache()
 
-    # ------------------------------------------------------------------ generation
-    def _params(self, sampling: Sampling) -> Any:
-        return self._sampling_params(**sampling_params_kwargs(sampling))
+    # ------------------------------------------------------------------ in flight
+    def in_flight(self) -> list[PageProgress]:
+        """The pages in vLLM now, oldest first (tokens are not streamed in process: 0)."""
+        now = time.time()
+        with self._lock:
+            pages = [p for run in self._runs for p in run.live.values()]
+        rows = [
+            PageProgress(p.attempts.key, p.since, now - p.since, 0, len(p.attempts.attempts) + 1)
+            for p in pages
+        ]
+        return sorted(rows, key=lambda row: row.started_at)
 
-    def _chat(
-        self, pages: list[PageAttempts], template_kwargs: dict[str, Any]
-    ) -> list[tuple[PageAttempts, Sampling, Any | None, str | None]]:
-        """One ``llm.chat`` for ``pages``; on failure, one call per page to isolate it.
+    def cancel(self, keys: Iterable[str] | None = None) -> None:
+        """Stop the given pages (by key), or every page of every run: aborted in vLLM at once,
+        not sent when not sent yet; each yields ``cancelled by the user``."""
+        wanted = None if keys is None else set(keys)
+        stopped: list[tuple[_Run, _Page]] = []
+        with self._lock:
+            for run in self._runs:
+                if wanted is None:
+                    run.all_cancelled = True
+                else:
+                    run.cancelled |= wanted
+                stopped += [(run, p) for k, p in run.live.items() if run.is_cancelled(k)]
+        self._loop.abort([p.sent for _, p in stopped if p.sent is not None])
+        for run, page in stopped:
+            self._finish(run, page, error=CANCELLED)
 
-        Returns (page, sampling, vLLM output or None, error or None) per page."""
-        samplings = [p.next_sampling or p.request.sampling for p in pages]
-        if self.dead is not None:  # nothing is sent to a dead engine
-            return [(p, s, None, str(self.dead)) for p, s in zip(pages, samplings, strict=True)]
-        try:
-            conversations = [
-                build_messages(p.request, image_pil_part(p.request.image)) for p in pages
-            ]
-            outputs = self._llm.chat(
-                conversations,
-                [self._params(s) for s in samplings],
-                use_tqdm=False,
-                chat_template_kwargs=template_kwargs or None,
+    # ------------------------------------------------------------------ pages
+    def _died(self, exc: BaseException, pages: int) -> str | None:
+        """The loop's verdict on ``exc``: the dead engine's message, or None (one page)."""
+        dead = dead_in_process(exc, pages)
+        if dead is None:
+            return None
+        self.dead = self.dead or dead
+        return str(self.dead)
+
+    def _send(self, run: _Run, page: _Page, sampling: Sampling) -> None:
+        request = page.attempts.request
+        sent = Submitted(
+            conversation=build_messages(request, image_pil_part(request.image)),
+            params=self._sampling_params(**sampling_params_kwargs(sampling)),
+            template_kwargs=request.chat_template_kwargs,
+            on_done=functools.partial(self._answered, run, page, sampling),
+        )
+        page.sent = sent
+        self._loop.submit(sent)
+
+    def _answered(
+        self, run: _Run, page: _Page, sampling: Sampling, output: Any, error: str | None
+    ) -> None:
+        """vLLM finished one attempt (on the loop's thread)."""
+        seconds = time.monotonic() - page.sent.started if page.sent is not None else 0.0
+        with self._lock:
+            if run.live.get(page.attempts.key) is not page:
+                return  # cancelled meanwhile: already yielded
+        if error is not None:
+            self._finish(run, page, error=error, seconds=seconds, sampling=sampling)
+            return
+        completion = output.outputs[0]
+        tokens = len(completion.token_ids or ())
+        page.attempts.record(
+            sampling, str(completion.text), completion.finish_reason, tokens, seconds
+        )
+        following = page.attempts.next_sampling
+        if following is None or self.dead is not None:
+            self._finish(run, page)
+        else:  # a loop: the next sampling, in the same slot
+            self._send(run, page, following)
+
+    def _finish(
+        self,
+        run: _Run,
+        page: _Page,
+        *,
+        error: str | None = None,
+        seconds: float = 0.0,
+        sampling: Sampling | None = None,
+    ) -> None:
+        with self._lock:
+            if run.live.get(page.attempts.key) is page:
+                del run.live[page.attempts.key]
+            elif page.sent is not None:
+                return  # finished already (a cancel and an answer crossed)
+            if error is not None:
+                used = sampling or page.attempts.next_sampling or page.attempts.request.sampling
+                page.attempts.record_error(used, error, seconds)
+            run.ready.append(page.attempts.output())
+        run.wake.set()
+
+    def _stopped(self) -> str | None:
+        """Why nothing can be sent any more (dead or closed), or None."""
+        if self.dead is None and self._loop.dead is not None:  # a failure vLLM did not name
+            self.dead = EngineDeadError(
+                f"the vLLM engine loop stopped: {self._loop.dead}",
+                "see the log above for vLLM's own error; restart the engine",
             )
-            return [(p, s, o, None) for p, s, o in zip(pages, samplings, outputs, strict=True)]
-        except Exception as exc:
-            self.dead = self.dead or dead_in_process(exc, len(pages))
-            if self.dead is not None:  # retrying page by page would only fail page by page
-                log.error("vLLM engine died: %s", self.dead.cause)
-                return self._chat(pages, template_kwargs)
-            if len(pages) == 1:
-                return [(pages[0], samplings[0], None, f"vLLM failed on this page: {exc}")]
-            log.warning("vLLM batch of %d failed (%s); retrying page by page", len(pages), exc)
-        results = []
-        for page in pages:  # once one of them kills the engine, the rest fail without a call
-            results.extend(self._chat([page], template_kwargs))
-        return results
+        if self.dead is not None:
+            return str(self.dead)
+        return "the vLLM engine was closed" if self._llm is None else None
 
-    def run(self, requests: Sequence[PageRequest]) -> Iterator[EngineOutput]:
-        if self._llm is None:
-            for request in requests:
-                yield EngineOutput(key=request.key, error="the vLLM engine was closed")
+    def _start(self, run: _Run, request: PageRequest) -> None:
+        page = _Page(PageAttempts(request, self.max_attempts))
+        error = CANCELLED if run.is_cancelled(request.key) else self._stopped()
+        sampling = page.attempts.next_sampling
+        if error is not None or sampling is None:
+            self._finish(run, page, error=error or "no attempt to make")
             return
-        if self.dead is not None:  # nothing is sent to a dead engine
-            for request in requests:
-                yield EngineOutput(key=request.key, error=str(self.dead))
-            return
-        pending = [PageAttempts(r, self.max_attempts) for r in requests]
-        while pending:
-            groups: dict[str, list[PageAttempts]] = {}
-            for page in pending:
-                key = json.dumps(page.request.chat_template_kwargs, sort_keys=True, default=str)
-                groups.setdefault(key, []).append(page)
-            for pages in groups.values():
-                started = time.monotonic()
-                results = self._chat(pages, pages[0].request.chat_template_kwargs)
-                share = (time.monotonic() - started) / len(pages)
-                for page, sampling, output, error in results:
-                    if output is None:
-                        page.record_error(sampling, error or "vLLM returned nothing", share)
+        with self._lock:
+            run.live[request.key] = page
+        self._send(run, page, sampling)
+
+    def run(self, requests: Iterable[PageRequest]) -> Iterator[EngineOutput]:
+        """Yield one output per request as each finishes (see the module contract)."""
+        source = iter(requests)
+        run = _Run()
+        with self._lock:
+            self._runs.add(run)
+        ticket: Ticket | None = None
+        exhausted, holding = False, 0
+        try:
+            while True:
+                run.wake.clear()
+                with self._lock:
+                    ready, run.ready = list(run.ready), deque()
+                if ready:
+                    self._gate.release(len(ready))  # before yielding: the slots work meanwhile
+                    holding -= len(ready)
+                    yield from ready
+                    continue
+                if exhausted and holding == 0:
+                    return
+                if not exhausted and ticket is None:
+                    ticket = self._gate.enter(run.wake.set)
+                if ticket is not None and ticket.granted:
+                    ticket = None
+                    request = next(source, None)
+                    if request is None:
+                        exhausted = True
+                        self._gate.release()
                         continue
-                    completion = output.outputs[0]
-                    page.record(
-                        sampling,
-                        str(completion.text),
-                        completion.finish_reason,
-                        len(completion.token_ids or ()),
-                        share,
-                    )
-                for page in pages:
-                    if page.done:
-                        yield page.output()
-            pending = [p for p in pending if not p.done]
+                    holding += 1
+                    self._start(run, request)
+                    continue
+                run.wake.wait(1.0)
+        finally:
+            if ticket is not None:
+                self._gate.leave(ticket)
+            with self._lock:
+                live = list(run.live.values())
+                run.live.clear()
+                self._runs.discard(run)
+            self._loop.abort([p.sent for p in live if p.sent is not None])
+            self._gate.release(holding)  # finished or not, this run's slots are free now

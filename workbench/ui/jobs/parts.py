@@ -7,6 +7,8 @@ Nothing here calls Streamlit; the Board holds its lock around every use of a :cl
 from __future__ import annotations
 
 import contextlib
+import os
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -148,3 +150,28 @@ def request_keys(sess: Session, pages: set[tuple[str, int]] | None = None) -> li
     return [
         request_key(d, p) for d in docs for p in d.pages if pages is None or (d.sha256, p) in pages
     ]
+
+
+#: How much lower the worker's CPU priority is (``nice`` steps) than the script runs'.
+WORKER_NICE = 10
+
+
+def lower_priority() -> None:
+    """Run this thread, and the threads and processes it starts (an engine's threads, the
+    page-preparing pool), at a lower CPU priority than the script runs that answer clicks:
+    on a machine busy with OCR the user's click comes first (Linux: nice is per thread)."""
+    with contextlib.suppress(AttributeError, OSError):
+        tid = threading.get_native_id()
+        os.setpriority(os.PRIO_PROCESS, tid, os.getpriority(os.PRIO_PROCESS, tid) + WORKER_NICE)
+
+
+def still_asked(sessions: dict[str, Session], sess: Session, task: Task) -> bool:
+    """``sess`` still wants ``task``'s document from the same engine and store (lock held)."""
+    ask = sess.ask
+    return (
+        sessions.get(task.session) is sess
+        and not sess.stopped
+        and ask.ekey == task.ask.ekey
+        and ask.store_root == task.ask.store_root
+        and any(doc.sha256 == task.doc.sha256 for doc in ask.docs)
+    )

@@ -8,14 +8,17 @@ fragment and reruns when the page on screen (or the whole document) is ready.
 Contract
 --------
 * **One worker thread per server process** (:func:`board`, ``st.cache_resource``) serves
-  every session, so an engine (one instance per process, :mod:`workbench.ui.engines`) sees
-  one caller at a time from the Viewer, and two sessions never run two copies of a model.
+  every session, and two sessions never run two copies of a model (one engine instance per
+  process, :mod:`workbench.ui.engines`). An engine that interleaves callers (a streaming
+  engine: a vLLM server or the shared in-process vLLM engine) gets each session's stretch in a
+  thread of its own, so sessions are in it at once and it shares its slots between them; any
+  other engine (the CPU engine) sees one session at a time, in turns.
 * **An ask replaces the session's previous ask**: engine, files, pages, the page on screen.
   Per session in turn (round robin) the worker takes the page on screen first, then the
   other missing pages in order. A new ask (another page on screen, a file removed, another
-  engine) ends the work in progress after the page in progress and plans again. Another
-  session waiting pauses it after :data:`SLICE_S` (at least one page per turn); the next
-  turn resumes it where it stopped.
+  engine) ends the work in progress after the page in progress and plans again. On an engine
+  that does not interleave, another session waiting pauses it after :data:`SLICE_S` (at least
+  one page per turn); the next turn resumes it where it stopped.
 * Pages already in the result cache are never sent to the engine again (any session's).
 * **Runs**: one run per (document content, engine key, store), shared by every session and
   found again in the store (:mod:`workbench.ui.jobs.runs`), written by the one run writer as
@@ -34,15 +37,14 @@ Nothing here calls Streamlit from the worker thread.
 from __future__ import annotations
 
 import atexit
-import contextlib
 import functools
-import os
 import threading
 import time
 from collections.abc import Callable, Iterator
 
 import streamlit as st
 
+from workbench.engines.base import streams
 from workbench.errors import CANCELLED, WorkbenchError
 from workbench.pipeline.process import Processed, process_document
 from workbench.pipeline.runner import RunJob
@@ -55,6 +57,8 @@ from workbench.ui.jobs.parts import (
     finish_job,
     idle_jobs,
     job_key,
+    lower_priority,
+    still_asked,
     waiting,
 )
 from workbench.ui.jobs.records import Ask, DocAsk, Progress
@@ -66,8 +70,6 @@ from workbench.ui.results import ResultCache, results
 SLICE_S = 2.0
 #: A session silent this long (no ask, no poll: the tab was closed) is forgotten.
 FORGET_AFTER_S = 120.0
-#: How much lower the worker's CPU priority is (``nice`` steps) than the script runs'.
-WORKER_NICE = 10
 
 
 class Board(SessionControls):
@@ -78,7 +80,7 @@ class Board(SessionControls):
         self._cond = threading.Condition()
         self._sessions: dict[str, Session] = {}
         self._order: list[str] = []  # round robin
-        self._busy: str | None = None
+        self._busy: set[str] = set()  # sessions whose stretch is running
         self._thread: threading.Thread | None = None
         self._stopping = False
         self._shared: dict[RunKey, RunJob] = {}  # a document's open run, whichever session
@@ -126,13 +128,13 @@ class Board(SessionControls):
     def idle(self) -> bool:
         """Nothing to do and nothing in progress."""
         with self._cond:
-            return self._busy is None and self._next(peek=True) is None
+            return not self._busy and self._next(peek=True) is None
 
     def wait_idle(self, timeout: float) -> bool:
         """Wait until :meth:`idle` (tests; the app never waits); whether it became idle."""
         deadline = time.monotonic() + timeout
         with self._cond:
-            while self._busy is not None or self._next(peek=True) is not None:
+            while self._busy or self._next(peek=True) is not None:
                 left = deadline - time.monotonic()
                 if left <= 0:
                     return False
@@ -197,8 +199,8 @@ class Board(SessionControls):
             asked=asked,
             done=done,
             failed=failed,
-            current=sess.current if self._busy == session else "",
-            current_s=time.monotonic() - sess.current_since if self._busy == session else 0.0,
+            current=sess.current if session in self._busy else "",
+            current_s=time.monotonic() - sess.current_since if session in self._busy else 0.0,
             waiting=waiting(sess),
             stopped=sess.stopped,
             last=sess.last,
@@ -212,7 +214,7 @@ class Board(SessionControls):
         now = time.monotonic()
         closers: list[Callable[[], None]] = []
         for session in [s for s, v in self._sessions.items() if now - v.seen > FORGET_AFTER_S]:
-            if session != self._busy:
+            if session not in self._busy:
                 sess = self._sessions.pop(session)
                 self._order.remove(session)
                 closers += [sess.stretch.close] if sess.stretch is not None else []
@@ -224,6 +226,8 @@ class Board(SessionControls):
         pages missing, the page on screen first. Called with the lock held."""
         for i, session in enumerate(self._order):
             sess = self._sessions[session]
+            if session in self._busy:
+                continue
             if sess.stretch is not None and sess.stretch.task.version == sess.version:
                 task = sess.stretch.task  # resume the paused stretch
             else:
@@ -248,10 +252,9 @@ class Board(SessionControls):
             self._thread.start()
 
     def _loop(self) -> None:
-        _lower_priority()
+        lower_priority()
         while True:
             with self._cond:
-                self._busy = None
                 self._cond.notify_all()  # idle waiters
                 task, stale = None, []
                 while not self._stopping:
@@ -265,20 +268,33 @@ class Board(SessionControls):
                     if task is not None:
                         break
                     self._cond.wait(timeout=5.0)
-                self._busy = task.session if task is not None else None
+                if task is not None:
+                    self._busy.add(task.session)
             for closing in stale:
                 closing()
             if task is None:
                 return
-            try:
-                self._run(task)
-            except BaseException as exc:
-                with self._cond:
-                    sess = self._sessions.get(task.session)
-                    if sess is not None:
-                        sess.failed.update((task.doc.sha256, p) for p in task.pages)
-                        why = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-                        sess.note(f"{task.doc.name}: processing failed ({why})")
+            if streams(task.ask.engine):  # it interleaves callers: this session runs beside
+                name = f"viewer-ocr-{task.session[:8]}"
+                threading.Thread(target=self._serve, args=(task,), name=name, daemon=True).start()
+            else:
+                self._serve(task)
+
+    def _serve(self, task: Task) -> None:
+        """Run one task; the session is free for its next task afterwards."""
+        try:
+            self._run(task)
+        except BaseException as exc:
+            with self._cond:
+                sess = self._sessions.get(task.session)
+                if sess is not None:
+                    sess.failed.update((task.doc.sha256, p) for p in task.pages)
+                    why = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+                    sess.note(f"{task.doc.name}: processing failed ({why})")
+        finally:
+            with self._cond:
+                self._busy.discard(task.session)
+                self._cond.notify_all()
 
     def _begin(self, sess: Session, task: Task) -> Stretch:
         """A new stretch; it ends after the page in progress once the session asks for
@@ -341,7 +357,7 @@ class Board(SessionControls):
             stretch.close(finish=not same)  # asked for something else while paused
             stretch = None
         stretch = stretch or self._begin(sess, task)
-        started = time.monotonic()
+        started, turns = time.monotonic(), not streams(ask.engine)
         try:
             with self._cond:
                 sess.running = task
@@ -360,7 +376,8 @@ class Board(SessionControls):
                     left = stretch.next_page()
                     sess.working_on(f"{d.name} page {left}" if left else "")
                     self._cond.notify_all()
-                    if time.monotonic() - started > SLICE_S and self._others_waiting(task.session):
+                    late = turns and time.monotonic() - started > SLICE_S
+                    if late and self._others_waiting(task.session):
                         sess.stretch = stretch  # resumed on this session's next turn
                         return
         except WorkbenchError as exc:
@@ -376,22 +393,11 @@ class Board(SessionControls):
             with self._cond:
                 sess.running = None
         with self._cond:  # cut short by a click on another page: the run stays open
-            keep = stretch.done < len(task.pages) and self._still_asked(sess, task)
+            keep = stretch.done < len(task.pages) and still_asked(self._sessions, sess, task)
+            keep = keep and not self._stopping
             if not keep:
                 sess.jobs.pop(stretch.key, None)
         stretch.close(finish=not keep)
-
-    def _still_asked(self, sess: Session, task: Task) -> bool:
-        """The session still wants this document from this engine (lock held)."""
-        ask = sess.ask
-        return (
-            self._sessions.get(task.session) is sess
-            and not sess.stopped
-            and not self._stopping
-            and ask.ekey == task.ask.ekey
-            and ask.store_root == task.ask.store_root
-            and any(doc.sha256 == task.doc.sha256 for doc in ask.docs)
-        )
 
     def _note(self, session: str, text: str) -> None:
         with self._cond:
@@ -432,15 +438,6 @@ class Board(SessionControls):
             sess.jobs[key] = self._shared[rkey] = job
             self._recorded[rkey] = recorded
         return job
-
-
-def _lower_priority() -> None:
-    """Run this thread, and the threads and processes it starts (an engine's threads, the
-    page-preparing pool), at a lower CPU priority than the script runs that answer clicks:
-    on a machine busy with OCR the user's click comes first (Linux: nice is per thread)."""
-    with contextlib.suppress(AttributeError, OSError):
-        tid = threading.get_native_id()
-        os.setpriority(os.PRIO_PROCESS, tid, os.getpriority(os.PRIO_PROCESS, tid) + WORKER_NICE)
 
 
 @st.cache_resource

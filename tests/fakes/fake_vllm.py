@@ -1,0 +1,230 @@
+"""A stand-in for the ``vllm`` package that schedules like vLLM's engine, for tests without a GPU.
+
+What it keeps of vLLM 0.26–0.33 (the parts :mod:`workbench.engines.vllm_loop` uses; the real
+signatures are checked by ``tests/vllm_contract``):
+
+* ``LLM(model, **engine_args)`` with ``llm_engine.vllm_config`` (``model_config.max_model_len``,
+  ``cache_config.num_gpu_blocks``/``block_size``, ``scheduler_config.max_num_seqs``) and
+  ``llm_engine.engine_core.shutdown()``;
+* ``LLM.enqueue_chat([conversation], [params], use_tqdm=, chat_template_kwargs=)`` renders one
+  chat and returns its *internal* id (``"7-1a2b3c4d"``, as vLLM's ``assign_request_id`` makes
+  it); a prompt ``"BAD"`` raises ``ValueError`` there (vLLM: longer than max_model_len);
+* ``llm_engine.step()``: one scheduler step of ``step_s`` seconds in which each of the first
+  ``max_num_seqs`` unfinished requests (oldest first, FCFS) gains one token; it returns the
+  ``RequestOutput``-like objects (``request_id`` = the *external* id, ``finished``,
+  ``outputs[0].text/finish_reason/token_ids``) of the requests that finished;
+  ``abort_request(ids, internal=True)``, ``has_unfinished_requests()``,
+  ``get_num_unfinished_requests()``;
+* :meth:`FakeLLM.die`: the next step raises ``EngineDeadError`` (the EngineCore is gone), and
+  so does every later call, as vLLM does after a ``kill -9`` of its EngineCore;
+* ``LLM.chat(conversations, params)``: all at once, returned in order (the raw baseline).
+
+An answer is ``"width W"`` (the page image's width) after ``tokens`` steps; a prompt ``"LOOP"``
+at temperature 0 loops until ``max_tokens`` (at most 64 steps; finish reason ``length``).
+
+:func:`from_env` is the app's engine hook for browser tests
+(``WORKBENCH_ENGINE_FACTORY=tests.fakes.fake_vllm:from_env``): the real
+:class:`~workbench.engines.vllm_local.VllmLocalEngine` on this fake, ``WORKBENCH_FAKE_STEP_S``
+seconds a step, ``WORKBENCH_FAKE_TOKENS`` tokens an answer, ``WORKBENCH_FAKE_SEQS`` pages at
+once.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import sys
+import threading
+import time
+import types
+from dataclasses import dataclass, field
+from types import SimpleNamespace
+from typing import Any
+
+LOOP = "| a | b |\n" * 100
+MODEL = "lightonai/LightOnOCR-2-1B"
+
+
+class EngineDeadError(Exception):
+    """Named as vLLM's (``vllm.v1.engine.exceptions.EngineDeadError``)."""
+
+
+@dataclass
+class SamplingParams:  # unknown keywords raise TypeError, like the real one
+    temperature: float = 1.0
+    top_p: float = 1.0
+    max_tokens: int = 16
+    repetition_penalty: float = 1.0
+    top_k: int = -1
+    output_kind: Any = None
+
+
+@dataclass(eq=False)
+class _Request:
+    external: str
+    internal: str
+    text: str
+    finish: str
+    needed: int
+    template_kwargs: dict[str, Any] | None
+    made: int = 0
+
+
+@dataclass
+class _Engine:
+    llm: FakeLLM
+    step_s: float
+    max_num_seqs: int
+    vllm_config: Any = None
+    engine_core: Any = None
+    queue: list[_Request] = field(default_factory=list)
+    aborted: list[str] = field(default_factory=list)
+    most_running: int = 0  # the largest number of requests one step advanced
+    steps: int = 0
+
+    def _alive(self) -> None:
+        if self.llm.dead:
+            raise EngineDeadError(
+                "EngineCore encountered an issue. See stack trace (above) for the root cause."
+            )
+
+    def has_unfinished_requests(self) -> bool:
+        return bool(self.queue)
+
+    def get_num_unfinished_requests(self) -> int:
+        return len(self.queue)
+
+    def abort_request(self, request_ids: list[str], internal: bool = False) -> None:
+        ids = set(request_ids)
+        self.aborted += request_ids
+        self.queue = [r for r in self.queue if (r.internal if internal else r.external) not in ids]
+
+    def step(self) -> list[Any]:
+        self._alive()
+        time.sleep(self.step_s)
+        self._alive()
+        running = self.queue[: self.max_num_seqs]
+        self.most_running = max(self.most_running, len(running))
+        self.steps += 1
+        done = []
+        for request in running:
+            request.made += 1
+            if request.made >= request.needed:
+                done.append(request)
+        self.queue = [r for r in self.queue if r not in done]
+        return [
+            SimpleNamespace(
+                request_id=r.external,
+                finished=True,
+                outputs=[
+                    SimpleNamespace(text=r.text, finish_reason=r.finish, token_ids=[1] * r.made)
+                ],
+            )
+            for r in done
+        ]
+
+
+class FakeLLM:
+    last: FakeLLM | None = None
+    tokens = 4  # steps (tokens) an ordinary answer takes
+    step_s = 0.002
+    max_num_seqs = 256
+
+    def __init__(self, model: str, **kwargs: Any) -> None:
+        if kwargs.get("gpu_memory_utilization", 0.5) > 1:
+            raise ValueError("gpu_memory_utilization must be at most 1")
+        self.model, self.kwargs = model, kwargs
+        self.dead = False
+        self.shutdowns = 0
+        self.rendered: list[dict[str, Any] | None] = []  # chat_template_kwargs per request
+        self._ids = itertools.count()
+        chosen = kwargs["max_model_len"] if kwargs.get("max_model_len", -1) > 0 else 32768
+        seqs = int(kwargs.get("max_num_seqs") or self.max_num_seqs)
+        self.llm_engine = _Engine(self, self.step_s, seqs)
+        self.llm_engine.vllm_config = SimpleNamespace(
+            model_config=SimpleNamespace(max_model_len=chosen),
+            cache_config=SimpleNamespace(num_gpu_blocks=2000, block_size=16),
+            scheduler_config=SimpleNamespace(max_num_seqs=seqs),
+        )
+        self.llm_engine.engine_core = SimpleNamespace(shutdown=self._shutdown)
+        FakeLLM.last = self
+
+    def _shutdown(self) -> None:
+        self.shutdowns += 1
+
+    def die(self) -> None:
+        """The EngineCore process is gone: the next step (and every call after) raises."""
+        self.dead = True
+
+    def enqueue_chat(
+        self,
+        messages: list[Any],
+        sampling_params: list[SamplingParams],
+        use_tqdm: bool = True,
+        chat_template_kwargs: dict[str, Any] | None = None,
+    ) -> list[str]:
+        self.llm_engine._alive()
+        ids = []
+        for conversation, params in zip(messages, sampling_params, strict=True):
+            user = conversation[-1]["content"]
+            image = next(part["image_pil"] for part in user if part.get("type") == "image_pil")
+            prompt = next((part["text"] for part in user if part.get("type") == "text"), "")
+            if prompt == "BAD":
+                raise ValueError("prompt is longer than max_model_len")
+            if prompt == "LOOP" and params.temperature == 0:
+                text, finish, needed = LOOP, "length", min(params.max_tokens, 64)
+            else:
+                text, finish, needed = f"width {image.width}", "stop", self.tokens
+            external = str(next(self._ids))
+            request = _Request(
+                external, f"{external}-1a2b3c4d", text, finish, needed, chat_template_kwargs
+            )
+            self.rendered.append(chat_template_kwargs)
+            self.llm_engine.queue.append(request)
+            ids.append(request.internal)
+        return ids
+
+    def chat(
+        self,
+        messages: list[Any],
+        sampling_params: list[SamplingParams],
+        use_tqdm: bool = True,
+        chat_template_kwargs: dict[str, Any] | None = None,
+    ) -> list[Any]:
+        ids = self.enqueue_chat(messages, sampling_params, use_tqdm, chat_template_kwargs)
+        outputs: dict[str, Any] = {}
+        while self.llm_engine.has_unfinished_requests():
+            for output in self.llm_engine.step():
+                outputs[output.request_id] = output
+        return [outputs[i.rsplit("-", 1)[0]] for i in ids]
+
+
+def module() -> types.ModuleType:
+    """A ``vllm`` module object holding the fakes."""
+    fake = types.ModuleType("vllm")
+    fake.LLM = FakeLLM  # type: ignore[attr-defined]
+    fake.SamplingParams = SamplingParams  # type: ignore[attr-defined]
+    return fake
+
+
+_install_lock = threading.Lock()
+
+
+def install() -> None:
+    """Put the fake in ``sys.modules`` as ``vllm`` (the app's hook; tests use monkeypatch)."""
+    with _install_lock:
+        if not isinstance(sys.modules.get("vllm"), types.ModuleType) or not hasattr(
+            sys.modules["vllm"], "LLM"
+        ):
+            sys.modules["vllm"] = module()
+
+
+def from_env(choice: Any) -> Any:
+    """The app's engine for browser tests: the real in-process engine on this fake."""
+    from workbench.engines.vllm_local import VllmLocalEngine
+
+    install()
+    FakeLLM.step_s = float(os.environ.get("WORKBENCH_FAKE_STEP_S", "0.002"))
+    FakeLLM.tokens = int(os.environ.get("WORKBENCH_FAKE_TOKENS", "4"))
+    seqs = int(os.environ.get("WORKBENCH_FAKE_SEQS", "8"))
+    return VllmLocalEngine(MODEL, {"max_num_seqs": seqs})

@@ -1,0 +1,51 @@
+"""The calls :mod:`workbench.engines.vllm_loop` makes into ``vllm.LLM``, checked on the real
+classes of each supported release (no GPU: signatures and the id rule, read from the code)."""
+
+from __future__ import annotations
+
+import inspect
+
+import pytest
+
+from workbench.engines.vllm_loop import external_id
+
+vllm = pytest.importorskip("vllm")
+
+
+def _params(function: object) -> set[str]:
+    return set(inspect.signature(function).parameters)  # type: ignore[arg-type]
+
+
+def test_llm_enqueues_one_chat_with_its_template_kwargs() -> None:
+    params = _params(vllm.LLM.enqueue_chat)
+    assert {"messages", "sampling_params", "use_tqdm", "chat_template_kwargs"} <= params
+
+
+def test_the_engine_steps_aborts_and_counts_as_the_loop_calls_it() -> None:
+    from vllm.v1.engine.llm_engine import LLMEngine
+
+    assert _params(LLMEngine.step) == {"self"}
+    assert {"request_ids", "internal"} <= _params(LLMEngine.abort_request)
+    assert _params(LLMEngine.has_unfinished_requests) == {"self"}
+    assert _params(LLMEngine.get_num_unfinished_requests) == {"self"}
+
+
+def test_a_finished_output_carries_the_id_before_the_random_suffix() -> None:
+    """``enqueue_chat`` returns vLLM's internal id (``assign_request_id``: the external id, a
+    dash and 8 random characters); the finished ``RequestOutput`` carries the external one."""
+    from vllm.v1.engine.input_processor import InputProcessor
+
+    source = inspect.getsource(InputProcessor.assign_request_id)
+    assert 'f"{request.external_req_id}-{random_uuid():.8}"' in source
+    assert external_id("17-1a2b3c4d") == "17" and external_id("17") == "17"
+    from vllm.v1.engine import output_processor
+
+    assert "request_id=external_req_id" in inspect.getsource(output_processor)
+
+
+def test_the_offline_llm_asks_for_the_final_output_only() -> None:
+    """What keeps the loop's per-step work small: vLLM's offline path sets FINAL_ONLY on every
+    request it adds (the loop relies on ``enqueue_chat`` doing so)."""
+    llm_source = inspect.getsource(vllm.LLM)
+    bases = "".join(inspect.getsource(base) for base in vllm.LLM.__mro__[1:-1])
+    assert "RequestOutputKind.FINAL_ONLY" in llm_source + bases

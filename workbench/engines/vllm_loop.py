@@ -1,0 +1,198 @@
+"""One thread that drives a ``vllm.LLM``: pages are added one by one and come back one by one.
+
+Why: ``LLM.chat`` takes a list of pages and returns when the last is done, so a document
+showed its first page when its last one finished, Cancel waited for the whole call and a
+second session queued behind the first one's call. vLLM's engine itself interleaves requests:
+this loop adds each request as it is submitted (``LLM.enqueue_chat``, vLLM's own rendering
+of a chat with its image), steps the engine (``llm_engine.step()``, what ``LLM.chat`` does
+inside) and hands each request's output to its caller the step it finishes.
+
+Contract
+--------
+* Every call into vLLM happens on the loop's own thread (vLLM's ``LLMEngine`` is not
+  thread-safe): :meth:`EngineLoop.submit` and :meth:`EngineLoop.abort` only queue a command
+  and return at once; :meth:`submit` returns a :class:`Submitted` handle.
+* ``on_done(output, error)`` is called on the loop's thread exactly once per submission,
+  unless it is aborted first: with vLLM's finished ``RequestOutput`` (``error`` None), or with
+  ``output`` None and the error text (the request could not be added: this page only; or the
+  engine died: every submission in flight and every later one).
+* :meth:`abort` removes requests from vLLM at once (``abort_request``); an aborted request's
+  ``on_done`` is never called (its caller already knows).
+* When vLLM raises from a step (its ``EngineDeadError``: the EngineCore process died, CUDA ran
+  out of memory), ``dead(exc, pages)`` names the error every pending request gets, and the loop
+  stops: nothing more is sent to that engine. The app's process is never taken down: vLLM's
+  EngineCore runs in a process of its own.
+* Works with vLLM 0.26–0.33 (``enqueue_chat`` returns the internal request id; a finished
+  output carries the id it was given, the internal id before its random suffix).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+#: Called with (vLLM's RequestOutput or None, error text or None).
+OnDone = Callable[[Any, str | None], None]
+
+
+@dataclass(eq=False)
+class Submitted:
+    """One request handed to the loop."""
+
+    conversation: list[dict[str, Any]] = field(repr=False)
+    params: Any = field(repr=False)  # vllm.SamplingParams
+    template_kwargs: dict[str, Any] | None
+    on_done: OnDone = field(repr=False)
+    started: float = field(default_factory=time.monotonic)
+    internal: str | None = None  # vLLM's request id once added
+    aborted: bool = False
+
+
+def external_id(internal: str) -> str:
+    """The id a finished ``RequestOutput`` carries for a request ``enqueue_chat`` named
+    ``internal`` (``"12-1a2b3c4d"`` -> ``"12"``; unchanged without vLLM's random suffix)."""
+    return internal.rsplit("-", 1)[0]
+
+
+class EngineLoop:
+    """Drives ``llm`` on its own thread (see the module contract)."""
+
+    def __init__(self, llm: Any, dead: Callable[[BaseException, int], str | None]) -> None:
+        """``dead(exc, pages)``: the message for an exception that means the engine died
+        with ``pages`` requests in it, or None when it is one request's fault."""
+        self._llm: Any = llm
+        self._engine: Any = llm.llm_engine
+        self._dead = dead
+        self._cond = threading.Condition()
+        self._adds: list[Submitted] = []  # queued by callers, added by the loop
+        self._aborts: list[Submitted] = []
+        self._live: dict[str, Submitted] = {}  # external id -> request (loop thread only)
+        self._stopping = False
+        self.dead: str | None = None
+        self.steps = 0
+        self._thread = threading.Thread(target=self._run, name="vllm-engine-loop", daemon=True)
+        self._thread.start()
+
+    # ------------------------------------------------------------------ callers' side
+    def submit(self, request: Submitted) -> Submitted:
+        """Queue ``request`` for the engine; ``on_done`` tells when it is finished."""
+        with self._cond:
+            if self.dead is None and not self._stopping:
+                self._adds.append(request)
+                self._cond.notify()
+                return request
+            why = self.dead or "the vLLM engine was closed"
+        request.on_done(None, why)
+        return request
+
+    def abort(self, requests: list[Submitted]) -> None:
+        """Take ``requests`` out of vLLM at once; their ``on_done`` will not be called."""
+        for request in requests:
+            request.aborted = True
+        with self._cond:
+            self._aborts.extend(requests)
+            self._cond.notify()
+
+    def close(self, timeout: float = 30.0) -> None:
+        """Abort what is in flight and stop the thread (the LLM itself is the owner's)."""
+        with self._cond:
+            self._stopping = True
+            self._cond.notify()
+        if self._thread is not threading.current_thread():
+            self._thread.join(timeout)
+        if not self._thread.is_alive():  # the LLM's memory goes with its last reference
+            self._llm = self._engine = None
+
+    def unfinished(self) -> int:
+        """Requests vLLM holds now (running or waiting in its scheduler)."""
+        engine = self._engine
+        with contextlib.suppress(Exception):
+            return int(engine.get_num_unfinished_requests()) if engine is not None else 0
+        return 0
+
+    # ------------------------------------------------------------------ the loop's thread
+    def _add(self, request: Submitted) -> None:
+        if request.aborted:
+            return
+        try:
+            ids = self._llm.enqueue_chat(
+                [request.conversation],
+                [request.params],
+                use_tqdm=False,
+                chat_template_kwargs=request.template_kwargs or None,
+            )
+        except Exception as exc:  # this page's fault (a prompt too long, a bad image)
+            if self._dead(exc, len(self._live) + 1) is not None:
+                raise
+            request.on_done(None, f"vLLM refused this page: {exc}")
+            return
+        request.internal = str(ids[0])
+        request.started = time.monotonic()
+        self._live[external_id(request.internal)] = request
+
+    def _abort(self, requests: list[Submitted]) -> None:
+        if not requests:
+            return
+        ids = [r.internal for r in requests if r.internal is not None]
+        for request in requests:
+            if request.internal is not None:
+                self._live.pop(external_id(request.internal), None)
+        if ids:
+            self._engine.abort_request(ids, internal=True)
+
+    def _step(self) -> None:
+        for output in self._engine.step():
+            if not getattr(output, "finished", False):
+                continue
+            request = self._live.pop(str(output.request_id), None)
+            if request is not None and not request.aborted:
+                request.on_done(output, None)
+
+    def _run(self) -> None:
+        try:
+            while True:
+                with self._cond:
+                    while not (self._adds or self._aborts or self._stopping or self._live):
+                        self._cond.wait()
+                    aborts, self._aborts = self._aborts, []
+                    stopping = self._stopping
+                if stopping:
+                    self._abort(list(self._live.values()))
+                    return
+                self._abort(aborts)
+                while True:  # one by one: a dead engine leaves the rest queued for _die
+                    with self._cond:
+                        if not self._adds:
+                            break
+                        request = self._adds[0]
+                    self._add(request)
+                    with self._cond:
+                        self._adds.pop(0)
+                if self._live and self._engine.has_unfinished_requests():
+                    self._step()
+                    self.steps += 1
+                elif self._live:  # vLLM lost them (cannot happen; never spin on it)
+                    lost, self._live = list(self._live.values()), {}
+                    for request in lost:
+                        request.on_done(None, "vLLM dropped this request without an answer")
+        except BaseException as exc:
+            self._die(exc)
+
+    def _die(self, exc: BaseException) -> None:
+        with self._cond:
+            pending = [*self._live.values(), *self._adds]
+            self._live, self._adds = {}, []
+        why = self._dead(exc, len(pending)) or f"the vLLM engine loop failed: {exc!r}"
+        log.error("vLLM engine loop stopped: %s", why)
+        with self._cond:
+            self.dead = why
+        for request in pending:  # in flight, or queued and never added: the same answer
+            if not request.aborted:
+                request.on_done(None, why)
