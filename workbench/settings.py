@@ -45,7 +45,7 @@ class Settings(BaseModel):
     pdf_backend: PdfBackend = "pdfium"
     base_url: str = "http://127.0.0.1:8000/v1"
     api_key: str | None = None
-    concurrency: int = Field(32, ge=1, le=1024)
+    concurrency: int | None = Field(None, ge=1, le=1024)  # None: what the server takes
     timeout: float = Field(600.0, gt=0)
     idle_timeout: float = Field(60.0, gt=0)
     cpu_in_process: bool = False

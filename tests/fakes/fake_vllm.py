@@ -1,6 +1,6 @@
 """A stand-in for the ``vllm`` package that schedules like vLLM's engine, for tests without a GPU.
 
-What it keeps of vLLM 0.26–0.33 (the parts :mod:`workbench.engines.vllm_loop` uses; the real
+What it keeps of vLLM 0.26–0.33 (the parts :mod:`workbench.engines.loop` uses; the real
 signatures are checked by ``tests/vllm_contract``):
 
 * ``LLM(model, **engine_args)`` with ``llm_engine.vllm_config`` (``model_config.max_model_len``,
@@ -19,7 +19,8 @@ signatures are checked by ``tests/vllm_contract``):
   so does every later call, as vLLM does after a ``kill -9`` of its EngineCore;
 * ``LLM.chat(conversations, params)``: all at once, returned in order (the raw baseline).
 
-An answer is ``"width W"`` (the page image's width) after ``tokens`` steps; a prompt ``"LOOP"``
+An answer is ``"width W"`` (the page image's width) after ``tokens`` steps (``max_tokens`` with
+``ignore_eos``, as the probe asks); a prompt ``"LOOP"``
 at temperature 0 loops until ``max_tokens`` (at most 64 steps; finish reason ``length``).
 
 :func:`from_env` is the app's engine hook for browser tests
@@ -56,6 +57,7 @@ class SamplingParams:  # unknown keywords raise TypeError, like the real one
     max_tokens: int = 16
     repetition_penalty: float = 1.0
     top_k: int = -1
+    ignore_eos: bool = False  # the probe's: answer until max_tokens
     output_kind: Any = None
 
 
@@ -173,6 +175,8 @@ class FakeLLM:
                 raise ValueError("prompt is longer than max_model_len")
             if prompt == "LOOP" and params.temperature == 0:
                 text, finish, needed = LOOP, "length", min(params.max_tokens, 64)
+            elif params.ignore_eos:
+                text, finish, needed = "x " * params.max_tokens, "length", params.max_tokens
             else:
                 text, finish, needed = f"width {image.width}", "stop", self.tokens
             external = str(next(self._ids))

@@ -71,6 +71,22 @@ class Reply:
 Responder = Callable[[dict[str, Any]], "str | Reply"]
 
 
+def metrics_text(kv_blocks: int, block_size: int = 16) -> str:
+    """A ``/metrics`` page as vLLM 0.26 writes its cache info (labels as in its source:
+    ``CacheConfig.metrics_info``; values are strings)."""
+    return (
+        "# HELP vllm:cache_config_info Information of the LLMEngine CacheConfig\n"
+        "# TYPE vllm:cache_config_info gauge\n"
+        f'vllm:cache_config_info{{block_size="{block_size}",cache_dtype="auto",'
+        f'calculate_kv_scales="False",enable_prefix_caching="False",engine="0",'
+        f'gpu_memory_utilization="0.92",num_cpu_blocks="None",num_gpu_blocks="{kv_blocks}",'
+        'num_gpu_blocks_override="None",prefix_caching_hash_algo="sha256"} 1.0\n'
+        "# HELP vllm:num_requests_running Number of requests in model execution batches.\n"
+        "# TYPE vllm:num_requests_running gauge\n"
+        'vllm:num_requests_running{engine="0",model_name="fake"} 0.0\n'
+    )
+
+
 def request_image(body: dict[str, Any]) -> Image.Image | None:
     """The first image of a chat body, decoded (for responders that answer per page)."""
     for message in body.get("messages", []):
@@ -121,6 +137,7 @@ class FakeOpenAIServer:
         self.strict = False  # as OpenAI's own API: a 400 for vLLM's streaming fields
         self.version: str | None = None  # answered at GET /version, as vLLM does, when set
         self.ignore_interval = False  # as vLLM 0.26: stream_interval accepted, one token an event
+        self.kv_blocks: int | None = None  # GET /metrics reports a KV cache of this many blocks
         self.requests: list[dict[str, Any]] = []
         self.events: list[int] = []  # content events sent, per streamed reply
         self.in_flight = 0
@@ -248,6 +265,14 @@ def _handler_for(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
                 return
             if self.path.rstrip("/") == "/version" and server.version:  # vLLM's, no key needed
                 self._send(200, {"version": server.version})
+                return
+            if self.path.rstrip("/") == "/metrics" and server.kv_blocks:  # vLLM's Prometheus text
+                page = metrics_text(server.kv_blocks).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "text/plain; version=0.0.4")
+                self.send_header("Content-Length", str(len(page)))
+                self.end_headers()
+                self.wfile.write(page)
                 return
             if not self._authorized():
                 return

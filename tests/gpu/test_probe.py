@@ -34,24 +34,40 @@ FAKE_VLLM = """
 import json, os, sys
 from types import SimpleNamespace
 
+from tests.fakes import fake_vllm as fv
+
 ARGS_FILE = os.environ["FAKE_VLLM_ARGS"]
 LIMIT = int(os.environ.get("FAKE_VLLM_LIMIT", "1000000"))
+SamplingParams = fv.SamplingParams
 
 
-class SamplingParams:
-    def __init__(self, **kw):
-        self.kw = kw
+class LLM(fv.FakeLLM):
+    \"\"\"vLLM's log lines and worker numbers; out of memory once more than LIMIT pages were
+    added (the vision encoder's batch), then dead, as its EngineCore is.\"\"\"
 
-
-class LLM:
     def __init__(self, model, **kw):
         json.dump({"model": model, **kw}, open(ARGS_FILE, "w"), default=str)
         print("INFO Model loading took 1.88 GiB memory and 2.1 seconds", flush=True)
         print("INFO Available KV cache memory: 17.25 GiB", flush=True)
         print("INFO GPU KV cache size: 301,440 tokens", flush=True)
-        self.llm_engine = SimpleNamespace(vllm_config=SimpleNamespace(
-            model_config=SimpleNamespace(max_model_len=16384),
-            cache_config=SimpleNamespace(num_gpu_blocks=18840, block_size=16)))
+        super().__init__(model, **kw)
+        config = self.llm_engine.vllm_config
+        config.model_config.max_model_len = 16384
+        config.cache_config.num_gpu_blocks = 18840
+        step = self.llm_engine.step
+
+        def oom_step():
+            if len(self.rendered) > LIMIT and not self.dead:
+                self.dead = True
+                print('Traceback (most recent call last):', flush=True)
+                print('  File "/site/vllm/model_executor/models/pixtral.py", line 1250, in '
+                      'forward', flush=True)
+                raise RuntimeError(
+                    "CUDA out of memory. Tried to allocate 5.34 GiB. GPU 0 has a total capacity"
+                    " of 139.80 GiB of which 3.79 GiB is free.")
+            return step()
+
+        self.llm_engine.step = oom_step
 
     def collective_rpc(self, fn):
         worker = SimpleNamespace(
@@ -59,27 +75,6 @@ class LLM:
             peak_activation_memory=251658240, non_torch_memory=104857600,
             cudagraph_memory_estimate=209715200, available_kv_cache_memory_bytes=18522046464)
         return [fn(worker)]
-
-    dead = False
-
-    def chat(self, conversations, params, **kw):
-        if LLM.dead:
-            raise RuntimeError("EngineCore encountered an issue. See stack trace (above) for"
-                               " the root cause.")
-        if len(conversations) > LIMIT:
-            LLM.dead = True
-            print('Traceback (most recent call last):', flush=True)
-            print('  File "/site/vllm/model_executor/models/pixtral.py", line 1250, in forward',
-                  flush=True)
-            raise RuntimeError(
-                "CUDA out of memory. Tried to allocate 5.34 GiB. GPU 0 has a total capacity"
-                " of 139.80 GiB of which 3.79 GiB is free.")
-        out = []
-        for p in params:
-            n = p.kw["max_tokens"]
-            out.append(SimpleNamespace(outputs=[SimpleNamespace(
-                text="x " * n, finish_reason="length", token_ids=list(range(n)))]))
-        return out
 """
 
 

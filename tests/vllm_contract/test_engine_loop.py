@@ -1,4 +1,4 @@
-"""The calls :mod:`workbench.engines.vllm_loop` makes into ``vllm.LLM``, checked on the real
+"""The calls :mod:`workbench.engines.loop` makes into ``vllm.LLM``, checked on the real
 classes of each supported release (no GPU: signatures and the id rule, read from the code)."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import inspect
 
 import pytest
 
-from workbench.engines.vllm_loop import external_id
+from workbench.engines.loop import external_id
 
 vllm = pytest.importorskip("vllm")
 

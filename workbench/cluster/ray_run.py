@@ -47,7 +47,7 @@ from typing import Any
 from PIL import Image
 
 from workbench.documents import Document, open_document
-from workbench.engines.base import EngineOutput, PageRequest
+from workbench.engines.base import DEFAULT_IN_FLIGHT, EngineOutput, PageRequest
 from workbench.engines.factory import CpuOptions, EngineOptions, LocalOptions, build_engine
 from workbench.errors import EngineUnavailable, WorkbenchError
 from workbench.models.registry import ModelSpec, get_spec
@@ -270,7 +270,9 @@ def _chunk_size(options: EngineOptions) -> int:
         return 1  # spread pages over every CPU slot
     if isinstance(options, LocalOptions):
         return 256  # one batched generate call per task (the engine's own batch)
-    return max(1, 2 * options.concurrency)  # the server's slots full, and the next pages
+    return max(
+        1, 2 * (options.concurrency or DEFAULT_IN_FLIGHT)
+    )  # the slots full, and the next pages
 
 
 def run_on_ray(

@@ -95,6 +95,9 @@ class EngineOutput:
         return self.error is None
 
 
+#: Pages an engine keeps in flight when nothing says how many its server or GPU can take.
+DEFAULT_IN_FLIGHT = 64
+
 #: Called with (pages done, pages total) as outputs complete.
 Progress = Callable[[int, int], None]
 

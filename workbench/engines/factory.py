@@ -44,7 +44,7 @@ class ServerOptions:
     base_url: str
     api_key: str | None = None
     model: str | None = None  # None: the first model the server lists
-    concurrency: int = 32
+    concurrency: int | None = None  # None: as many as the server takes (engine.fit_in_flight)
     timeout: float = 600.0
     kind: Literal["vllm-server"] = "vllm-server"
 

@@ -8,7 +8,7 @@ Contract
   (``max_model_len``, ``num_gpu_blocks``, ``block_size``, ``kv_tokens``) and ``describe()``.
 * It streams and is watchable (:mod:`workbench.engines.base`): :meth:`run` takes any
   iterable, pulls a page only when it holds one of the engine's ``concurrency`` slots, adds it
-  to vLLM at once (:class:`~workbench.engines.vllm_loop.EngineLoop`, one thread driving the
+  to vLLM at once (:class:`~workbench.engines.loop.EngineLoop`, one thread driving the
   engine) and yields each page the step vLLM finishes it, in any order. ``concurrency`` is
   the plan's pages in flight (what the KV cache holds at once), else vLLM's ``max_num_seqs``.
 * **Shared**: any number of :meth:`run` calls, from any threads (Viewer sessions, Batch, the
@@ -46,20 +46,18 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
 
-from workbench.engines.base import EngineOutput, PageProgress, PageRequest
+from workbench.engines.base import DEFAULT_IN_FLIGHT, EngineOutput, PageProgress, PageRequest
 from workbench.engines.dead import dead_in_process
 from workbench.engines.gate import Gate, Ticket
 from workbench.engines.messages import build_messages, image_pil_part, sampling_params_kwargs
 from workbench.engines.repetition import MAX_ATTEMPTS, PageAttempts
-from workbench.engines.vllm_loop import EngineLoop, Submitted
+from workbench.engines.loop import EngineLoop, Submitted
 from workbench.errors import CANCELLED, EngineDeadError, EngineUnavailable
 from workbench.schema import Sampling
 
 log = logging.getLogger(__name__)
 
 INSTALL_HINT = "vLLM is not installed: pip install -e '.[vllm]' (needs an NVIDIA GPU)"
-#: Pages in flight when neither the plan nor vLLM's ``max_num_seqs`` says.
-DEFAULT_IN_FLIGHT = 64
 
 
 def import_vllm() -> ModuleType:

@@ -34,6 +34,7 @@ import streamlit as st
 from workbench.engines.base import Engine
 from workbench.engines.factory import CpuOptions
 from workbench.errors import EngineUnavailable, WorkbenchError
+from workbench.gpu.inflight import fit_in_flight
 from workbench.models.registry import CPU_SPEC, ModelSpec, get_spec, match_served_model
 from workbench.pipeline.process import render_dpi
 from workbench.settings import Settings
@@ -84,7 +85,10 @@ def _build(choice: EngineChoice) -> Engine:
     # The CPU engine's OCR runs in a worker process: in the app's process it would hold the
     # GIL in stretches and slow every script run that answers a click (benchmarks/viewer_clicks.py).
     own = not Settings.from_env().cpu_in_process
-    return factory.build_engine(choice.options or factory.CpuOptions(), own_process=own)
+    engine = factory.build_engine(choice.options or factory.CpuOptions(), own_process=own)
+    with contextlib.suppress(WorkbenchError):  # a served model without a spec keeps the default
+        fit_in_flight(engine, spec_for(engine))  # no number given: what the server's KV holds
+    return engine
 
 
 def _close(engine: Engine) -> None:

@@ -70,7 +70,13 @@ def _server_choice() -> engines.EngineChoice | None:
     )
     cols = st.columns(2)
     concurrency = cols[0].number_input(
-        "Pages in flight", 1, 1024, s.concurrency, key=state.SB_CONCURRENCY.key
+        "Pages in flight",
+        1,
+        1024,
+        s.concurrency,
+        key=state.SB_CONCURRENCY.key,
+        placeholder="auto",
+        help="Empty: as many as the server's KV cache holds (read from its /metrics).",
     )
     timeout = cols[1].number_input("Timeout (s)", 5, 3600, int(s.timeout), key=state.SB_TIMEOUT.key)
     if not model:
@@ -80,7 +86,7 @@ def _server_choice() -> engines.EngineChoice | None:
         base_url=base_url.strip(),
         api_key=api_key or None,
         model=model,
-        concurrency=int(concurrency),
+        concurrency=int(concurrency) if concurrency else None,
         timeout=float(timeout),
     )
     return engines.EngineChoice("vllm-server", options)

@@ -72,6 +72,7 @@ from workbench.cli.run_folder import (
 )
 from workbench.documents import Document, open_document, poppler_available, read_input
 from workbench.errors import DocumentError, EngineUnavailable, WorkbenchError, display_name
+from workbench.gpu.inflight import fit_in_flight
 from workbench.models.registry import ModelSpec, get_spec, match_served_model
 from workbench.pipeline.process import render_dpi
 from workbench.pipeline.runner import (
@@ -107,7 +108,12 @@ def register(sub: Any) -> None:
     p.add_argument("--api-key")
     p.add_argument("--model", help="served model name (vllm-server) or model id (vllm)")
     p.add_argument("--spec", help="model spec id, when the served name does not match one")
-    p.add_argument("--concurrency", type=int, help="pages in flight against the server")
+    p.add_argument(
+        "--concurrency",
+        type=int,
+        help="pages in flight (default: as many as the server's KV cache holds; for --engine "
+        "vllm, as many as the plan's)",
+    )
     p.add_argument(
         "--workers",
         type=int,
@@ -192,7 +198,9 @@ def build_engine(args: argparse.Namespace, settings: Settings) -> tuple[Any, Mod
         raise EngineUnavailable(
             f"no model spec matches the served model {engine.model!r}; pass --spec MODEL_ID"
         )
-    return engine, with_max_tokens(spec, getattr(args, "max_tokens", None))
+    spec = with_max_tokens(spec, getattr(args, "max_tokens", None))
+    fit_in_flight(engine, spec)  # no --concurrency: as many pages as the server's KV cache holds
+    return engine, spec
 
 
 def _open_inputs(paths: list[Path], settings: Settings) -> tuple[list[Document], int]:

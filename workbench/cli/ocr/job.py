@@ -8,7 +8,7 @@ import argparse
 import json
 import sys
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from workbench.engines.factory import EngineOptions
 from workbench.errors import EngineUnavailable, display_name
@@ -17,6 +17,9 @@ from workbench.pipeline.process import OnPage
 from workbench.pipeline.runner import DocumentPlan, RunJob, RunOutcome
 from workbench.schema import PageResult, PageStatus
 from workbench.settings import Settings
+
+if TYPE_CHECKING:
+    from workbench.gpu.launch import LocalLaunch
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_UNCLEAN = 0, 1, 2, 3
 
@@ -48,22 +51,28 @@ def engine_options(
         given = "--workers" if workers is not None else flags.get(first, "--handwriting-threshold")
         raise EngineUnavailable(f"{given} applies to --engine cpu only")
     if args.engine == "vllm-server":
-        options = factory.ServerOptions(
+        server = factory.ServerOptions(
             base_url=args.base_url or settings.base_url,
             api_key=args.api_key or settings.api_key,
             model=args.model,
             concurrency=settings.concurrency,
             timeout=settings.timeout,
         )
-        return options, args.spec
+        return server, args.spec
     if not args.model:
         raise EngineUnavailable("--engine vllm needs --model MODEL_ID")
     spec = get_spec(args.spec or args.model)
-    engine_args = local_engine_args(spec, args.profile) if plan_here else {}
+    launch = local_launch(spec, args.profile) if plan_here else None
+    engine_args = dict(launch.kwargs) if launch is not None else {}
     engine_args.update(extra_engine_args(getattr(args, "engine_arg", None) or []))
     if getattr(args, "max_num_batched_tokens", None):  # the fix a dead engine names
         engine_args = {**engine_args, "max_num_batched_tokens": args.max_num_batched_tokens}
-    return factory.LocalOptions(model=spec.id, engine_args=engine_args), spec.id
+    # Pages in flight: --concurrency, else what the plan says the KV cache holds at once.
+    in_flight = getattr(args, "concurrency", None) or (
+        launch.plan.pages_in_flight if launch is not None else None
+    )
+    local = factory.LocalOptions(model=spec.id, engine_args=engine_args, concurrency=in_flight)
+    return local, spec.id
 
 
 def extra_engine_args(pairs: list[str]) -> dict[str, Any]:
@@ -96,12 +105,18 @@ def cpu_settings(args: argparse.Namespace) -> dict[str, Any]:
     return given
 
 
-def local_engine_args(spec: ModelSpec, profile_name: str | None) -> dict[str, Any]:
-    """vllm.LLM keyword arguments for ``spec`` on this machine's first GPU (see
-    :mod:`workbench.gpu.launch`); refuses with the planner's advice when a page cannot fit."""
+def local_launch(spec: ModelSpec, profile_name: str | None) -> LocalLaunch:
+    """The launch for ``spec`` on this machine's first GPU (see :mod:`workbench.gpu.launch`):
+    its vllm.LLM keyword arguments and plan; refuses with the planner's advice when a page
+    cannot fit."""
     from workbench.gpu.launch import plan_local_launch
 
-    return plan_local_launch(spec, profile_name).kwargs
+    return plan_local_launch(spec, profile_name)
+
+
+def local_engine_args(spec: ModelSpec, profile_name: str | None) -> dict[str, Any]:
+    """vllm.LLM keyword arguments for ``spec`` on this machine's first GPU ("model" included)."""
+    return local_launch(spec, profile_name).kwargs
 
 
 def announce(plan: DocumentPlan, job: RunJob, quiet: bool) -> None:

@@ -50,7 +50,7 @@ from typing import Any
 
 import httpx
 
-from workbench.engines.base import EngineOutput, PageRequest
+from workbench.engines.base import DEFAULT_IN_FLIGHT, EngineOutput, PageRequest
 from workbench.engines.dead import dead_server, server_gone
 from workbench.engines.messages import chat_body, streamed
 from workbench.engines.png import IMAGE_SLOT, json_with_image
@@ -68,7 +68,7 @@ from workbench.engines.server.calls import (
     server_message,
     tracked_transport,
 )
-from workbench.engines.server.info import Answer, ServerFacts
+from workbench.engines.server.info import Answer, ServerFacts, probe_kv_tokens
 from workbench.errors import (
     CANCELLED,
     ConnectionLost,
@@ -111,7 +111,10 @@ class VllmServerEngine:
         self.base_url = normalize_base_url(base_url or s.base_url)
         self.api_key = api_key if api_key is not None else s.api_key
         self.model = model or ""
-        self.concurrency = max(1, concurrency or s.concurrency)
+        # None from the caller and the settings: DEFAULT_IN_FLIGHT until someone who knows the
+        # page's tokens sizes it from the server's KV cache (workbench.gpu.inflight).
+        self.sized = bool(concurrency or s.concurrency)
+        self.concurrency = max(1, concurrency or s.concurrency or DEFAULT_IN_FLIGHT)
         # Twice the pages in flight per batch, so the tail of one batch overlaps little.
         self.batch_size = min(2 * self.concurrency, 512)
         self.timeout = float(timeout or s.timeout)
@@ -197,6 +200,20 @@ class VllmServerEngine:
                 f"{self.base_url} does not serve {self.model}; served models: {', '.join(models)}"
             )
         return self
+
+    def kv_tokens(self) -> int | None:
+        """The server's KV cache in tokens (vLLM's ``/metrics``), or None."""
+        return probe_kv_tokens(self._http(), self.base_url)
+
+    def resize(self, pages: int) -> None:
+        """Keep ``pages`` in flight from now on (the HTTP pool is made again to match)."""
+        self.concurrency = max(1, int(pages))
+        self.batch_size = min(2 * self.concurrency, 512)
+        self.sized = True
+        with self._lock:
+            client, self._client = self._client, None
+        if client is not None:
+            client.close()
 
     def check(self) -> str:
         """A one-line status for the sidebar; never raises."""

@@ -36,7 +36,15 @@ import httpx
 from workbench.engines.server.calls import Call
 from workbench.engines.server.sse import Answer, read_answer
 
-__all__ = ["Answer", "EventCounter", "ServerFacts", "probe_version", "server_root"]
+__all__ = [
+    "Answer",
+    "EventCounter",
+    "ServerFacts",
+    "kv_cache_tokens",
+    "probe_kv_tokens",
+    "probe_version",
+    "server_root",
+]
 
 #: The first vLLM release seen to honour the per-request ``stream_interval`` (0.33; 0.26
 #: ignores it). Versions in between are learned from their stream.
@@ -70,6 +78,33 @@ def probe_version(client: httpx.Client, base_url: str) -> str | None:
         return None
     version = payload.get("version") if isinstance(payload, dict) else None
     return str(version) if isinstance(version, str) and parse_version(version) else None
+
+
+_CACHE_INFO = re.compile(r"^vllm:cache_config_info\{(?P<labels>[^}]*)\}", re.MULTILINE)
+_LABEL = re.compile(r'(\w+)="([^"]*)"')
+
+
+def kv_cache_tokens(metrics: str) -> int | None:
+    """The KV cache a vLLM server holds, in tokens, from its Prometheus text (``/metrics``:
+    ``vllm:cache_config_info`` carries ``num_gpu_blocks`` and ``block_size`` as labels);
+    summed over its engines; None when the text does not say."""
+    total = 0
+    for match in _CACHE_INFO.finditer(metrics):
+        labels = dict(_LABEL.findall(match["labels"]))
+        try:
+            total += int(labels["num_gpu_blocks"]) * int(labels["block_size"])
+        except (KeyError, ValueError):
+            continue
+    return total or None
+
+
+def probe_kv_tokens(client: httpx.Client, base_url: str) -> int | None:
+    """:func:`kv_cache_tokens` of the server at ``base_url``; None when it has no metrics."""
+    try:
+        response = client.get(f"{server_root(base_url)}/metrics", timeout=PROBE_TIMEOUT_S)
+    except httpx.HTTPError:
+        return None
+    return kv_cache_tokens(response.text) if response.status_code == 200 else None
 
 
 def honours_interval(version: str | None) -> bool | None:

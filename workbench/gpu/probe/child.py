@@ -114,7 +114,8 @@ def run(job: ProbeJob) -> ProbeOutcome:
 
     outcome = ProbeOutcome()
     started = time.monotonic()
-    engine = VllmLocalEngine(job.model, job.engine_args, max_attempts=1)
+    # Every page at once (its worst case): as many slots as pages.
+    engine = VllmLocalEngine(job.model, job.engine_args, max_attempts=1, concurrency=job.pages)
     outcome.startup_s = time.monotonic() - started
     try:
         outcome.config = dict(engine.actual)
