@@ -49,9 +49,9 @@ from typing import Any
 from workbench.engines.base import DEFAULT_IN_FLIGHT, EngineOutput, PageProgress, PageRequest
 from workbench.engines.dead import dead_in_process
 from workbench.engines.gate import Gate, Ticket
+from workbench.engines.loop import EngineLoop, Submitted
 from workbench.engines.messages import build_messages, image_pil_part, sampling_params_kwargs
 from workbench.engines.repetition import MAX_ATTEMPTS, PageAttempts
-from workbench.engines.loop import EngineLoop, Submitted
 from workbench.errors import CANCELLED, EngineDeadError, EngineUnavailable
 from workbench.schema import Sampling
 

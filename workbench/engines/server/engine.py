@@ -68,7 +68,13 @@ from workbench.engines.server.calls import (
     server_message,
     tracked_transport,
 )
-from workbench.engines.server.info import Answer, ServerFacts, probe_kv_tokens
+from workbench.engines.server.info import (
+    Answer,
+    ServerFacts,
+    probe_kv_tokens,
+    served_models,
+    unreachable,
+)
 from workbench.errors import (
     CANCELLED,
     ConnectionLost,
@@ -153,40 +159,12 @@ class VllmServerEngine:
             return self._client
 
     def _unreachable(self) -> str:
-        return f"cannot reach {self.base_url} — is `vllm serve` running?"
+        return unreachable(self.base_url)
 
     def list_models(self) -> list[str]:
         """Served model ids from ``GET /v1/models``; raises :class:`EngineUnavailable`."""
-        try:
-            response = self._http().get(f"{self.base_url}/models", timeout=min(self.timeout, 10.0))
-        except httpx.TimeoutException:
-            raise EngineUnavailable(
-                f"{self.base_url} did not answer /models within {min(self.timeout, 10.0):g} s"
-            ) from None
-        except httpx.ConnectError:
-            raise EngineUnavailable(self._unreachable()) from None
-        except httpx.TransportError:  # it connected: something answers there, but not HTTP
-            raise EngineUnavailable(
-                f"{self.base_url} closed the connection without answering /models — is this "
-                "an OpenAI-compatible server?"
-            ) from None
-        if response.status_code == 401:
-            raise EngineUnavailable(
-                f"{self.base_url} refused the API key (401): set WORKBENCH_API_KEY or the key field"
-            )
-        if response.status_code != 200:
-            raise EngineUnavailable(
-                f"{self.base_url}/models answered {response.status_code}: "
-                f"{server_message(response)} — is this an OpenAI-compatible server?"
-            )
-        try:
-            models = [str(m["id"]) for m in response.json()["data"]]
-        except (ValueError, KeyError, TypeError):
-            raise EngineUnavailable(
-                f"{self.base_url}/models is not an OpenAI model list — is the URL right?"
-            ) from None
-        self._served = models
-        return models
+        self._served = served_models(self._http(), self.base_url, min(self.timeout, 10.0))
+        return self._served
 
     def connect(self) -> VllmServerEngine:
         """Check the server and settle ``model``; raises :class:`EngineUnavailable`."""
@@ -207,13 +185,9 @@ class VllmServerEngine:
 
     def resize(self, pages: int) -> None:
         """Keep ``pages`` in flight from now on (the HTTP pool is made again to match)."""
-        self.concurrency = max(1, int(pages))
+        self.concurrency, self.sized = max(1, int(pages)), True
         self.batch_size = min(2 * self.concurrency, 512)
-        self.sized = True
-        with self._lock:
-            client, self._client = self._client, None
-        if client is not None:
-            client.close()
+        self.close()  # the next call makes a client with as many connections
 
     def check(self) -> str:
         """A one-line status for the sidebar; never raises."""

@@ -33,8 +33,9 @@ from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
-from workbench.engines.server.calls import Call
+from workbench.engines.server.calls import Call, server_message
 from workbench.engines.server.sse import Answer, read_answer
+from workbench.errors import EngineUnavailable
 
 __all__ = [
     "Answer",
@@ -43,7 +44,9 @@ __all__ = [
     "kv_cache_tokens",
     "probe_kv_tokens",
     "probe_version",
+    "served_models",
     "server_root",
+    "unreachable",
 ]
 
 #: The first vLLM release seen to honour the per-request ``stream_interval`` (0.33; 0.26
@@ -105,6 +108,42 @@ def probe_kv_tokens(client: httpx.Client, base_url: str) -> int | None:
     except httpx.HTTPError:
         return None
     return kv_cache_tokens(response.text) if response.status_code == 200 else None
+
+
+def unreachable(base_url: str) -> str:
+    """What a refused connection to ``base_url`` means to the user."""
+    return f"cannot reach {base_url} — is `vllm serve` running?"
+
+
+def served_models(client: httpx.Client, base_url: str, timeout: float) -> list[str]:
+    """Served model ids from ``GET /v1/models``; raises :class:`EngineUnavailable` saying
+    what answered instead (nothing, not HTTP, a refused key, not an OpenAI model list)."""
+    try:
+        response = client.get(f"{base_url}/models", timeout=timeout)
+    except httpx.TimeoutException:
+        raise EngineUnavailable(f"{base_url} did not answer /models within {timeout:g} s") from None
+    except httpx.ConnectError:
+        raise EngineUnavailable(unreachable(base_url)) from None
+    except httpx.TransportError:  # it connected: something answers there, but not HTTP
+        raise EngineUnavailable(
+            f"{base_url} closed the connection without answering /models — is this "
+            "an OpenAI-compatible server?"
+        ) from None
+    if response.status_code == 401:
+        raise EngineUnavailable(
+            f"{base_url} refused the API key (401): set WORKBENCH_API_KEY or the key field"
+        )
+    if response.status_code != 200:
+        raise EngineUnavailable(
+            f"{base_url}/models answered {response.status_code}: "
+            f"{server_message(response)} — is this an OpenAI-compatible server?"
+        )
+    try:
+        return [str(m["id"]) for m in response.json()["data"]]
+    except (ValueError, KeyError, TypeError):
+        raise EngineUnavailable(
+            f"{base_url}/models is not an OpenAI model list — is the URL right?"
+        ) from None
 
 
 def honours_interval(version: str | None) -> bool | None:
