@@ -11,23 +11,25 @@ built from tests/data's pages (benchmarks/pdf_sets.py, no network):
   pages are rendered before the clock starts: this is the server's own rate;
 * ``server-cli``: ``python -m workbench ocr INPUT --engine vllm-server --concurrency N
   --max-tokens M`` end to end (render, encode, send, parse, write);
-* ``local-raw``: ``vllm.LLM.chat`` on the same prepared pages, one call a set, in a child
-  process (one model load for all sets; the GPU is given back when it exits), with the engine
-  arguments the CLI would use (the planner's for this GPU, then ``--engine-arg``); timed from
-  after the model is loaded (the load is reported as ``load_s``);
-* ``local-cli``: ``python -m workbench ocr INPUT --engine vllm --model ID --max-tokens M``.
+* ``local``: :mod:`benchmarks.gpu_inprocess` in a child process (one model load; the GPU is
+  given back when it exits): vLLM's own ``LLM.chat`` and the CLI's in-process path on ONE
+  engine with the plan's arguments, alternating, medians.
 
-The CLI's pages/s is reported twice: over its whole wall time, and from its ``engine ... ready``
-line to its exit (what the raw numbers are compared with: neither counts the model load or the
-server's start-up). Prints a Markdown table with the ratios (CLI / raw) and writes JSON.
-The server modes need a running ``vllm serve`` and the local modes a free GPU: run them in two
-invocations when the server holds the GPU. Everything heavy (vllm, torch) is imported only by
-the local modes, in their own processes.
+The server modes alternate too: for each of ``--rounds`` rounds, the raw client, then the CLI
+(``server-raw, server-cli, server-raw, server-cli``), and the median of each is reported, so
+the first run's warm-up does not decide the ratio. The CLI runs with its default settings
+(no ``--concurrency`` unless ``--cli-concurrency`` is given: it keeps as many pages in flight
+as the server's KV cache holds); the raw client keeps ``--concurrency`` in flight. The CLI's
+pages/s is reported twice: over its whole wall time, and from its ``engine ... ready`` line to
+its exit (what the raw numbers are compared with: neither counts the server's start-up).
+Prints a Markdown table with the ratios (CLI / raw) and writes JSON. The server modes need a
+running ``vllm serve`` and the local mode a free GPU: run them in two invocations when the
+server holds the GPU. vllm and torch are imported only by the local mode's child.
 
     python3 benchmarks/gpu_throughput.py --base-url http://127.0.0.1:8000/v1 \\
         --model lightonai/LightOnOCR-2-1B --modes server-raw server-cli \\
         [--sets a b] [--long-pages 256] [--docs 128] [--sizes 1 2] [--max-tokens 128] \\
-        [--concurrency 64] [--engine-arg load_format=dummy ...] [--json out.json]
+        [--concurrency 64] [--rounds 2] [--engine-arg load_format=dummy ...] [--json out.json]
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ import argparse
 import asyncio
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -50,7 +53,7 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks.pdf_sets import folder, long_pdf  # noqa: E402
 
-MODES = ("server-raw", "server-cli", "local-raw", "local-cli")
+MODES = ("server-raw", "server-cli", "local")
 SETS = {"a": "one long PDF", "b": "folder of short PDFs"}
 
 
@@ -162,65 +165,32 @@ def server_raw(args: argparse.Namespace, pages: list[Prepared]) -> dict[str, Any
     return {"pages": len(pages), "seconds": seconds, "failed": failed}
 
 
-# ---------------------------------------------------------------------- in process, raw
-def local_raw(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
-    """``vllm.LLM.chat`` over every set's prepared pages in one child process (one model load
-    for all sets; the GPU is free again when it exits): a row per set."""
-    with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as handle:
-        result = Path(handle.name)
-    command = [sys.executable, str(Path(__file__).resolve()), "--local-child", str(result),
-               *_forwarded(args)]  # fmt: skip
+# ---------------------------------------------------------------------- in process
+def local(args: argparse.Namespace) -> dict[str, Any]:
+    """:mod:`benchmarks.gpu_inprocess`'s rates in a child process: its report's ``rates``."""
+    result = args.work / "inprocess.json"
+    command = [sys.executable, str(ROOT / "benchmarks" / "gpu_inprocess.py"), "--stages", "rates",
+               "--json", str(result), "--rounds", str(args.rounds), *_forwarded(args)]  # fmt: skip
     done = subprocess.run(command, cwd=ROOT, env=_env(), timeout=args.timeout)
-    if done.returncode != 0:
-        return {name: {"error": f"local-raw child exited {done.returncode}"} for name in args.sets}
-    data: dict[str, dict[str, Any]] = json.loads(result.read_text())
-    result.unlink(missing_ok=True)
-    return data
-
-
-def _local_child(args: argparse.Namespace, result: Path) -> None:
-    from workbench.cli.ocr.job import extra_engine_args, local_engine_args
-    from workbench.engines.messages import build_messages, image_pil_part, sampling_params_kwargs
-    from workbench.engines.vllm_local import import_vllm
-
-    spec = spec_for(args)
-    engine_args = {"max_model_len": -1, **local_engine_args(spec, args.profile)}
-    engine_args.update(extra_engine_args(args.engine_arg))  # as the CLI: --engine-arg last
-    vllm = import_vllm()
-    started = time.perf_counter()
-    llm = vllm.LLM(model=spec.id, **engine_args)
-    rows: dict[str, dict[str, Any]] = {}
-    load_s = time.perf_counter() - started
-    params = vllm.SamplingParams(**sampling_params_kwargs(spec.sampling))
-    template = dict(spec.chat_template_kwargs) or None
-    for name in args.sets:
-        pages = prepare(args, inputs(args, args.work, name))
-        conversations = [build_messages(p.request, image_pil_part(p.request.image)) for p in pages]
-        started = time.perf_counter()
-        outputs = llm.chat(conversations, params, use_tqdm=False, chat_template_kwargs=template)
-        seconds = time.perf_counter() - started
-        tokens = sum(len(o.outputs[0].token_ids or ()) for o in outputs)
-        rows[name] = {"pages": len(pages), "seconds": seconds, "tokens": tokens, "load_s": load_s}
-    result.write_text(json.dumps(rows))
+    if done.returncode != 0 or not result.exists():
+        return {name: {"error": f"local child exited {done.returncode}"} for name in args.sets}
+    rates: dict[str, Any] = json.loads(result.read_text()).get("rates", {})
+    return rates
 
 
 # ---------------------------------------------------------------------- the CLI
 def run_cli(args: argparse.Namespace, files: list[Path], engine: str) -> dict[str, Any]:
-    """``python -m workbench ocr`` on ``files`` (a folder's files given as the folder)."""
+    """``python -m workbench ocr --engine vllm-server`` on ``files`` (a folder's files given as
+    the folder), with its default settings."""
     target = [str(files[0])] if len(files) == 1 else [str(files[0].parent)]
     out = Path(tempfile.mkdtemp(prefix="gpu-throughput-", dir=args.work))
     command = [sys.executable, "-m", "workbench", "ocr", *target, "--out", str(out / "run"),
                "--engine", engine, "--max-tokens", str(args.max_tokens)]  # fmt: skip
-    if engine == "vllm-server":
-        command += ["--base-url", args.base_url, "--concurrency", str(args.concurrency)]
-        if args.model:
-            command += ["--model", served_model(args.base_url, args.model)]
-    else:
-        command += ["--model", args.model]
-        for pair in args.engine_arg:
-            command += ["--engine-arg", pair]
-        if args.profile:
-            command += ["--profile", args.profile]
+    command += ["--base-url", args.base_url]
+    if args.cli_concurrency:
+        command += ["--concurrency", str(args.cli_concurrency)]
+    if args.model:
+        command += ["--model", served_model(args.base_url, args.model)]
     if args.spec:
         command += ["--spec", args.spec]
     started = time.perf_counter()
@@ -275,30 +245,37 @@ def rate(row: dict[str, Any], key: str = "seconds") -> float:
     return float(row.get("pages", 0)) / row[key] if row.get(key) else 0.0
 
 
-def table(results: dict[str, dict[str, dict[str, Any]]]) -> str:
-    lines = ["| set | engine | pages | vLLM raw pages/s | CLI pages/s (after ready) | "
-             "CLI pages/s (wall) | ratio after ready | ratio wall |",
+def median_rate(rows: list[dict[str, Any]], key: str = "seconds") -> float:
+    rates = [rate(r, key) for r in rows if r.get(key)]
+    return statistics.median(rates) if rates else 0.0
+
+
+def table(results: dict[str, dict[str, Any]]) -> str:
+    lines = ["| set | engine | pages | raw pages/s (median) | workbench pages/s (median, after "
+             "ready) | workbench pages/s (median, wall) | ratio after ready | ratio wall |",
              "|---|---|---|---|---|---|---|---|"]  # fmt: skip
     for name, modes in results.items():
-        for kind in ("server", "local"):
-            raw, cli = modes.get(f"{kind}-raw"), modes.get(f"{kind}-cli")
-            if raw is None and cli is None:
-                continue
-            r = rate(raw) if raw else 0.0
-            c_ready = rate(cli, "after_ready_s") if cli else 0.0
-            c_wall = rate(cli) if cli else 0.0
-            pages = (raw or cli or {}).get("pages", 0)
-            ratio = f"{c_ready / r:.3f}" if r and cli else "—"
-            ratio_wall = f"{c_wall / r:.3f}" if r and cli else "—"
-            lines.append(f"| {name} ({SETS[name]}) | {kind} | {pages} | {r:.2f} | {c_ready:.2f} | "
-                         f"{c_wall:.2f} | {ratio} | {ratio_wall} |")  # fmt: skip
+        raw, cli = modes.get("server-raw") or [], modes.get("server-cli") or []
+        if raw or cli:
+            r, ready, wall = median_rate(raw), median_rate(cli, "after_ready_s"), median_rate(cli)
+            pages = (raw or cli)[0].get("pages", 0)
+            ratio = f"{ready / r:.3f}" if r and cli else "—"
+            ratio_wall = f"{wall / r:.3f}" if r and cli else "—"
+            lines.append(f"| {name} ({SETS[name]}) | server | {pages} | {r:.2f} | {ready:.2f} | "
+                         f"{wall:.2f} | {ratio} | {ratio_wall} |")  # fmt: skip
+        local = modes.get("local")
+        if local and local.get("raw_pages_s"):
+            r, w = local["raw_pages_s"], local.get("workbench_pages_s") or 0.0
+            pages = local["rounds"]["raw"][0]["pages"]
+            lines.append(f"| {name} ({SETS[name]}) | in process | {pages} | {r:.2f} | — | "
+                         f"{w:.2f} | — | {w / r:.3f} |")  # fmt: skip
     return "\n".join(lines)
 
 
 def parse(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--base-url", help="a running vllm serve, e.g. http://127.0.0.1:8000/v1")
-    parser.add_argument("--model", help="served model / model id (local modes: required)")
+    parser.add_argument("--model", help="served model / model id (local mode: required)")
     parser.add_argument("--spec", help="model spec id when the model name does not match one")
     parser.add_argument("--modes", nargs="+", choices=MODES, default=["server-raw", "server-cli"])
     parser.add_argument("--sets", nargs="+", choices=sorted(SETS), default=["a", "b"])
@@ -306,35 +283,35 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--docs", type=int, default=128, help="PDFs in set (b)")
     parser.add_argument("--sizes", type=int, nargs="+", default=[1, 2], help="pages per PDF (b)")
     parser.add_argument("--max-tokens", type=int, default=128, help="every answer, all modes")
-    parser.add_argument("--concurrency", type=int, default=64, help="requests in flight (server)")
+    parser.add_argument("--concurrency", type=int, default=64, help="the raw client's in flight")
+    parser.add_argument("--cli-concurrency", type=int, help="the CLI's (default: its own)")
+    parser.add_argument("--rounds", type=int, default=2, help="raw/workbench pairs, alternated")
     parser.add_argument(
         "--engine-arg",
         action="append",
         default=[],
         metavar="KEY=VALUE",
-        help="vllm.LLM keyword for the local modes, e.g. load_format=dummy",
+        help="vllm.LLM keyword for the local mode, e.g. load_format=dummy",
     )
-    parser.add_argument("--profile", help="GPU tuning profile (local modes)")
+    parser.add_argument("--profile", help="GPU tuning profile (local mode)")
     parser.add_argument("--work", type=Path, help="where inputs and runs go (default: a temp dir)")
-    parser.add_argument("--timeout", type=float, default=900, help="seconds per CLI/child run")
+    parser.add_argument("--timeout", type=float, default=1800, help="seconds per CLI/child run")
     parser.add_argument("--json", type=Path, help="write the results here")
-    parser.add_argument("--local-child", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.base_url:
         from workbench.engines.server.engine import normalize_base_url
 
         args.base_url = normalize_base_url(args.base_url)
-    if args.local_child is not None:
-        return args
     if any(m.startswith("server") for m in args.modes) and not args.base_url:
         parser.error("the server modes need --base-url")
-    if any(m.startswith("local") for m in args.modes) and not args.model:
-        parser.error("the local modes need --model")
+    if "local" in args.modes and not args.model:
+        parser.error("the local mode needs --model")
     return args
 
 
 def _save(args: argparse.Namespace, results: dict[str, Any]) -> dict[str, Any]:
     report = {"max_tokens": args.max_tokens, "concurrency": args.concurrency,
+              "cli_concurrency": args.cli_concurrency, "rounds": args.rounds,
               "model": args.model, "results": results}  # fmt: skip
     if args.json:
         args.json.write_text(json.dumps(report, indent=2))
@@ -343,35 +320,36 @@ def _save(args: argparse.Namespace, results: dict[str, Any]) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     args = parse(argv)
-    if args.local_child is not None:
-        _local_child(args, args.local_child)
-        return {}
     holder = None
     if args.work is None:
         holder = tempfile.TemporaryDirectory(prefix="gpu-throughput-")
         args.work = Path(holder.name)
     args.work.mkdir(parents=True, exist_ok=True)
-    results: dict[str, dict[str, dict[str, Any]]] = {}
+    results: dict[str, dict[str, Any]] = {}
     files = {name: inputs(args, args.work, name) for name in args.sets}
-    if "local-raw" in args.modes:  # first: its torch.compile cache serves the CLI's load too
-        print("local-raw (all sets, one model load) ...", file=sys.stderr, flush=True)
-        for name, row in local_raw(args).items():
-            results.setdefault(name, {})["local-raw"] = row
+    if "local" in args.modes:
+        print("local (all sets, one model load) ...", file=sys.stderr, flush=True)
+        for name, row in local(args).items():
+            results.setdefault(name, {})["local"] = row
+        _save(args, results)
+    server_modes = [m for m in args.modes if m.startswith("server")]
     for name in args.sets:
-        pages = prepare(args, files[name]) if "server-raw" in args.modes else []
+        pages = prepare(args, files[name]) if "server-raw" in server_modes else []
         modes = results.setdefault(name, {})
-        for mode in args.modes:
-            if mode == "local-raw":
-                continue
-            print(f"{name}: {mode} ...", file=sys.stderr, flush=True)
-            if mode == "server-raw":
-                modes[mode] = server_raw(args, pages)
-            else:
-                kind = "vllm-server" if "server" in mode else "vllm"
-                modes[mode] = run_cli(args, files[name], kind)
-            _save(args, results)  # after each mode: a run cut off still leaves what it measured
+        for round_no in range(args.rounds if server_modes else 0):
+            for mode in server_modes:  # alternated: raw, cli, raw, cli, ...
+                print(f"{name}: {mode} round {round_no + 1} ...", file=sys.stderr, flush=True)
+                row = (
+                    server_raw(args, pages)
+                    if mode == "server-raw"
+                    else run_cli(args, files[name], "vllm-server")
+                )
+                modes.setdefault(mode, []).append(row)
+                _save(args, results)  # after each run: a run cut off leaves what it measured
     report = _save(args, results)
-    print(f"\nmax_tokens {args.max_tokens}, concurrency {args.concurrency}, model {args.model}\n")
+    print(f"\nmax_tokens {args.max_tokens}, raw client in flight {args.concurrency}, "
+          f"CLI in flight {args.cli_concurrency or 'its default'}, model {args.model}, "
+          f"{args.rounds} round(s), medians\n")  # fmt: skip
     print(table(results))
     if holder is not None:
         holder.cleanup()

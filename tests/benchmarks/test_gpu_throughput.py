@@ -1,19 +1,22 @@
-"""The H200 benchmark's plumbing (benchmarks/gpu_throughput.py), against the fake OpenAI server
-in place of ``vllm serve``: it builds both page sets, sends the workbench's own request bodies
-from its raw client (every page once, the bounded max_tokens, the streaming fields fitted to
-the server's version) and runs the real CLI on the same pages; the numbers are not judged."""
+"""The H200 benchmarks' plumbing, the numbers not judged: benchmarks/gpu_throughput.py against
+the fake OpenAI server in place of ``vllm serve`` (both page sets, the workbench's own request
+bodies from its raw client: every page once, the bounded max_tokens, the streaming fields
+fitted to the server's version; the real CLI on the same pages, at its default settings,
+alternated with the raw client), and benchmarks/gpu_inprocess.py on the real in-process engine
+class over :mod:`tests.fakes.fake_vllm` (raw ``LLM.chat`` and the CLI's path on one engine,
+two callers and Cancel, the EngineCore killed mid-run and the run resumed)."""
 
 from __future__ import annotations
 
 import json
 import sys
 from pathlib import Path
-from types import ModuleType, SimpleNamespace
-from typing import Any, ClassVar
+from typing import Any
 
 import pytest
 
-from benchmarks import gpu_throughput
+from benchmarks import gpu_inprocess, gpu_throughput
+from tests.fakes import fake_vllm as fv
 from tests.fakes.openai_server import FakeOpenAIServer
 
 MODEL = "lightonai/LightOnOCR-2-1B"
@@ -27,14 +30,16 @@ def test_server_modes_side_by_side_on_both_sets(
         server.vllm_streaming, server.version, server.ignore_interval = True, "0.26.0", True
         argv = ["--base-url", server.base_url, "--model", MODEL, "--long-pages", "5",
                 "--docs", "3", "--sizes", "1", "2", "--max-tokens", "64", "--concurrency", "4",
-                "--work", str(tmp_path), "--json", str(tmp_path / "out.json")]  # fmt: skip
+                "--rounds", "1", "--work", str(tmp_path),
+                "--json", str(tmp_path / "out.json")]  # fmt: skip
         report = gpu_throughput.main(argv)
     results = report["results"]
-    assert results["a"]["server-raw"]["pages"] == 5 and results["b"]["server-raw"]["pages"] == 4
-    assert results["a"]["server-raw"]["failed"] == 0
-    assert results["a"]["server-cli"]["pages"] == 5 and results["b"]["server-cli"]["pages"] == 4
-    assert results["a"]["server-cli"]["exit"] == 0, results["a"]["server-cli"]
-    assert 0 < results["b"]["server-cli"]["after_ready_s"] < results["b"]["server-cli"]["seconds"]
+    [raw_a], [raw_b] = results["a"]["server-raw"], results["b"]["server-raw"]
+    [cli_a], [cli_b] = results["a"]["server-cli"], results["b"]["server-cli"]
+    assert raw_a["pages"] == 5 and raw_b["pages"] == 4 and raw_a["failed"] == 0
+    assert cli_a["pages"] == 5 and cli_b["pages"] == 4
+    assert cli_a["exit"] == 0, cli_a
+    assert 0 < cli_b["after_ready_s"] < cli_b["seconds"]
     # raw: 4 warm-up + 5 + 4 warm-up + 4; the CLI: 5 + 4; all with the same bound
     assert len(server.requests) == 26
     assert {b["max_tokens"] for b in server.requests} == {64}
@@ -45,50 +50,44 @@ def test_server_modes_side_by_side_on_both_sets(
     assert "| b (folder of short PDFs) | server | 4 |" in table
 
 
-class _Output:
-    def __init__(self, n: int) -> None:
-        self.outputs = [SimpleNamespace(token_ids=list(range(n)), text="x")]
+@pytest.mark.slow  # the CLI's path three times over
+def test_inprocess_stages_on_one_engine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "vllm", fv.module())
+    monkeypatch.setattr(fv.FakeLLM, "tokens", 3)
+    built: list[Any] = []
 
+    def build(args: Any) -> Any:  # the planner needs a GPU; the engine class is the real one
+        from workbench.engines.vllm_local import VllmLocalEngine
 
-class _FakeLLM:
-    """Stands in for vllm.LLM (no GPU here): records what the child gives it."""
+        built.append(VllmLocalEngine(MODEL, {"max_num_seqs": 6}))
+        return built[-1]
 
-    made: ClassVar[list[dict[str, Any]]] = []
-    chats: ClassVar[list[tuple[list[Any], Any, Any]]] = []
+    def kill_engine_core() -> list[int]:  # as a SIGKILL of vLLM's EngineCore process does
+        assert fv.FakeLLM.last is not None
+        fv.FakeLLM.last.die()
+        return []
 
-    def __init__(self, model: str, **kwargs: Any) -> None:
-        self.made.append({"model": model, **kwargs})
+    monkeypatch.setattr(gpu_inprocess, "build", build)
+    monkeypatch.setattr(gpu_inprocess, "engine_core_pids", kill_engine_core)
+    argv = ["--model", MODEL, "--long-pages", "30", "--docs", "3", "--sizes", "1", "2",
+            "--max-tokens", "16", "--rounds", "2", "--work", str(tmp_path),
+            "--json", str(tmp_path / "in.json")]  # fmt: skip
+    report = gpu_inprocess.main([*argv, "--stages", "rates", "kill"])
+    rates = report["rates"]
+    for name, pages in (("a", 30), ("b", 4)):
+        rounds = rates[name]["rounds"]
+        assert [r["pages"] for r in rounds["raw"]] == [pages, pages]
+        assert [r["pages"] for r in rounds["workbench"]] == [pages, pages]
+        assert all(r["exit"] == 0 for r in rounds["workbench"])
+        assert rates[name]["ratio"] > 0
+    kill = report["kill"]
+    assert kill["first"]["exit"] == 1 and "EngineCore" in kill["first"]["dead"]
+    assert kill["resumed"]["exit"] == 0
+    assert kill["manifest_entries"] == kill["distinct_pages"] == kill["page_files"] == 30
+    assert len(built) == 2 and built[0].closed and built[1].closed  # rebuilt, then closed
 
-    def chat(self, conversations: list[Any], params: Any, **kwargs: Any) -> list[_Output]:
-        self.chats.append((conversations, params, kwargs))
-        return [_Output(params.max_tokens) for _ in conversations]
-
-
-def test_local_raw_child_loads_once_and_sends_the_engines_conversations(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    fake = ModuleType("vllm")
-    fake.LLM = _FakeLLM  # type: ignore[attr-defined]
-    fake.SamplingParams = lambda **kw: SimpleNamespace(**kw)  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "vllm", fake)
-    planned = {"gpu_memory_utilization": 0.9, "max_num_batched_tokens": 16384}
-    monkeypatch.setattr(
-        "workbench.cli.ocr.job.local_engine_args", lambda spec, profile: dict(planned)
-    )
-    result = tmp_path / "rows.json"
-    argv = ["--local-child", str(result), "--model", MODEL, "--max-tokens", "32",
-            "--work", str(tmp_path), "--sets", "a", "b", "--long-pages", "3", "--docs", "2",
-            "--sizes", "1", "2", "--engine-arg", "load_format=dummy",
-            "--engine-arg", "max_num_batched_tokens=4096"]  # fmt: skip
-    gpu_throughput.inputs(gpu_throughput.parse(argv), tmp_path, "a")  # built by the parent
-    gpu_throughput.inputs(gpu_throughput.parse(argv), tmp_path, "b")
-    gpu_throughput.main(argv)
-    rows = json.loads(result.read_text())
-    assert {k: (v["pages"], v["tokens"]) for k, v in rows.items()} == {"a": (3, 96), "b": (3, 96)}
-    assert _FakeLLM.made == [
-        {"model": MODEL, "max_model_len": -1, "gpu_memory_utilization": 0.9,
-         "max_num_batched_tokens": 4096, "load_format": "dummy"}
-    ]  # fmt: skip
-    conversations, params, _ = _FakeLLM.chats[0]
-    assert params.max_tokens == 32 and len(conversations) == 3
-    assert conversations[0][-1]["content"][0]["type"] == "image_pil"  # as VllmLocalEngine sends
+    monkeypatch.setattr(fv.FakeLLM, "tokens", 200)  # 0.4 s a page: the caller of 30 is slow
+    callers = gpu_inprocess.main([*argv, "--stages", "callers"])["callers"]
+    assert callers["a_in_vllm_when_b_sent"] == 6  # the engine's slots were full
+    assert callers["a_done_when_b_back"] < 30 and callers["a_cancelled"] > 0
+    assert callers["in_vllm_before_cancel"] > 0 and callers["cancel_to_none_in_vllm_s"] < 5

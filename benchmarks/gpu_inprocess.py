@@ -1,0 +1,284 @@
+"""The shared in-process vLLM engine against vLLM's own in-process rate, in one process (issue 29).
+
+One engine (the workbench's :class:`~workbench.engines.vllm_local.VllmLocalEngine`, started
+with the plan's arguments and the plan's pages in flight) is loaded once. Then:
+
+* ``rates``: on each set (a: one long PDF, b: a folder of one- and two-page PDFs; built by
+  :mod:`benchmarks.pdf_sets` from tests/data) two modes alternate round by round (raw,
+  workbench, raw, workbench, …) and the median of each is reported:
+  - ``raw``: ``LLM.chat`` of the engine's own ``vllm.LLM`` over the set's pages, prepared
+    beforehand by the workbench (the same images, prompts and sampling): vLLM's own in-process
+    rate with the same engine arguments;
+  - ``workbench``: ``python -m workbench ocr SET --engine vllm`` run in this process on that
+    engine (the CLI's own code: open, render and prepare in workers, the engine, parse, write
+    every page into a run folder), timed end to end.
+* ``callers``: two callers on the engine at once: one page alone (median of 3), then the same
+  page while another caller has 200 pages in flight; then Cancel of the 200 and how long until
+  vLLM itself holds none of them (``get_num_unfinished_requests``).
+* ``kill``: set (a) through the CLI's code again; after 20 pages the EngineCore process is
+  killed (SIGKILL); what the run reports; the engine is rebuilt and the same run resumed:
+  every page exactly once in its manifest.
+* GPU memory (``nvidia-smi``) before the engine, with it, and after ``close()``.
+
+The JSON (``--json``) is written after every stage, so a run cut short keeps what it measured.
+
+    python3 benchmarks/gpu_inprocess.py --model lightonai/LightOnOCR-2-1B --max-tokens 128 \\
+        --stages rates callers kill --rounds 2 --json out.json [--engine-arg load_format=dummy]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.gpu_throughput import inputs, prepare, spec_for  # noqa: E402
+
+
+def gpu_used_mib() -> float | None:
+    try:
+        out = subprocess.run(
+            ["nvidia-smi", "--query-gpu=memory.used", "--format=csv,noheader,nounits"],
+            capture_output=True, text=True, timeout=30, check=True,
+        )  # fmt: skip
+        return float(out.stdout.split()[0])
+    except (OSError, subprocess.SubprocessError, ValueError, IndexError):
+        return None
+
+
+def build(args: argparse.Namespace) -> Any:
+    from workbench.cli.ocr.job import extra_engine_args, local_launch
+    from workbench.engines.vllm_local import VllmLocalEngine
+
+    spec = spec_for(args)
+    launch = local_launch(spec, args.profile)
+    engine_args = {k: v for k, v in launch.kwargs.items() if k != "model"}
+    engine_args.update(extra_engine_args(args.engine_arg))
+    engine = VllmLocalEngine(spec.id, engine_args, concurrency=launch.plan.pages_in_flight)
+    return engine
+
+
+def raw_round(engine: Any, pages: list[Any]) -> dict[str, Any]:
+    from workbench.engines.messages import build_messages, image_pil_part, sampling_params_kwargs
+
+    vllm_params = engine._sampling_params
+    conversations = [build_messages(p.request, image_pil_part(p.request.image)) for p in pages]
+    params = [vllm_params(**sampling_params_kwargs(p.request.sampling)) for p in pages]
+    template = dict(pages[0].request.chat_template_kwargs) or None
+    started = time.perf_counter()
+    outputs = engine._llm.chat(conversations, params, use_tqdm=False, chat_template_kwargs=template)
+    seconds = time.perf_counter() - started
+    tokens = sum(len(o.outputs[0].token_ids or ()) for o in outputs)
+    return {"pages": len(pages), "seconds": seconds, "tokens": tokens}
+
+
+def cli_round(
+    args: argparse.Namespace, engine: Any, files: list[Path], out: Path
+) -> dict[str, Any]:
+    """The CLI's ``ocr`` on ``files`` in this process, with ``engine`` as the one it builds."""
+    from workbench.cli import main
+    from workbench.cli.ocr import cmd
+
+    spec = spec_for(args)
+    target = str(files[0]) if len(files) == 1 else str(files[0].parent)
+    argv = ["ocr", target, "--out", str(out), "--engine", "vllm", "--model", args.model,
+            "--max-tokens", str(args.max_tokens), "--quiet"]  # fmt: skip
+    built = cmd.build_engine
+    cmd.build_engine = lambda _a, _s: (engine, spec)  # type: ignore[assignment]
+    engine.close = lambda: None  # the CLI closes its engine at the end: not this shared one
+    started = time.perf_counter()
+    try:
+        code = main(argv)
+    finally:
+        cmd.build_engine = built  # type: ignore[assignment]
+        del engine.close
+    seconds = time.perf_counter() - started
+    manifest = json.loads((out / "manifest.json").read_text())
+    statuses = [p["status"] for p in manifest.get("pages", [])]
+    return {"pages": len(statuses), "seconds": seconds, "exit": code,
+            "statuses": {s: statuses.count(s) for s in sorted(set(statuses))}}  # fmt: skip
+
+
+def stage_rates(args: argparse.Namespace, engine: Any, report: dict[str, Any]) -> None:
+    for name in args.sets:
+        files = inputs(args, args.work, name)
+        pages = prepare(args, files)
+        rows: dict[str, list[dict[str, Any]]] = {"raw": [], "workbench": []}
+        for round_no in range(args.rounds):
+            print(f"rates {name}: round {round_no + 1} raw", flush=True)
+            rows["raw"].append(raw_round(engine, pages))
+            print(f"rates {name}: round {round_no + 1} workbench", flush=True)
+            out = Path(tempfile.mkdtemp(prefix=f"wb-{name}-", dir=args.work))
+            rows["workbench"].append(cli_round(args, engine, files, out / "run"))
+            report.setdefault("rates", {})[name] = summarize(rows)
+            save(args, report)
+        print(json.dumps(report["rates"][name]), flush=True)
+
+
+def summarize(rows: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
+    out: dict[str, Any] = {"rounds": rows}
+    for mode, runs in rows.items():
+        rates = [r["pages"] / r["seconds"] for r in runs if r.get("seconds")]
+        out[f"{mode}_pages_s"] = statistics.median(rates) if rates else None
+    if out.get("raw_pages_s") and out.get("workbench_pages_s"):
+        out["ratio"] = out["workbench_pages_s"] / out["raw_pages_s"]
+    return out
+
+
+def stage_callers(args: argparse.Namespace, engine: Any, report: dict[str, Any]) -> None:
+    import dataclasses
+
+    pages = prepare(args, inputs(args, args.work, "a"))
+    single = pages[-1].request
+
+    def one(key: str) -> float:
+        started = time.perf_counter()
+        [out] = list(engine.run([dataclasses.replace(single, key=key)]))
+        assert out.ok, out.error
+        return time.perf_counter() - started
+
+    alone = statistics.median(one(f"alone-{i}") for i in range(3))
+    long = [dataclasses.replace(p.request, key=f"a#{i}") for i, p in enumerate(pages[:200])]
+    done: list[Any] = []
+    caller = threading.Thread(target=lambda: done.extend(engine.run(long)), daemon=True)
+    caller.start()
+    deadline = time.monotonic() + 60
+    while engine.unfinished() < min(200, engine.concurrency) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    in_vllm = engine.unfinished()
+    beside = one("beside")
+    a_done_at_b = len(done)
+    before = engine.unfinished()
+    started = time.perf_counter()
+    engine.cancel([r.key for r in long])
+    while engine.unfinished() > 0 and time.perf_counter() - started < 30:
+        time.sleep(0.005)
+    drained = time.perf_counter() - started
+    caller.join(60)
+    cancelled = sum(o.error == "cancelled by the user" for o in done)
+    report["callers"] = {
+        "alone_s": alone, "beside_s": beside, "ratio": beside / alone,
+        "a_in_vllm_when_b_sent": in_vllm, "a_done_when_b_back": a_done_at_b,
+        "in_vllm_before_cancel": before, "cancel_to_none_in_vllm_s": drained,
+        "a_cancelled": cancelled, "a_finished": len(done) - cancelled,
+        "engine_concurrency": engine.concurrency,
+    }  # fmt: skip
+    save(args, report)
+    print(json.dumps(report["callers"]), flush=True)
+
+
+def engine_core_pids() -> list[int]:
+    """This process's children named as vLLM names its engine process (``VLLM::EngineCore``)."""
+    me, found = os.getpid(), []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = stat.read_text()
+            ppid = int(text.rsplit(")", 1)[1].split()[1])
+            cmdline = (stat.parent / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except (OSError, ValueError, IndexError):
+            continue
+        if ppid == me and ("EngineCore" in text or "EngineCore" in cmdline):
+            found.append(int(stat.parent.name))
+    return found
+
+
+def stage_kill(args: argparse.Namespace, engine: Any, report: dict[str, Any]) -> Any:
+    files = inputs(args, args.work, "a")
+    out = Path(tempfile.mkdtemp(prefix="kill-", dir=args.work)) / "run"
+    result: dict[str, Any] = {}
+    runner = threading.Thread(
+        target=lambda: result.update(cli_round(args, engine, files, out)), daemon=True
+    )
+    runner.start()
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline and len(list(out.glob("*/page-*.json"))) < 20:
+        time.sleep(0.05)
+    pids = engine_core_pids()
+    killed_at = time.perf_counter()
+    for pid in pids:
+        os.kill(pid, signal.SIGKILL)
+    runner.join(300)
+    stopped_s = time.perf_counter() - killed_at
+    first = {"pids_killed": pids, "stopped_s": stopped_s, "dead": str(engine.dead), **result}
+    engine.close()
+    rebuilt = build(args)
+    second = cli_round(args, rebuilt, files, out)
+    manifest = json.loads((out / "manifest.json").read_text())
+    entries = [(p["document"], p["page"]) for p in manifest.get("pages", [])]
+    report["kill"] = {
+        "first": first, "resumed": second, "manifest_entries": len(entries),
+        "distinct_pages": len(set(entries)),
+        "page_files": len(list(out.glob("*/page-*.json"))),
+    }  # fmt: skip
+    save(args, report)
+    print(json.dumps(report["kill"]), flush=True)
+    return rebuilt
+
+
+def save(args: argparse.Namespace, report: dict[str, Any]) -> None:
+    if args.json:
+        args.json.write_text(json.dumps(report, indent=1, default=str))
+
+
+def parse(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--model", required=True)
+    parser.add_argument("--spec")
+    parser.add_argument("--profile")
+    parser.add_argument("--stages", nargs="+", default=["rates", "callers", "kill"],
+                        choices=["rates", "callers", "kill"])  # fmt: skip
+    parser.add_argument("--sets", nargs="+", choices=["a", "b"], default=["a", "b"])
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--long-pages", type=int, default=256)
+    parser.add_argument("--docs", type=int, default=128)
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--max-tokens", type=int, default=128)
+    parser.add_argument("--engine-arg", action="append", default=[], metavar="KEY=VALUE")
+    parser.add_argument("--work", type=Path)
+    parser.add_argument("--json", type=Path)
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    args = parse(argv)
+    args.work = args.work or Path(tempfile.mkdtemp(prefix="gpu-inprocess-"))
+    args.work.mkdir(parents=True, exist_ok=True)
+    report: dict[str, Any] = {"model": args.model, "max_tokens": args.max_tokens,
+                              "memory_mib": {"before": gpu_used_mib()}}  # fmt: skip
+    started = time.perf_counter()
+    engine = build(args)
+    report["load_s"] = time.perf_counter() - started
+    report["memory_mib"]["engine"] = gpu_used_mib()
+    report["engine"] = engine.describe()
+    save(args, report)
+    print(json.dumps(report["engine"]), flush=True)
+    try:
+        if "rates" in args.stages:
+            stage_rates(args, engine, report)
+        if "callers" in args.stages:
+            stage_callers(args, engine, report)
+        if "kill" in args.stages:
+            engine = stage_kill(args, engine, report)
+    finally:
+        engine.close()
+        time.sleep(2)
+        report["memory_mib"]["after_close"] = gpu_used_mib()
+        save(args, report)
+    print(json.dumps(report["memory_mib"]), flush=True)
+    return report
+
+
+if __name__ == "__main__":
+    main()
