@@ -14,7 +14,7 @@ from workbench.engines.factory import EngineOptions
 from workbench.errors import EngineUnavailable, display_name
 from workbench.models.registry import ModelSpec, get_spec
 from workbench.pipeline.process import OnPage
-from workbench.pipeline.runner import DocumentPlan, RunJob, RunOutcome
+from workbench.pipeline.runner import DocumentPlan, RunJob, RunOutcome, with_max_tokens
 from workbench.schema import PageResult, PageStatus
 from workbench.settings import Settings
 
@@ -62,7 +62,9 @@ def engine_options(
     if not args.model:
         raise EngineUnavailable("--engine vllm needs --model MODEL_ID")
     spec = get_spec(args.spec or args.model)
-    launch = local_launch(spec, args.profile) if plan_here else None
+    # Planned for the run's own output bound: pages in flight depend on it.
+    bounded = with_max_tokens(spec, getattr(args, "max_tokens", None))
+    launch = local_launch(bounded, args.profile) if plan_here else None
     engine_args = dict(launch.kwargs) if launch is not None else {}
     engine_args.update(extra_engine_args(getattr(args, "engine_arg", None) or []))
     if getattr(args, "max_num_batched_tokens", None):  # the fix a dead engine names
