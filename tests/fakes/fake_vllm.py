@@ -9,8 +9,11 @@ signatures are checked by ``tests/vllm_contract``):
 * ``LLM.enqueue_chat([conversation], [params], use_tqdm=, chat_template_kwargs=)`` renders one
   chat and returns its *internal* id (``"7-1a2b3c4d"``, as vLLM's ``assign_request_id`` makes
   it); a prompt ``"BAD"`` raises ``ValueError`` there (vLLM: longer than max_model_len);
-* ``llm_engine.step()``: one scheduler step of ``step_s`` seconds in which each of the first
-  ``max_num_seqs`` unfinished requests (oldest first, FCFS) gains one token; it returns the
+* ``llm_engine.step()``: one scheduler step of ``step_s`` seconds. A request is first
+  prefilled (``prefill_steps`` steps; at most ``prefill_per_step`` requests advance their
+  prefill in one step, as vLLM's token budget allows: the backlog is taken oldest first, or by
+  ``(priority, arrival)`` when the engine was built with ``scheduling_policy="priority"``),
+  then each of the first ``max_num_seqs`` prefilled requests gains one token a step; it returns the
   ``RequestOutput``-like objects (``request_id`` = the *external* id, ``finished``,
   ``outputs[0].text/finish_reason/token_ids``) of the requests that finished;
   ``abort_request(ids, internal=True)``, ``has_unfinished_requests()``,
@@ -69,6 +72,9 @@ class _Request:
     finish: str
     needed: int
     template_kwargs: dict[str, Any] | None
+    priority: int = 0
+    arrival: int = 0
+    prefilled: int = 0
     made: int = 0
 
 
@@ -83,6 +89,10 @@ class _Engine:
     aborted: list[str] = field(default_factory=list)
     most_running: int = 0  # the largest number of requests one step advanced
     steps: int = 0
+    policy: str = "fcfs"
+    prefill_steps: int = 1
+    prefill_per_step: int = 10**6
+    finished: list[str] = field(default_factory=list)  # external ids, in the order they ended
 
     def _alive(self) -> None:
         if self.llm.dead:
@@ -105,7 +115,12 @@ class _Engine:
         self._alive()
         time.sleep(self.step_s)
         self._alive()
-        running = self.queue[: self.max_num_seqs]
+        running = [r for r in self.queue if r.prefilled >= self.prefill_steps][: self.max_num_seqs]
+        backlog = [r for r in self.queue if r.prefilled < self.prefill_steps]
+        if self.policy == "priority":
+            backlog.sort(key=lambda r: (r.priority, r.arrival))
+        for request in backlog[: self.prefill_per_step]:
+            request.prefilled += 1
         self.most_running = max(self.most_running, len(running))
         self.steps += 1
         done = []
@@ -114,6 +129,7 @@ class _Engine:
             if request.made >= request.needed:
                 done.append(request)
         self.queue = [r for r in self.queue if r not in done]
+        self.finished += [r.external for r in done]
         return [
             SimpleNamespace(
                 request_id=r.external,
@@ -131,6 +147,8 @@ class FakeLLM:
     tokens = 4  # steps (tokens) an ordinary answer takes
     step_s = 0.002
     max_num_seqs = 256
+    prefill_steps = 1
+    prefill_per_step = 10**6
 
     def __init__(self, model: str, **kwargs: Any) -> None:
         if kwargs.get("gpu_memory_utilization", 0.5) > 1:
@@ -139,10 +157,14 @@ class FakeLLM:
         self.dead = False
         self.shutdowns = 0
         self.rendered: list[dict[str, Any] | None] = []  # chat_template_kwargs per request
+        self.texts: dict[str, str] = {}  # external id -> the answer it will give
         self._ids = itertools.count()
         chosen = kwargs["max_model_len"] if kwargs.get("max_model_len", -1) > 0 else 32768
         seqs = int(kwargs.get("max_num_seqs") or self.max_num_seqs)
         self.llm_engine = _Engine(self, self.step_s, seqs)
+        self.llm_engine.policy = str(kwargs.get("scheduling_policy", "fcfs"))
+        self.llm_engine.prefill_steps = self.prefill_steps
+        self.llm_engine.prefill_per_step = self.prefill_per_step
         self.llm_engine.vllm_config = SimpleNamespace(
             model_config=SimpleNamespace(max_model_len=chosen),
             cache_config=SimpleNamespace(num_gpu_blocks=2000, block_size=16),
@@ -164,10 +186,12 @@ class FakeLLM:
         sampling_params: list[SamplingParams],
         use_tqdm: bool = True,
         chat_template_kwargs: dict[str, Any] | None = None,
+        priority: list[int] | None = None,
     ) -> list[str]:
         self.llm_engine._alive()
         ids = []
-        for conversation, params in zip(messages, sampling_params, strict=True):
+        priorities = priority or [0] * len(messages)
+        for conversation, params, rank in zip(messages, sampling_params, priorities, strict=True):
             user = conversation[-1]["content"]
             image = next(part["image_pil"] for part in user if part.get("type") == "image_pil")
             prompt = next((part["text"] for part in user if part.get("type") == "text"), "")
@@ -181,9 +205,11 @@ class FakeLLM:
                 text, finish, needed = f"width {image.width}", "stop", self.tokens
             external = str(next(self._ids))
             request = _Request(
-                external, f"{external}-1a2b3c4d", text, finish, needed, chat_template_kwargs
-            )
+                external, f"{external}-1a2b3c4d", text, finish, needed, chat_template_kwargs,
+                priority=rank, arrival=int(external),
+            )  # fmt: skip
             self.rendered.append(chat_template_kwargs)
+            self.texts[external] = text
             self.llm_engine.queue.append(request)
             ids.append(request.internal)
         return ids

@@ -51,6 +51,26 @@ def test_switching_engines_releases_the_old_one_first(monkeypatch: pytest.Monkey
     engines._current_key.clear()
 
 
+def test_a_dead_engine_is_released_and_built_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    built: list[FakeEngine] = []
+
+    def build(choice: Any) -> Any:
+        built.append(FakeEngine())
+        built[-1].dead = None  # type: ignore[attr-defined]
+        return built[-1]
+
+    monkeypatch.setattr(engines, "_build", build)
+    engines._engine.clear()
+    engines._current_key.clear()
+    choice = engines.EngineChoice("vllm", Opts("m"))
+    first = engines.use_engine(choice)
+    assert engines.use_engine(choice) is first  # alive: the same engine
+    first.dead = "the vLLM engine died"  # type: ignore[attr-defined]
+    second = engines.use_engine(choice)
+    assert second is not first and first.closed and len(built) == 2
+    engines._engine.clear()
+
+
 def test_choice_key_never_contains_the_api_key() -> None:
     class Server:
         def __init__(self) -> None:

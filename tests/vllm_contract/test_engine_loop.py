@@ -18,7 +18,19 @@ def _params(function: object) -> set[str]:
 
 def test_llm_enqueues_one_chat_with_its_template_kwargs() -> None:
     params = _params(vllm.LLM.enqueue_chat)
-    assert {"messages", "sampling_params", "use_tqdm", "chat_template_kwargs"} <= params
+    assert {"messages", "sampling_params", "use_tqdm", "chat_template_kwargs", "priority"} <= params
+
+
+def test_priority_scheduling_is_an_engine_argument_the_release_takes() -> None:
+    """The engine asks for ``scheduling_policy="priority"`` (a newcomer's page first)."""
+    from vllm.config import SchedulerConfig
+    from vllm.engine.arg_utils import EngineArgs
+
+    assert "scheduling_policy" in inspect.signature(EngineArgs).parameters
+    assert "policy" in inspect.signature(SchedulerConfig).parameters
+    assert "priority" in inspect.getsource(EngineArgs).split("scheduling_policy", 1)[1][:2000] or (
+        "priority" in str(inspect.signature(SchedulerConfig).parameters["policy"].annotation)
+    )
 
 
 def test_the_engine_steps_aborts_and_counts_as_the_loop_calls_it() -> None:

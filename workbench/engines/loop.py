@@ -50,6 +50,7 @@ class Submitted:
     params: Any = field(repr=False)  # vllm.SamplingParams
     template_kwargs: dict[str, Any] | None
     on_done: OnDone = field(repr=False)
+    priority: int = 0  # vLLM's: lower goes first (with scheduling_policy "priority")
     started: float = field(default_factory=time.monotonic)
     internal: str | None = None  # vLLM's request id once added
     aborted: bool = False
@@ -126,6 +127,7 @@ class EngineLoop:
                 [request.conversation],
                 [request.params],
                 use_tqdm=False,
+                priority=[request.priority],
                 chat_template_kwargs=request.template_kwargs or None,
             )
         except Exception as exc:  # this page's fault (a prompt too long, a bad image)

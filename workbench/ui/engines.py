@@ -3,8 +3,11 @@
 * **One engine per process**: ``st.cache_resource`` with one entry, keyed by the engine
   options. A different choice releases the old engine *before* the new one is built
   (:func:`use_engine` clears the cache and collects garbage first), so two models never sit
-  in GPU memory at once. Every session with the same choice gets the same instance; the
-  Viewer's pages reach it through one background worker (:mod:`workbench.ui.jobs.worker`).
+  in GPU memory at once. An engine that died (``dead`` set: vLLM's EngineCore is gone) is
+  released and built again on its next use, so the run resumes on a new one. Every session
+  with the same choice gets the same instance; the Viewer's pages reach it through one
+  background worker (:mod:`workbench.ui.jobs.worker`), a thread per session on an engine
+  that interleaves them.
 * **Choice**: the sidebar stores an :class:`EngineChoice` in session state
   (:data:`workbench.ui.state.ENGINE_CHOICE`); :func:`current_choice` reads it.
 
@@ -117,6 +120,10 @@ def use_engine(choice: EngineChoice) -> Engine:
             gc.collect()
         _current_key["key"] = choice.key
         engine = _engine(choice.key, choice)
+        if getattr(engine, "dead", None) is not None:  # vLLM died: a new engine, same choice
+            _engine.clear()  # releases the dead one (its GPU memory) before the new one loads
+            gc.collect()
+            engine = _engine(choice.key, choice)
     known = _described.get(choice.key)
     if known is None or known[0] != id(engine):  # a new engine describes itself again
         try:
