@@ -21,11 +21,14 @@ for arg in "$@"; do [ "$arg" = "--with-vllm" ] && WITH_VLLM=1; done
 # device" half way (a CI machine once had too little for both environments at once).
 VLLM_NEEDS_GB="${VLLM_NEEDS_GB:-14}"
 
-# setup_vllm VENV VERSION [PIP SPECS…]: a virtual environment with vllm==VERSION (plus the
-# extra pins) and the workbench, unless it is already there. Exit status 3: not enough disk.
+# setup_vllm VENV VERSION [--without PKG] [PIP SPECS…]: a virtual environment with
+# vllm==VERSION (plus the extra pins) and the workbench, unless it is already there.
+# --without PKG: install vllm's requirements except PKG (a pin the index does not have).
+# Exit status 3: not enough disk.
 setup_vllm() {
-    local venv=$1 version=$2
+    local venv=$1 version=$2 without=""
     shift 2
+    if [ "${1:-}" = "--without" ]; then without=$2; shift 2; fi
     if [ -x "$venv/bin/python" ] && "$venv/bin/python" -c \
         "import importlib.metadata as m, workbench; assert m.version('vllm') == '$version'" 2>/dev/null; then
         return 0
@@ -44,7 +47,18 @@ setup_vllm() {
     # --no-cache-dir: pip's cache would keep a second copy of the ~4 GB of wheels
     local pip=("$venv/bin/python" -m pip install -q --no-cache-dir)
     "${pip[@]}" --upgrade pip
-    "${pip[@]}" "vllm==$version" "$@"
+    if [ -z "$without" ]; then
+        "${pip[@]}" "vllm==$version" "$@"
+    else
+        "${pip[@]}" --no-deps "vllm==$version"
+        local reqs
+        reqs=$("$venv/bin/python" -c "import importlib.metadata as m, re, sys
+for r in m.requires('vllm') or []:
+    if 'extra ==' not in r and re.split(r'[ <>=!~;\[]', r, maxsplit=1)[0] != sys.argv[1]:
+        print(r)" "$without")
+        mapfile -t reqs <<< "$reqs"
+        "${pip[@]}" "${reqs[@]}" "$@"
+    fi
     # The workbench without its app/CPU-engine dependencies: the lane imports the registry,
     # the planner, the engines' message building and the parsers only.
     "${pip[@]}" --no-deps -e .
@@ -78,7 +92,10 @@ setup_lane() {
         0.26) setup_vllm "$venv" 0.26.0 transformers==5.16.1 ;;
         0.30) setup_vllm "$venv" 0.30.0 transformers==5.16.1 ;;
         0.33) setup_vllm "$venv" 0.33.0 ;;
-        0.34) setup_vllm "$venv" 0.34.0 ;;
+        # 0.34.0 pins flashinfer-python==0.7.3, which the package index does not have (it
+        # lists 0.7.2.post1 and 0.7.4); FlashInfer is a GPU kernel library the lane never
+        # imports, so the lane installs vLLM's other requirements.
+        0.34) setup_vllm "$venv" 0.34.0 --without flashinfer-python ;;
         *) echo "unknown vllm lane: $1 (one of: $VLLM_LANES)" >&2; return 2 ;;
     esac
 }

@@ -183,16 +183,9 @@ class MemoryPlan:
             "assumptions": list(self.assumptions),
             "engine_args": self.engine_args,
             "vllm_version": self.vllm_version,
-            "encoder": None
+            "encoder": None  # every EncoderPlan field but the headroom
             if self.encoder is None
-            else {
-                "budget_tokens": self.encoder.budget_tokens,
-                "pages_per_step": self.encoder.pages_per_step,
-                "peak_bytes": self.encoder.peak_bytes,
-                "profiled": self.encoder.profiled,
-                "max_num_batched_tokens": self.encoder.max_num_batched_tokens,
-                "reason": self.encoder.reason,
-            },
+            else {k: v for k, v in vars(self.encoder).items() if k != "headroom_bytes"},
         }
 
 
@@ -272,13 +265,15 @@ def plan_memory(
     engine_args = {
         **eng,
         "max_num_batched_tokens": mnbt,
-        **({"gpu_memory_utilization": round(util, 4)} if utilization.passed else {}),
+        "gpu_memory_utilization": round(util, 4),
         "max_model_len": mml if fits else -1,
         "limit_mm_per_prompt": {
             "image": {"count": 1, "width": width, "height": height},
             "video": 0,
         },
     }
+    if not utilization.passed:  # 0.34 on an idle card: its default (1.0), never a habit
+        del engine_args["gpu_memory_utilization"]
     plan = MemoryPlan(
         model_id=spec.id,
         profile=profile.name,

@@ -44,7 +44,7 @@ def test_page_plans_the_sidebar_profile_on_its_card_like_plan(no_gpu, capsys, pr
     assert at.selectbox(key="gpu_card").value == card.label
     assert at.number_input(key="gpu_total_gib").value == round(card.total_bytes / GiB, 2)
     assert not [s for s in at.selectbox if s.label == "Plan with profile"]  # one profile only
-    assert main(["plan", "--model", MODEL, "--profile", profile]) == 0
+    assert main(["plan", "--model", MODEL, "--profile", profile, "--json"]) == 0
     plan = json.loads(capsys.readouterr().out)
     serve = at.code[0].value
     assert serve == plan["serve_command"]  # the printed command is the CLI's, card and all
