@@ -60,6 +60,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
+from typing import Any
 
 #: The range the ``[vllm]`` extra declares (pyproject.toml) and the contract lanes check.
 OLDEST = "0.17.0"
@@ -77,22 +78,24 @@ class VllmBehaviour:
     reserves_cudagraphs: bool
     pixtral_imports_rotary: bool = False
     extensible_kv: bool = False
+    estimate_utilization: float = 0.92  # ``CacheConfig.gpu_memory_utilization``'s default
     since: str = ""
 
     @property
     def default_utilization(self) -> float:
-        """``gpu_memory_utilization`` when none is passed (``config/cache.py``)."""
-        return 1.0 if self.extensible_kv else 0.92
+        """``gpu_memory_utilization`` when none is passed (``config/cache.py``): 1.0 with the
+        extensible KV cache, else the field's default (0.9 in 0.17, 0.92 from 0.26)."""
+        return 1.0 if self.extensible_kv else self.estimate_utilization
 
 
-def _entry(version: str, **flags: bool) -> VllmBehaviour:
+def _entry(version: str, **flags: Any) -> VllmBehaviour:
     return VllmBehaviour(version, since=version, **flags)
 
 
 _KNOWN = (
     _entry("0.17.0", profiles_encoder=True, dense_pixtral_mask=True,
            honours_stream_interval=False, reserves_cudagraphs=False,
-           pixtral_imports_rotary=True),
+           pixtral_imports_rotary=True, estimate_utilization=0.9),
     _entry("0.26.0", profiles_encoder=False, dense_pixtral_mask=True,
            honours_stream_interval=False, reserves_cudagraphs=False,
            pixtral_imports_rotary=True),
