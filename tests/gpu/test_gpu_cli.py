@@ -50,6 +50,9 @@ def test_plan_bad_input_is_one_clean_line() -> None:
     assert "Traceback" not in out.stderr
     out = _run("plan", "--model", "lightonai/LightOnOCR-2-1B", "--gpu-memory", "-3")
     assert out.returncode == 2 and "Traceback" not in out.stderr
+    out = _run("plan", "--model", "lightonai/LightOnOCR-2-1B", "--vllm-version", "latest")
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    assert out.stderr.startswith("error: --vllm-version 'latest' is not a vLLM version")
 
 
 def test_plan_command_startable_for_every_model_on_every_profile_that_holds_it() -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from workbench.errors import PlanError
 from workbench.gpu import vllm_versions
 from workbench.gpu.planner import GiB, MemoryPlan, plan_memory
 from workbench.gpu.profiles import Profile
@@ -26,7 +27,11 @@ class WhichVllm:
 
 
 def which_vllm(given: str | None) -> WhichVllm:
+    """``given`` (a version like ``0.34.0``; anything else is a :class:`PlanError`), else the
+    installed one, else the assumed default."""
     if given:
+        if vllm_versions.version_key(given) == (0, 0, 0):
+            raise PlanError(f"--vllm-version {given!r} is not a vLLM version like 0.34.0")
         return WhichVllm(vllm_versions.normalise(given), "given")
     here = vllm_versions.installed_version()
     if here:
