@@ -92,7 +92,10 @@ setup_lane() {
         # transformers 5.17 removed PixtralRotaryEmbedding, which pixtral.py imports up to
         # vLLM 0.30 ("cannot import name"); 5.16.1 is LightOn's own pin.
         0.26) setup_vllm "$venv" 0.26.0 transformers==5.16.1 ;;
-        0.30) setup_vllm "$venv" 0.30.0 transformers==5.16.1 ;;
+        # torch===2.13.0 (exactly, no local label): a pip find-links folder with a
+        # torch-2.13.0+cpu wheel (this project's dev machine has one) would otherwise win,
+        # and the CUDA torchvision beside it fails ("operator torchvision::nms does not exist").
+        0.30) setup_vllm "$venv" 0.30.0 transformers==5.16.1 torch===2.13.0 ;;
         0.33) setup_vllm "$venv" 0.33.0 ;;
         # 0.34.0 pins flashinfer-python==0.7.3, which the package index does not have (it
         # lists 0.7.2.post1 and 0.7.4); FlashInfer is a GPU kernel library the lane never

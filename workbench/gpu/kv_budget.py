@@ -22,16 +22,23 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from workbench.gpu.encoder import CONTEXT_BYTES
 from workbench.gpu.vllm_versions import VllmBehaviour
 
 GiB = 1024**3
-MiB = 1024**2
 #: ``KV_CACHE_MARGIN_FLOOR_BYTES`` and ``KV_CACHE_MARGIN_FRACTION`` of vLLM 0.34 (CUDA).
 EXTENSIBLE_MARGIN_FLOOR = 1 * GiB
 EXTENSIBLE_MARGIN_FRACTION = 0.75
-#: The CUDA context and cuBLAS workspaces present before vLLM measures free memory (529 MiB
-#: measured on the H200 for torch's first allocation).
-CONTEXT_BYTES = 600 * MiB
+#: ``CONTEXT_BYTES`` (encoder.py): the CUDA context and workspaces present before vLLM
+#: measures free memory.
+__all__ = ["CONTEXT_BYTES", "Utilization", "kv_bytes", "utilization"]
+
+
+EXTENSIBLE_NOTE = (
+    "vLLM {} sizes the KV cache after warm-up from the memory then free, keeping max(1 GiB, "
+    "0.75 x the activation peak) + the peak free; the plan predicts that size (pass it as "
+    "kv_cache_memory_bytes for the same size on every start)"
+)
 
 
 @dataclass(frozen=True)

@@ -302,6 +302,7 @@ def plan_memory(
         assumptions=(
             *_assumptions(arch, eager, out_tokens < (max_tokens or spec.max_tokens)),
             enc.reason,
+            *([kv_budget.EXTENSIBLE_NOTE.format(version.version)] if version.extensible_kv else []),
         ),
         engine_args=engine_args,
         vllm_version=version.version,
