@@ -45,10 +45,9 @@ def _launch(spec: Any, profile: Profile, gib: float) -> tuple[Any, dict[str, Any
 
 
 def _serve_parser() -> Any:
-    try:  # vLLM 0.33
-        from vllm.entrypoints.common.cli_args import make_arg_parser
-    except ModuleNotFoundError:  # vLLM 0.26 keeps the serve parser under openai/
-        from vllm.entrypoints.openai.cli_args import make_arg_parser
+    # The parser `vllm serve` itself builds: its module moved (openai/ up to 0.28, launchers/
+    # 0.29-0.32, common/ from 0.33), so take it from where entrypoints/cli/serve.py imports it.
+    from vllm.entrypoints.cli.serve import make_arg_parser
     from vllm.utils.argparse_utils import FlexibleArgumentParser
 
     return make_arg_parser(FlexibleArgumentParser(prog="vllm serve"))
