@@ -1,24 +1,23 @@
 #!/usr/bin/env bash
 # The vllm_contract lane: tests/vllm_contract run once by the interpreter of each vLLM
-# environment, the two ends of the supported range (pyproject's [vllm] extra):
-#   VLLM_VENV      (default .venv-vllm,      vllm 0.33.0)
-#   VLLM_OLD_VENV  (default .venv-vllm-0.26, vllm 0.26.0)
-# scripts/setup.sh --with-vllm makes both. No GPU needed. Extra arguments go to pytest.
+# environment: the releases scripts/setup.sh lists (--list-vllm-lanes: the ends of the
+# supported range, pyproject's [vllm] extra, and the model pins between them whose plans
+# differ), each in $VLLM_VENV_DIR/vllm-X.Y (default .venv-vllms/); VLLM_LANES="0.26 0.34"
+# runs fewer. scripts/setup.sh --with-vllm makes them all. No GPU needed. Extra arguments
+# go to pytest.
 # Outside CI an environment that is missing is a clear skip. In CI (CI=true) the lane makes
 # each environment itself just before it runs and removes it after (the machine is thrown
 # away): one ~10 GB environment on disk at a time instead of two. A machine without the disk
 # for even one is a loud skip, not a failure; any other install failure fails.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-VLLM_VENV="${VLLM_VENV:-.venv-vllm}"
-VLLM_OLD_VENV="${VLLM_OLD_VENV:-.venv-vllm-0.26}"
 
 has_vllm() {
     [ -x "$1/bin/python" ] && "$1/bin/python" -c \
         "import importlib.util as u; assert u.find_spec('vllm')" 2>/dev/null
 }
 
-# run_lane new|old VENV [PYTEST ARGS…]: 0 passed (or skipped), non-zero otherwise.
+# run_lane X.Y VENV [PYTEST ARGS…]: 0 passed (or skipped), non-zero otherwise.
 run_lane() {
     local lane=$1 venv=$2 made=0
     shift 2
@@ -45,6 +44,10 @@ run_lane() {
 }
 
 rc=0
-run_lane new "$VLLM_VENV" "$@" || rc=1
-run_lane old "$VLLM_OLD_VENV" "$@" || rc=1
+lanes=$(bash scripts/setup.sh --list-vllm-lanes) || exit 2
+while read -r lane venv; do
+    started=$SECONDS
+    run_lane "$lane" "$venv" "$@" </dev/null || rc=1
+    echo "== vllm_contract $lane: $((SECONDS - started)) s"
+done <<< "$lanes"
 exit $rc

@@ -16,13 +16,19 @@ H200 = int(139.80 * GiB)
 OLD, NEW = behaviour("0.26.0"), behaviour("0.33.0")
 
 
+def _flags(b: object) -> tuple:
+    return tuple(v for k, v in vars(b).items() if k not in ("version", "since"))
+
+
 def test_versions_fall_back_to_the_release_below() -> None:
     assert version_key("0.26.0rc1+cu130") == (0, 26, 0)
-    assert behaviour(None) == OLD  # unknown: the oldest supported, safe everywhere
-    assert behaviour("0.29.1") == OLD
-    assert behaviour("0.33.2") == NEW
-    assert behaviour("1.0") == NEW
+    assert behaviour(None) == OLD  # unknown: the release the H200 probes ran on
     assert behaviour("garbage") == OLD
+    assert behaviour("0.33.2").version == "0.33.2" and _flags(behaviour("0.33.2")) == _flags(NEW)
+    assert behaviour("0.29.1").since == "0.29.0"  # packed Pixtral attention from 0.29.0
+    assert behaviour("0.28.0").dense_pixtral_mask and not behaviour("0.29.0").dense_pixtral_mask
+    assert behaviour("1.0").since == "0.34.0" and behaviour("1.0").extensible_kv
+    assert behaviour("0.10.0").since == "0.17.0"  # older than supported: the oldest read
 
 
 def test_pixtral_mask_grows_with_the_square_of_the_batch() -> None:

@@ -25,7 +25,7 @@ def test_gpu_command_without_gpu_exits_zero() -> None:
 
 def test_plan_command_json() -> None:
     out = _run("plan", "--model", "lightonai/LightOnOCR-2-1B", "--gpu-memory", "80",
-               "--profile", "a100-80g")  # fmt: skip
+               "--profile", "a100-80g", "--json")  # fmt: skip
     assert out.returncode == 0, out.stderr
     plan = json.loads(out.stdout)
     assert plan["fits"] is True and plan["gpu"] == "--gpu-memory 80 GiB"
@@ -37,7 +37,7 @@ def test_plan_command_json() -> None:
 
 
 def test_plan_that_does_not_fit_exits_one_with_advice() -> None:
-    out = _run("plan", "--model", "allenai/olmOCR-2-7B-1025", "--gpu-memory", "16")
+    out = _run("plan", "--model", "allenai/olmOCR-2-7B-1025", "--gpu-memory", "16", "--json")
     assert out.returncode == 1
     plan = json.loads(out.stdout)
     assert plan["fits"] is False and plan["advice"]
@@ -50,6 +50,9 @@ def test_plan_bad_input_is_one_clean_line() -> None:
     assert "Traceback" not in out.stderr
     out = _run("plan", "--model", "lightonai/LightOnOCR-2-1B", "--gpu-memory", "-3")
     assert out.returncode == 2 and "Traceback" not in out.stderr
+    out = _run("plan", "--model", "lightonai/LightOnOCR-2-1B", "--vllm-version", "latest")
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    assert out.stderr.startswith("error: --vllm-version 'latest' is not a vLLM version")
 
 
 def test_plan_command_startable_for_every_model_on_every_profile_that_holds_it() -> None:
@@ -64,7 +67,7 @@ def test_plan_command_startable_for_every_model_on_every_profile_that_holds_it()
             assert plan.fits, (spec.id, profile.name, plan.advice)
             assert plan.max_model_len <= spec.arch.context
     out = _run("plan", "--model", "deepseek-ai/DeepSeek-OCR", "--gpu-memory", "141",
-               "--profile", "h100-h200")  # fmt: skip
+               "--profile", "h100-h200", "--json")  # fmt: skip
     assert out.returncode == 0, out.stdout
     assert json.loads(out.stdout)["max_model_len"] == 8192
 
@@ -90,3 +93,34 @@ def test_models_command_lists_every_model_with_what_is_sent() -> None:
     assert text.returncode == 0 and "rednote-hilab/dots.ocr" in text.stdout
     bad = _run("models", "--model", "acme/none")
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
+
+
+def test_plan_prints_a_summary_for_the_release_it_was_made_for() -> None:
+    out = _run("plan", "--model", "lightonai/LightOnOCR-2-1B", "--card", "l4",
+               "--vllm-version", "0.34.0")  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    first, second = out.stdout.splitlines()[:2]
+    assert first.endswith("for vLLM 0.34.0 (given)") and second.startswith("Fits: max_model_len ")
+    serve = next(line for line in out.stdout.splitlines() if line.startswith("vllm serve "))
+    assert "--gpu-memory-utilization" not in serve  # 0.34 sizes from measured memory
+    assert "--kv-cache-memory-bytes " in out.stdout  # the reproducible alternative
+    assert (
+        "vLLM 0.26.0: " in out.stdout and "gpu_memory_utilization unset (1.0) → 0.88" in out.stdout
+    )
+    assert out.stdout.rstrip().endswith("add --json")
+
+
+def test_plan_warns_on_known_bad_combinations() -> None:
+    out = _run("plan", "--model", "datalab-to/chandra-ocr-2", "--card", "h200",
+               "--vllm-version", "0.34.0", "--json")  # fmt: skip
+    facts = json.loads(out.stdout)["vllm"]
+    assert facts["serve_defaults"]["max_num_batched_tokens"] == 8192
+    assert "exceeds available Mamba cache blocks" in facts["serve_defaults"]["warnings"][0]
+    out = _run("plan", "--model", "lightonai/LightOnOCR-2-1B", "--card", "h200",
+               "--vllm-version", "0.27.1")  # fmt: skip
+    assert "WARNING: vLLM 0.27.1 with LightOnOCR-2-1B compiled" in out.stdout
+    out = _run("plan", "--model", "lightonai/LightOnOCR-2-1B", "--card", "a100-80g",
+               "--vllm-version", "0.16.0", "--json")  # fmt: skip
+    facts = json.loads(out.stdout)["vllm"]
+    assert facts["warnings"][0].startswith("vLLM 0.16.0 is outside the supported range")
+    assert facts["serve_defaults"]["max_num_batched_tokens"] == 2048  # A100: 2048 on purpose

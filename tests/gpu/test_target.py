@@ -94,7 +94,8 @@ def _cli(capsys, monkeypatch, *argv: str) -> tuple[int, str]:
 @pytest.mark.parametrize("profile", GPU_PROFILES, ids=lambda p: p.name)
 def test_plan_and_models_agree_on_the_card(capsys, monkeypatch, profile) -> None:
     model = "lightonai/LightOnOCR-2-1B"
-    rc, out = _cli(capsys, monkeypatch, "plan", "--model", model, "--profile", profile.name)
+    rc, out = _cli(capsys, monkeypatch, "plan", "--model", model, "--profile", profile.name,
+                   "--json")  # fmt: skip
     assert rc == 0
     plan = json.loads(out)
     assert plan["card"] == profile.card.key and plan["total_bytes"] == profile.card.total_bytes

@@ -1,5 +1,6 @@
-"""The ``vllm_contract`` lane: the workbench's engine settings checked by the real vLLM (0.33.0
-and 0.26.0, the ends of the supported range: scripts/vllm_contract.sh runs it in each).
+"""The ``vllm_contract`` lane: the workbench's engine settings checked by the real vLLM of each
+release scripts/vllm_contract.sh runs it in (the ends of the supported range and the model
+pins between them whose plans differ; ``scripts/setup.sh --list-vllm-lanes``).
 
 Runs only where ``import vllm`` works (``scripts/setup.sh --with-vllm`` makes ``.venv-vllm``;
 ``scripts/test.sh`` runs this folder with that interpreter). No GPU and no weights are needed:
@@ -19,6 +20,11 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")  # fixtures are local; never reach 
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 # No GPU here: without this vLLM cannot infer a device when it builds its CLI defaults.
 os.environ.setdefault("VLLM_TARGET_DEVICE", "cpu")
+# vLLM 0.34's CPU platform refuses x86 without Triton (platforms/cpu.py::
+# check_and_update_config), and triton_utils/importing.py disables Triton when no driver is
+# active unless CUDA_VISIBLE_DEVICES is set and empty (its "distributed environment" case).
+# No GPU is visible here either way.
+os.environ.setdefault("CUDA_VISIBLE_DEVICES", "")
 
 # Without vllm (the main environment) the lane is not collected at all; scripts/test.sh runs
 # it with the interpreter of the vllm virtual environment and says so when there is none.
@@ -42,9 +48,9 @@ def vllm_version() -> tuple[int, int]:
 # Checks that only hold from a vLLM version on: (first version, why older ones differ).
 OLD_VLLM_SERVE_PARSER = pytest.mark.skipif(
     vllm_version() < (0, 27),
-    reason="vLLM 0.26's `vllm serve` parser needs a device to build its defaults on a "
-    "machine with no GPU (RuntimeError: Failed to infer device type); EngineArgs are "
-    "still checked on 0.26",
+    reason="vLLM 0.17's and 0.26's `vllm serve` parser needs a device to build its defaults "
+    "on a machine with no GPU (RuntimeError: Failed to infer device type, also with "
+    "VLLM_TARGET_DEVICE=cpu); EngineArgs are still checked there",
 )
 OLD_VLLM_STREAM_INTERVAL = pytest.mark.skipif(
     vllm_version() < (0, 27),

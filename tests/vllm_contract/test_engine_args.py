@@ -1,4 +1,5 @@
-"""Every model x every tuning profile x a few GPU sizes: the settings vLLM 0.33 would get.
+"""Every model x every tuning profile x a few GPU sizes: the settings the installed vLLM gets
+(each plan made for this release, :func:`workbench.gpu.vllm_versions.installed_version`).
 
 * in-process: ``vllm.engine.arg_utils.EngineArgs(**kwargs)`` constructs (no unknown field);
 * server: the printed ``vllm serve`` command parses with vLLM's own CLI parser, and the
@@ -11,6 +12,7 @@ EngineArgs resolves its ``model`` when built, so the model's ``config.json`` fix
 
 from __future__ import annotations
 
+import importlib.metadata
 import shlex
 from typing import Any
 
@@ -20,9 +22,11 @@ from tests.vllm_contract.conftest import OLD_VLLM_SERVE_PARSER, fixture_dir
 from workbench.gpu import commands
 from workbench.gpu.planner import GiB, plan_for_model
 from workbench.gpu.profiles import PROFILES, Profile
+from workbench.gpu.vllm_versions import behaviour
 from workbench.models import all_specs
 
 vllm_arg_utils = pytest.importorskip("vllm.engine.arg_utils")
+VLLM = importlib.metadata.version("vllm")
 
 SPECS = [s for s in all_specs() if s.id != "cpu"]
 GPU_PROFILES = [p for p in PROFILES if p.supported and p.name != "cpu"]
@@ -41,10 +45,9 @@ def _launch(spec: Any, profile: Profile, gib: float) -> tuple[Any, dict[str, Any
 
 
 def _serve_parser() -> Any:
-    try:  # vLLM 0.33
-        from vllm.entrypoints.common.cli_args import make_arg_parser
-    except ModuleNotFoundError:  # vLLM 0.26 keeps the serve parser under openai/
-        from vllm.entrypoints.openai.cli_args import make_arg_parser
+    # The parser `vllm serve` itself builds: its module moved (openai/ up to 0.28, launchers/
+    # 0.29-0.32, common/ from 0.33), so take it from where entrypoints/cli/serve.py imports it.
+    from vllm.entrypoints.cli.serve import make_arg_parser
     from vllm.utils.argparse_utils import FlexibleArgumentParser
 
     return make_arg_parser(FlexibleArgumentParser(prog="vllm serve"))
@@ -85,7 +88,11 @@ def test_serve_command_parses_with_vllms_parser(spec: Any) -> None:
         engine = vllm_arg_utils.AsyncEngineArgs.from_cli_args(ns)
         want = kwargs["max_model_len"]
         assert engine.max_model_len == (want if want != -1 else -1) or want == -1
-        assert engine.gpu_memory_utilization == pytest.approx(kwargs["gpu_memory_utilization"])
+        # Not passed (0.34's extensible KV cache on an idle card): the release's default.
+        assert engine.gpu_memory_utilization == pytest.approx(
+            kwargs.get("gpu_memory_utilization", engine.gpu_memory_utilization)
+        )
+        assert ("gpu_memory_utilization" in kwargs) is not behaviour(VLLM).extensible_kv
         assert engine.max_num_seqs == kwargs.get("max_num_seqs", engine.max_num_seqs)
         tried += 1
     assert tried

@@ -54,7 +54,14 @@ def test_registry_architecture_matches_the_checkpoint_config(spec: Any) -> None:
     arch = spec.arch
     assert config.max_model_len == arch.context  # derived from max_position_embeddings
     assert config.get_num_kv_heads(parallel) == arch.kv_heads
-    assert config.get_head_size() == arch.head_dim
+    if config.get_head_size() == 0 and spec.id == "deepseek-ai/DeepSeek-OCR":
+        # transformers 4's DeepseekV2Config sets head_dim = qk_rope_head_dim (0 here, no MLA),
+        # so vLLM 0.17's ModelConfig reports 0; its attention layers use hidden / heads
+        # (model_executor/models/deepseek_v2.py::DeepseekAttention), which is what holds KV.
+        heads = config.get_num_attention_heads(parallel)
+        assert config.get_hidden_size() // heads == arch.head_dim
+    else:
+        assert config.get_head_size() == arch.head_dim
     assert config.get_num_layers_by_block_type(parallel, "attention") == arch.kv_layers
     assert config.get_hidden_size() == arch.hidden_size
     assert config.get_vocab_size() == arch.vocab_size

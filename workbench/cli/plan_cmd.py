@@ -1,12 +1,18 @@
 """``python -m workbench plan --model MODEL [--profile NAME] [--card KEY] [--gpu-memory GiB]``
 and ``python -m workbench plan --explain-error "PASTED ERROR"``.
 
-Prints the memory plan as JSON: ``gpu`` (where the memory came from), ``card``,
+Prints a short summary: the vLLM release planned for (``--vllm-version``, else the one
+installed here, else 0.26, the release proven on the H200) and how it was known, the numbers,
+the ``vllm serve`` command, warnings about known-bad combinations (:mod:`workbench.gpu.compat`)
+and what the plan would change on the other releases users run
+(:mod:`workbench.gpu.release_plans`). ``--json`` prints the whole plan as JSON instead:
+``gpu`` (where the memory came from), ``card``,
 ``max_model_len``, ``kv_cache_bytes``, ``tokens_per_page``, ``pages_in_flight``,
 ``engine_args`` (the full ``vllm.LLM`` kwargs), ``serve_command``, the memory split, when a
 page does not fit ``advice``, and ``if_out_of_memory``: vLLM's out-of-memory errors by their
 text with the knob that fixes each, and the myths about them that concern this profile
-(:mod:`workbench.gpu.oom_help`).
+(:mod:`workbench.gpu.oom_help`), ``vllm`` (release, how known, ``warnings``,
+``serve_defaults``, ``other_releases``, ``differs_on``).
 
 Which GPU (:mod:`workbench.gpu.target`): ``--gpu-memory`` (total GiB; free = total minus
 ``--used-memory``) > ``--card`` > the first NVIDIA GPU NVML sees (unless ``--profile`` names
@@ -22,15 +28,17 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import replace
 from typing import Any
 
 from workbench.errors import PlanError
-from workbench.gpu import oom_help
+from workbench.gpu import compat, oom_help, release_plans, vllm_versions
 from workbench.gpu.commands import engine_kwargs, example_curl, example_python, serve_command
 from workbench.gpu.planner import plan_for_model
 from workbench.gpu.profiles import profile_names
 from workbench.gpu.target import card_keys, resolve_target
 from workbench.gpu.telemetry import read_snapshot
+from workbench.gpu.vllm_versions import installed_transformers
 
 
 def register(subparsers: Any) -> None:
@@ -40,9 +48,10 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--card", choices=card_keys(), help="plan for this card's memory")
     parser.add_argument(
         "--vllm-version",
-        help="the vLLM that will run it (default: the one installed here, else 0.26, the oldest "
-        "supported: its planning is safe on every newer one)",
+        help="the vLLM release that will run it, e.g. 0.17.0, 0.30.0, 0.34.0 (default: the one "
+        "installed here, else 0.26.0, the release the H200 probes ran on)",
     )
+    parser.add_argument("--json", action="store_true", help="print the whole plan as JSON")
     parser.add_argument("--gpu-memory", type=float, metavar="GiB", help="total GPU memory")
     parser.add_argument(
         "--used-memory", type=float, default=0.0, metavar="GiB", help="held by other processes"
@@ -90,9 +99,10 @@ def run(args: argparse.Namespace) -> int:
         args.gpu_memory,
         args.used_memory,
     )
+    which = release_plans.which_vllm(getattr(args, "vllm_version", None))
     plan, _arch, spec = plan_for_model(
         args.model, target.profile, target.total_bytes, target.free_bytes,
-        vllm_version=getattr(args, "vllm_version", None),
+        vllm_version=which.version,
     )  # fmt: skip
     kwargs = engine_kwargs(plan.model_id, spec, target.profile, plan)
     out: dict[str, Any] = {"gpu": target.source, "card": target.card.key if target.card else None}
@@ -108,5 +118,78 @@ def run(args: argparse.Namespace) -> int:
         "myths": [oom_help.myth_json(m) for m in myths],
         "explain": 'python -m workbench plan --explain-error "<pasted error>"',
     }
-    print(json.dumps(out, indent=2))
+    out["vllm"] = vllm_facts(which, plan, spec, target, kwargs)
+    if args.json:
+        print(json.dumps(out, indent=2))
+    else:
+        print(summary(out))
     return 0 if plan.fits else 1
+
+
+def vllm_facts(
+    which: release_plans.WhichVllm, plan: Any, spec: Any, target: Any, kwargs: dict[str, Any]
+) -> dict[str, Any]:
+    """The release-dependent part of the plan (module doc)."""
+    card = target.card.name if target.card else ""
+    gpu_name = target.gpu.name if target.gpu is not None else card  # A100s differ by name
+    setup = compat.Setup(
+        which.version, spec, target.total_bytes, gpu_name,
+        transformers=installed_transformers() if which.how == "installed here" else None,
+        kwargs=kwargs,
+    )  # fmt: skip
+    warnings = compat.warnings(setup)
+    bare = replace(setup, kwargs={k: v for k, v in kwargs.items() if k != "max_num_seqs"})
+    # What a command without --max-num-seqs would hit (vllm serve's default on big cards).
+    serve_warnings = [w for w in compat.warnings(bare) if w not in warnings]
+    if not which.supported:
+        warnings.insert(0, f"vLLM {which.version} is outside the supported range "
+                        f"{vllm_versions.OLDEST}–{vllm_versions.NEWEST}: planned as the "
+                        "nearest release read")  # fmt: skip
+    rows = release_plans.compare(spec, target.profile, target.total_bytes, target.free_bytes)
+    mnbt, seqs = compat.serve_defaults(which.version, target.total_bytes, gpu_name)
+    return {
+        "version": which.version,
+        "how": which.how,
+        "warnings": warnings,
+        "serve_defaults": {
+            "max_num_batched_tokens": mnbt,
+            "max_num_seqs": seqs,
+            "warnings": serve_warnings,
+        },
+        "reproducible_kv_cache_memory_bytes": plan.kv_cache_bytes if plan.fits else None,
+        "other_releases": [r.as_dict() for r in rows],
+        "differs_on": release_plans.differences(plan, rows),
+    }
+
+
+def summary(out: dict[str, Any]) -> str:
+    """The plan in a few lines (``--json`` prints everything)."""
+    v = out["vllm"]
+    gib = 1024**3
+    lines = [
+        f"{out['model']} on {out['gpu']}, profile {out['profile']}, for vLLM {v['version']} "
+        f"({v['how']})",
+        f"{'Fits' if out['fits'] else 'Does NOT fit'}: max_model_len {out['max_model_len']:,}, "
+        f"KV cache {out['kv_cache_bytes'] / gib:.1f} GiB, {out['tokens_per_page']:,} tokens a "
+        f"page, {out['pages_in_flight']:,} pages in flight",
+    ]
+    lines += [f"WARNING: {w}" for w in v["warnings"]]
+    lines += [f"  - {a}" for a in out["advice"]]
+    if out["fits"]:
+        lines += ["", out["serve_command"], ""]
+        if v["reproducible_kv_cache_memory_bytes"]:
+            lines.append(
+                "For the same KV size on every start: --kv-cache-memory-bytes "
+                f"{v['reproducible_kv_cache_memory_bytes']} (then utilization is not used)."
+            )
+    d = v["serve_defaults"]
+    lines.append(
+        f"vllm serve without these flags would use max_num_batched_tokens "
+        f"{d['max_num_batched_tokens']:,} and max_num_seqs {d['max_num_seqs']:,} on this card."
+    )
+    lines += [f"  and then: {w}" for w in d["warnings"]]
+    if v["differs_on"]:
+        lines.append("On other vLLM releases this plan changes:")
+        lines += [f"  {line}" for line in v["differs_on"]]
+    lines.append("Everything, as JSON: add --json")
+    return "\n".join(lines)

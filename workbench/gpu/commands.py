@@ -46,6 +46,8 @@ def engine_kwargs(
     merged: dict[str, Any] = dict(spec.vllm_args) if spec else {}
     merged.pop("model", None)
     merged.update(plan.engine_args)  # the plan already holds the profile's args
+    if "gpu_memory_utilization" not in plan.engine_args:  # vLLM 0.34: sized from measurement;
+        merged.pop("gpu_memory_utilization", None)  # a spec's habitual 0.85 only withholds KV
     spec_limit = (spec.vllm_args if spec else {}).get("limit_mm_per_prompt")
     if isinstance(spec_limit, dict):  # keep the spec's other modalities, size from the plan
         merged["limit_mm_per_prompt"] = {**spec_limit, **plan.engine_args["limit_mm_per_prompt"]}

@@ -20,7 +20,9 @@ Peak of one encoder step, bytes (``patches`` = budget tokens x merge):
 whose encoder step fits where it has to fit: inside the activation reserve when vLLM profiles
 the encoder (then the KV cache shrinks to make room, the planner counts it), else inside the
 memory vLLM leaves outside its share, of which only :data:`HEADROOM_SHARE` is used because
-the allocator fragments (4.34 GiB "reserved but unallocated" at the failure above).
+the allocator fragments (4.34 GiB "reserved but unallocated" at the failure above). A
+profiled step whose attention is quadratic is kept to :data:`PROFILED_QUADRATIC_SHARE` of the
+card; a profiled linear one (packed attention, vLLM ≥ 0.29) is not limited beyond the profile.
 """
 
 from __future__ import annotations
@@ -37,6 +39,9 @@ PATCHES_PER_TOKEN = 4  # 2 x 2 spatial merge: Pixtral/LightOnOCR, Qwen2.5-VL, Qw
 #: profile does not see and fragmentation (4.34 GiB reserved-unallocated at the H200 OOM).
 HEADROOM_SHARE = 0.4
 CONTEXT_BYTES = 600 * 1024**2  # CUDA context + cuBLAS workspaces outside the profile
+#: Part of the card a profiled but quadratic encoder step may take (vLLM 0.17, 0.27-0.28 with
+#: Pixtral): vLLM takes it out of the KV cache, so a larger batch only buys encoder speed.
+PROFILED_QUADRATIC_SHARE = 0.1
 STEP = 256  # budgets are multiples of this (vLLM pads batches to multiples of 8/16 anyway)
 
 
@@ -87,21 +92,35 @@ def choose_budget(
             profile_mnbt, 0, f"vLLM {behaviour.version} profiles the encoder at start-up",
         )  # fmt: skip
     room = headroom(total_bytes, util)
-    allowed = int(room * HEADROOM_SHARE)
+    # Where the step must fit: inside vLLM's share when it profiles it (a quadratic step is
+    # kept to PROFILED_QUADRATIC_SHARE of the card, or it would eat the KV cache), else in
+    # the unprofiled headroom.
+    if behaviour.profiles_encoder:
+        allowed, room = int(total_bytes * PROFILED_QUADRATIC_SHARE), 0
+    else:
+        allowed = int(room * HEADROOM_SHARE)
     mnbt = profile_mnbt
     # The largest multiple of STEP under the profile's value whose step fits; one page at least.
     while mnbt > page_tokens and step_peak(arch, max(mnbt, page_tokens), behaviour) > allowed:
         mnbt = max((mnbt - 1) // STEP * STEP, page_tokens)
     budget = max(mnbt, page_tokens)
     peak = step_peak(arch, budget, behaviour)
-    why = (
-        f"vLLM {behaviour.version} does not profile the vision encoder: one step of "
-        f"{budget:,} image tokens ({budget // page_tokens} page(s)) peaks near "
-        f"{peak / GiB:.2f} GiB, which must fit in the {room / GiB:.1f} GiB left outside "
-        f"gpu_memory_utilization"
-    )
-    if quadratic(arch, behaviour):
-        why += " (its attention mask grows with the square of the batch)"
+    if behaviour.profiles_encoder:
+        why = (
+            f"vLLM {behaviour.version} profiles the encoder, but its Pixtral attention mask "
+            f"grows with the square of the batch: one step of {budget:,} image tokens "
+            f"({budget // page_tokens} page(s)) peaks near {peak / GiB:.2f} GiB, kept under "
+            f"{PROFILED_QUADRATIC_SHARE:.0%} of the card (taken from the KV cache)"
+        )
+    else:
+        why = (
+            f"vLLM {behaviour.version} does not profile the vision encoder: one step of "
+            f"{budget:,} image tokens ({budget // page_tokens} page(s)) peaks near "
+            f"{peak / GiB:.2f} GiB, which must fit in the {room / GiB:.1f} GiB left outside "
+            f"gpu_memory_utilization"
+        )
+        if quadratic(arch, behaviour):
+            why += " (its attention mask grows with the square of the batch)"
     return EncoderPlan(
         budget, budget // page_tokens, peak, behaviour.profiles_encoder, mnbt,
         room, why,

@@ -1,6 +1,7 @@
 """Memory planner: the longest ``max_model_len`` that fits, pure arithmetic, no GPU needed.
 
-It mirrors how vLLM 0.33 sizes its KV cache (shared/notes/vllm.md §3):
+It mirrors how the planned vLLM release sizes its KV cache (shared/notes/vllm.md §3; 0.34's
+extensible cache: :mod:`workbench.gpu.kv_budget`):
 
 ``util_eff``   ``min(profile cap, (free - margin) / total)``; margin = 1 GiB because the CUDA
                context alone took 529 MiB on an H200 before vLLM's free-memory check
@@ -35,6 +36,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from workbench.errors import PlanError
+from workbench.gpu import kv_budget
 from workbench.gpu.encoder import CONTEXT_BYTES, HEADROOM_SHARE, EncoderPlan, choose_budget
 from workbench.gpu.profiles import Profile
 from workbench.gpu.vllm_versions import behaviour
@@ -181,16 +183,9 @@ class MemoryPlan:
             "assumptions": list(self.assumptions),
             "engine_args": self.engine_args,
             "vllm_version": self.vllm_version,
-            "encoder": None
+            "encoder": None  # every EncoderPlan field but the headroom
             if self.encoder is None
-            else {
-                "budget_tokens": self.encoder.budget_tokens,
-                "pages_per_step": self.encoder.pages_per_step,
-                "peak_bytes": self.encoder.peak_bytes,
-                "profiled": self.encoder.profiled,
-                "max_num_batched_tokens": self.encoder.max_num_batched_tokens,
-                "reason": self.encoder.reason,
-            },
+            else {k: v for k, v in vars(self.encoder).items() if k != "headroom_bytes"},
         }
 
 
@@ -223,10 +218,11 @@ def plan_memory(
     requested = spec.vllm_args.get("max_model_len")
     requested_max_model_len = requested if isinstance(requested, int) else None
 
-    util = max(min(profile.util_cap, (free - MARGIN_BYTES) / total_bytes), 0.0)
+    version = behaviour(vllm_version)
+    utilization = kv_budget.utilization(version, profile.util_cap, total_bytes, free, MARGIN_BYTES)
+    util = utilization.value
     width, height = page_dimensions(sizing or spec.sizing, profile.page_longest_edge)
     vision = arch.vision_tokens(width, height)
-    version = behaviour(vllm_version)
     enc = choose_budget(
         arch, version, profile_mnbt=mnbt, page_tokens=vision, total_bytes=total_bytes, util=util
     )
@@ -245,7 +241,10 @@ def plan_memory(
     weights = arch.weight_bytes
     act = activation_peak(arch, mnbt, max_seqs, enc.peak_bytes if enc.profiled else 0)
     graphs = cuda_graph_bytes(arch, eager, version.reserves_cudagraphs)
-    budget = math.floor(util * total_bytes) - weights - act - graphs - NON_TORCH_BYTES
+    budget = kv_budget.kv_bytes(
+        version, util=util, total=total_bytes, free=free, weights=weights, activations=act,
+        graphs=graphs, non_torch=NON_TORCH_BYTES,
+    )  # fmt: skip
     bpb = bytes_per_block(arch, block_size, kv_dtype)
     state = arch.state_bytes_per_seq
     blocks = max((budget - state) // bpb, 0) if budget > 0 else 0
@@ -273,6 +272,8 @@ def plan_memory(
             "video": 0,
         },
     }
+    if not utilization.passed:  # 0.34 on an idle card: its default (1.0), never a habit
+        del engine_args["gpu_memory_utilization"]
     plan = MemoryPlan(
         model_id=spec.id,
         profile=profile.name,
@@ -301,6 +302,7 @@ def plan_memory(
         assumptions=(
             *_assumptions(arch, eager, out_tokens < (max_tokens or spec.max_tokens)),
             enc.reason,
+            *([kv_budget.EXTENSIBLE_NOTE.format(version.version)] if version.extensible_kv else []),
         ),
         engine_args=engine_args,
         vllm_version=version.version,

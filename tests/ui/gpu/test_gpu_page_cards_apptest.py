@@ -44,7 +44,7 @@ def test_page_plans_the_sidebar_profile_on_its_card_like_plan(no_gpu, capsys, pr
     assert at.selectbox(key="gpu_card").value == card.label
     assert at.number_input(key="gpu_total_gib").value == round(card.total_bytes / GiB, 2)
     assert not [s for s in at.selectbox if s.label == "Plan with profile"]  # one profile only
-    assert main(["plan", "--model", MODEL, "--profile", profile]) == 0
+    assert main(["plan", "--model", MODEL, "--profile", profile, "--json"]) == 0
     plan = json.loads(capsys.readouterr().out)
     serve = at.code[0].value
     assert serve == plan["serve_command"]  # the printed command is the CLI's, card and all
@@ -113,3 +113,19 @@ def test_memory_comes_back_after_another_page(no_gpu) -> None:
     at.run()
     assert not at.exception
     assert at.number_input(key="gpu_total_gib").value == 39.39  # not the 1.0 minimum
+
+
+def test_page_plans_for_the_chosen_vllm_release_like_plan(no_gpu, capsys) -> None:
+    at = _page("rtx-4090")
+    box = at.selectbox(key="gpu_vllm_version")
+    assert box.value == "0.26.0"  # no vLLM here: the release the H200 probes ran on
+    assert any("for vLLM 0.26.0 (assumed" in c.value for c in at.caption)
+    box.set_value("0.34.0").run()
+    assert not at.exception
+    serve = at.code[0].value
+    assert "--gpu-memory-utilization" not in serve  # 0.34: sized from measured memory
+    argv = ["plan", "--model", MODEL, "--profile", "rtx-4090", "--vllm-version", "0.34.0"]
+    assert main([*argv, "--json"]) == 0
+    assert serve == json.loads(capsys.readouterr().out)["serve_command"]
+    notes = " ".join(m.value for m in at.markdown)
+    assert "vLLM 0.26.0: " in notes and "unset (1.0) → 0.9" in notes

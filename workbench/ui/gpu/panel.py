@@ -35,6 +35,7 @@ from workbench.gpu.telemetry import GpuSnapshot, History, read_snapshot
 from workbench.models.registry import all_specs, find_architecture
 from workbench.ui import state
 from workbench.ui.gpu.oom import render_oom_help
+from workbench.ui.gpu.releases import release_choice, render_release_notes
 from workbench.ui.page_facts import widen_main
 
 
@@ -200,12 +201,16 @@ def _plan_section(snap: GpuSnapshot, profile: Profile) -> None:
     )
     total = int(total_gib * GiB)
     free = max(int((total_gib - used_gib) * GiB), 0)
+    which = release_choice(cols[0])
     try:
-        plan, _arch, spec = plan_for_model(model, profile, total, free)
+        plan, _arch, spec = plan_for_model(model, profile, total, free, vllm_version=which.version)
     except PlanError as exc:
         st.error(str(exc))
         return
-    st.caption(f"Planning **{profile.label}** on {_planned_on(target, total_gib)}.")
+    st.caption(
+        f"Planning **{profile.label}** on {_planned_on(target, total_gib)} for vLLM "
+        f"{which.version} ({which.how})."
+    )
     m = st.columns(4)
     m[0].metric("max_model_len", f"{plan.max_model_len:,}")
     m[1].metric("tokens per page", f"{plan.tokens_per_page:,}")
@@ -224,6 +229,8 @@ def _plan_section(snap: GpuSnapshot, profile: Profile) -> None:
         color=[SPLIT_COLORS[k] for k in bar],
     )
     kwargs = engine_kwargs(plan.model_id, spec, profile, plan)
+    gpu_name = target.gpu.name if target.gpu else (target.card.name if target.card else "")
+    render_release_notes(which, plan, spec, profile, kwargs, gpu_name)
     _settings_table(profile, plan, kwargs)
     if not plan.fits:  # a command that cannot start would only be copied and fail
         st.warning(
