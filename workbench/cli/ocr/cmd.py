@@ -81,6 +81,7 @@ from workbench.pipeline.runner import (
     run_info,
     with_max_tokens,
 )
+from workbench.runs.lock import check_free
 from workbench.settings import Settings
 
 SUFFIXES = {".pdf", ".png", ".jpg", ".jpeg", ".tif", ".tiff", ".webp", ".bmp"}
@@ -243,6 +244,7 @@ def run(args: argparse.Namespace) -> int:
         say("error", "no readable input")
         return EXIT_FAILED
     run_name = args.run_name or args.out.resolve().name
+    check_free(args.out)  # another process writing it: refused before an engine starts
     existing = existing_run(args.out, run_name)
     stated = existing is not None and stated_differ(args, _cpu_settings(args), existing.info)
     if existing is not None and not stated and nothing_left(args.out, wanted):
