@@ -70,6 +70,12 @@ class MalformedAnswer(EngineError):
     """The server answered 200 but not with a (streamed) chat completion."""
 
 
+class IncompleteAnswer(EngineError):
+    """The server's stream ended properly (``[DONE]``) but is no answer: it held nothing
+    ("empty answer"), or it ended without a finish reason (the text may be cut short).
+    Retried like a lost connection; never an ``ok`` page."""
+
+
 class PageCancelled(EngineError):
     """The user cancelled the page (or the whole run) while it was in flight."""
 
