@@ -297,7 +297,7 @@ def _run_job(
         plan = job.plan(doc, pages)
         plans.append(plan)
         announce(plan, job, args.quiet)
-    outcome = run_documents(job, plans, on_page=progress_printer(args.quiet))
+    outcome = run_documents(job, plans, on_page=progress_printer(args.quiet, engine))
     return report(args, outcome, failures)
 
 

@@ -116,13 +116,23 @@ def announce(plan: DocumentPlan, job: RunJob, quiet: bool) -> None:
         say("", f"{display_name(plan.name)}: {plan.already_done} page(s) already done, skipped")
 
 
-def progress_printer(quiet: bool) -> OnPage:
+def progress_printer(quiet: bool, engine: Any = None) -> OnPage:
     """Per page: ``error:``/``warning:`` for pages that did not finish cleanly, then (unless
-    quiet) ``name: page P (i/n) status seconds, pages/s, time left``."""
+    quiet) ``name: page P (i/n) status seconds, pages/s, time left``. A dead engine (its
+    ``dead`` attribute set, :mod:`workbench.engines.dead`) is said once, at the first page it
+    failed, not once per page left: nothing more is sent to it, the rest fail at once."""
     start = time.monotonic()
+    dead_said = False
 
     def progress(i: int, n: int, result: PageResult) -> None:
+        nonlocal dead_said
         name = display_name(result.document)
+        dead = getattr(engine, "dead", None)
+        if result.status is PageStatus.ERROR and dead is not None and result.error == str(dead):
+            if not dead_said:
+                dead_said = True
+                say("error", f"the engine died (at {name} page {result.page}): {dead}")
+            return  # its pages were not processed: no line each
         if result.status is PageStatus.ERROR:
             say("error", f"{name} page {result.page}: {result.error}")
         elif result.status in (PageStatus.LOOPED, PageStatus.TRUNCATED):
