@@ -112,3 +112,22 @@ class PlanError(WorkbenchError):
 
 class StoreError(WorkbenchError):
     """The run store cannot read or write a run."""
+
+
+def _mb(n: int) -> str:
+    return f"{n / 1e6:.1f} MB" if n >= 1e6 else f"{max(n, 1e3) / 1e3:.0f} kB"
+
+
+class DiskFull(StoreError):
+    """The disk (or quota) holding a run folder is full. Names the folder, what is free and
+    about what is needed (``needed`` bytes, for ``pages_left`` pages when known); finished
+    pages are kept and a rerun resumes once there is room."""
+
+    def __init__(self, folder: object, free: int, needed: int, pages_left: int = 0) -> None:
+        self.folder, self.free, self.needed, self.pages_left = folder, free, needed, pages_left
+        what = f" for the {pages_left} page(s) left" if pages_left else ""
+        super().__init__(
+            f"no space left on the disk of {display_name(folder)}: {_mb(free)} free, about "
+            f"{_mb(needed)} needed{what}. Free some space (or choose another folder) and run "
+            "again: finished pages are kept and the rest resume"
+        )

@@ -46,7 +46,6 @@ from __future__ import annotations
 import atexit
 import bisect
 import contextlib
-import json
 import threading
 import time
 import weakref
@@ -55,16 +54,9 @@ from pathlib import Path
 
 from PIL import Image
 
-from workbench.errors import StoreError
+from workbench.errors import DiskFull, StoreError
 from workbench.runs import lock
-from workbench.runs.files import (
-    TMP_SUFFIX,
-    atomic_png,
-    atomic_write,
-    figure_crops,
-    file_mode,
-    plain_write,
-)
+from workbench.runs.files import TMP_SUFFIX, atomic_write, free_bytes, write_page_files
 from workbench.runs.layout import (
     DOCUMENT_JSON,
     DOCUMENT_MD,
@@ -112,7 +104,7 @@ _UNSAVED: weakref.WeakSet[RunWriter] = weakref.WeakSet()
 @atexit.register
 def _save_unsaved() -> None:
     for writer in list(_UNSAVED):
-        with contextlib.suppress(OSError):  # the folder is gone: its pages were too
+        with contextlib.suppress(OSError, StoreError):  # the folder is gone, the disk full
             writer.close()
 
 
@@ -135,6 +127,7 @@ class RunWriter:
         self._keys = {(e.document, e.page) for e in manifest.pages}
         self._saved_at = float("-inf")  # time.monotonic() of the last manifest save
         self._seen: tuple[int, int, int] | None = None  # the manifest as this writer left it
+        self._page_bytes = self._pages_written = 0  # for the room a page needs (DiskFull)
         for stale in run_dir.rglob(f".*{TMP_SUFFIX}"):  # left by a killed writer
             stale.unlink(missing_ok=True)
 
@@ -286,35 +279,18 @@ class RunWriter:
         json_path = base.with_suffix(".json")
         if not overwrite and read_page(json_path) is not None:
             raise StoreError(f"{result.document} page {result.page} is already finished.")
-        mode = file_mode()  # once for the page's files
-        # A new page's files are written in place: nothing reads them before its .json lands
-        # (atomically, last), and a crash before that leaves a page that is written again.
-        # A page written before is replaced atomically: a reader may have it open.
-        write = atomic_write if overwrite else plain_write
-        if image is not None:
-            # Only a page written before (or cut short by a crash: its image is written first)
-            # can have stale crops; listing the folder for every new page would cost O(pages)
-            # each, O(pages²) for a long document.
-            before = overwrite or base.with_suffix(".png").exists()
-            if png is not None:
-                write(base.with_suffix(".png"), png, mode=mode)
-            else:
-                atomic_png(base.with_suffix(".png"), image, mode=mode)
-            crops = figure_crops(result, image)
-            for stale in base.parent.glob(f"{base.name}-r*.png") if before else ():
-                if stale.name not in crops:
-                    stale.unlink(missing_ok=True)
-            for name, data in crops.items():
-                write(base.parent / name, data, mode=mode)
-        write(base.with_suffix(".md"), result.markdown, mode=mode)
-        raw = base.with_name(f"{base.name}.raw.txt")
-        if result.raw:
-            write(raw, result.raw, mode=mode)
-        else:
-            raw.unlink(missing_ok=True)
-        page_json = json.dumps(result.model_dump(mode="json"), ensure_ascii=False)
-        atomic_write(json_path, page_json, mode=mode)
+        try:
+            size = write_page_files(base, result, image, png, overwrite=overwrite)
+        except DiskFull as exc:
+            if not overwrite:  # its files are not a page yet: room for the manifest
+                for part in (".png", ".md", ".raw.txt"):
+                    base.with_name(base.name + part).unlink(missing_ok=True)
+            per_page = self._page_bytes // self._pages_written if self._pages_written else 0
+            needed = max(per_page, exc.needed)
+            raise DiskFull(self.path, free_bytes(self.path), needed) from exc
         with self._lock:
+            self._page_bytes += size
+            self._pages_written += 1
             self._record(result)
             if time.monotonic() - self._saved_at >= self.MANIFEST_EVERY:
                 self._save_manifest()
@@ -348,13 +324,24 @@ class RunWriter:
             return {e.page for e in self.info.pages if e.document == doc}
 
     def finish(self, status: RunStatus = RunStatus.DONE) -> None:
+        """``document.md`` of every document, then the final status in the manifest. A full
+        disk (DiskFull) is raised after the manifest was tried: its status matters more than
+        the joined Markdown, which the next finish writes again."""
+        full: DiskFull | None = None
         for doc in list(self.info.folders):
-            self.finish_document(doc)
-        with self._lock:
-            self.info.status = status
-            self.info.finished = datetime.now(UTC)
-            self._save_manifest()
-        self._guard.drop()  # the folder is free for another process now
+            try:
+                self.finish_document(doc)
+            except DiskFull as exc:
+                full = full or exc
+        try:
+            with self._lock:
+                self.info.status = status
+                self.info.finished = datetime.now(UTC)
+                self._save_manifest()
+        finally:
+            self._guard.drop()  # the folder is free for another process now
+        if full is not None:
+            raise full
 
     def save_corrections(self, doc: str, page: int, regions: list[Region]) -> Path:
         return save_corrections(self.path, self._folder(doc).name, doc, page, regions)

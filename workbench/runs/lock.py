@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from workbench.errors import StoreError, display_name
+from workbench.runs.files import room_for
 
 LOCK_FILE = ".writer.lock"
 
@@ -90,12 +91,14 @@ def acquire(run_dir: Path) -> None:
             hold.count += 1
             return
         try:
-            fd = _flock(key / LOCK_FILE)
+            with room_for(key, 0):  # the lock file is made even on a full disk (an inode)
+                fd = _flock(key / LOCK_FILE)
         except BlockingIOError:
             raise StoreError(busy_message(run_dir)) from None
         if fd is not None:
-            os.ftruncate(fd, 0)
-            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+            with contextlib.suppress(OSError):  # the holder's pid is a courtesy: no room, none
+                os.ftruncate(fd, 0)
+                os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
         _HOLDS[key] = _Hold(fd, 1)
 
 

@@ -42,6 +42,9 @@ Exit status:
     2    usage, engine or run-folder error: nothing was processed
     3    every page finished, but some are ``looped`` or ``truncated`` (a ``warning:``
          line names each); their output is kept
+    4    the disk of ``DIR`` is full: one ``error:`` line names it, what is free and about
+         what the pages left need; finished pages are kept, the run is marked cancelled,
+         the same command resumes it once there is room
     130  interrupted (Ctrl-C); finished pages are kept, the run is marked cancelled
 """
 
@@ -53,6 +56,7 @@ from pathlib import Path
 from typing import Any
 
 from workbench.cli.ocr.job import (
+    EXIT_DISK_FULL,
     EXIT_FAILED,
     EXIT_OK,
     EXIT_UNCLEAN,
@@ -71,7 +75,13 @@ from workbench.cli.run_folder import (
     stated_differ,
 )
 from workbench.documents import Document, open_document, poppler_available, read_input
-from workbench.errors import DocumentError, EngineUnavailable, WorkbenchError, display_name
+from workbench.errors import (
+    DiskFull,
+    DocumentError,
+    EngineUnavailable,
+    WorkbenchError,
+    display_name,
+)
 from workbench.models.registry import ModelSpec, get_spec, match_served_model
 from workbench.pipeline.process import render_dpi
 from workbench.pipeline.runner import (
@@ -262,6 +272,9 @@ def run(args: argparse.Namespace) -> int:
         say("", f"engine {engine.name} {display_name(engine.model)} ready in {took:.1f} s")
     try:
         return _run_job(args, engine, spec, settings, wanted, run_name, failures)
+    except DiskFull as exc:  # one line, never a traceback (the run is marked cancelled)
+        say("error", str(exc))
+        return EXIT_DISK_FULL
     finally:
         engine.close()
         for doc in documents:
@@ -302,6 +315,7 @@ def _run_job(
 
 
 __all__ = [
+    "EXIT_DISK_FULL",
     "EXIT_FAILED",
     "EXIT_OK",
     "EXIT_UNCLEAN",

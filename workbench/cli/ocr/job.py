@@ -18,7 +18,7 @@ from workbench.pipeline.runner import DocumentPlan, RunJob, RunOutcome
 from workbench.schema import PageResult, PageStatus
 from workbench.settings import Settings
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_UNCLEAN = 0, 1, 2, 3
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_UNCLEAN, EXIT_DISK_FULL = 0, 1, 2, 3, 4
 
 
 def say(kind: str, text: str) -> None:
