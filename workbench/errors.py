@@ -12,10 +12,16 @@ class WorkbenchError(RuntimeError):
 
 
 def display_name(name: object) -> str:
-    """A file name safe for a one-line message: as is when every character is printable,
-    else ``repr``-style escaped (a newline in a name must not split an error line in two)."""
+    """A file name safe to show, in a message line or the UI: every character that is not
+    printable (controls, a newline, bidi overrides and marks such as U+202E, zero-width
+    characters, line separators) is written as its escape (``\\n``, ``\\x1b``,
+    ``\\u202e``), the rest as it is (``résumé.pdf`` stays). So a newline cannot split an
+    error line and a right-to-left override cannot show ``exe.pdf`` as ``fdp.exe``. The one
+    helper for names: documents get their names through it (:func:`open_document`)."""
     text = str(name)
-    return text if text.isprintable() else ascii(text)
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode() for c in text)
 
 
 class DocumentError(WorkbenchError):
