@@ -59,7 +59,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from workbench import __version__
-from workbench.documents import Document
+from workbench.documents import AnyDocument, Document
 from workbench.engines.base import Engine
 from workbench.errors import DiskFull, PlanError, StoreError, display_name
 from workbench.models.registry import ModelSpec
@@ -90,7 +90,7 @@ class PageProblem:
 class DocumentPlan:
     """One document of a job: its name in the run, pages wanted, pages still to do."""
 
-    document: Document
+    document: AnyDocument  # a DocumentSource is opened when its pages' turn comes
     name: str
     wanted: list[int]
     todo: list[int]
@@ -267,7 +267,7 @@ class RunJob:
         finished = self.writer.finished_pages(name)
         return [n for n in wanted if n not in finished]
 
-    def plan(self, doc: Document, pages: Sequence[int] | None = None) -> DocumentPlan:
+    def plan(self, doc: AnyDocument, pages: Sequence[int] | None = None) -> DocumentPlan:
         name = self.add(doc.info())
         wanted = list(pages) if pages is not None else doc.select()
         return DocumentPlan(doc, name, wanted, self.todo(name, wanted))

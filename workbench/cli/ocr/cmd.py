@@ -66,6 +66,7 @@ from workbench.cli.ocr.job import (
     local_engine_args,
     progress_printer,
     report,
+    return_big_buffers,
     say,
 )
 from workbench.cli.ocr.job import cpu_settings as _cpu_settings
@@ -74,7 +75,7 @@ from workbench.cli.run_folder import (
     nothing_left,
     stated_differ,
 )
-from workbench.documents import Document, open_document, poppler_available, read_input
+from workbench.documents import DocumentSource, poppler_available, probe_input
 from workbench.errors import (
     DiskFull,
     DocumentError,
@@ -206,14 +207,15 @@ def build_engine(args: argparse.Namespace, settings: Settings) -> tuple[Any, Mod
     return engine, with_max_tokens(spec, getattr(args, "max_tokens", None))
 
 
-def _open_inputs(paths: list[Path], settings: Settings) -> tuple[list[Document], int]:
-    """Open every input; one ``error:`` line per bad one. Same content twice: kept once."""
-    documents: list[Document] = []
+def _open_inputs(paths: list[Path], settings: Settings) -> tuple[list[DocumentSource], int]:
+    """Read every input once for its facts; one ``error:`` line per bad one. Same content
+    twice: kept once. Their bytes are let go: each is read again at its turn (issue 31.5)."""
+    documents: list[DocumentSource] = []
     seen: dict[str, Path] = {}
     failures = 0
     for path in paths:
-        try:  # read_input refuses FIFOs/devices without blocking
-            doc = open_document(path.name, read_input(path, settings), settings)
+        try:
+            doc = probe_input(path, settings)
         except DocumentError as exc:
             say("error", f"{display_name(path)}: {exc.reason}")
             failures += 1
@@ -221,7 +223,6 @@ def _open_inputs(paths: list[Path], settings: Settings) -> tuple[list[Document],
         if doc.sha256 in seen:
             first = display_name(seen[doc.sha256])
             say("", f"{display_name(path)}: same content as {first}, done once")
-            doc.close()
             continue
         seen[doc.sha256] = path
         documents.append(doc)
@@ -239,11 +240,12 @@ def run(args: argparse.Namespace) -> int:
             "--pdf-backend poppler needs poppler-utils (pdftoppm) and pdf2image: "
             "apt-get install poppler-utils; pip install pdf2image"
         )
+    return_big_buffers()  # memory flat in the number of inputs (see there)
     paths, skipped = expand_inputs(args.inputs)
     for line in skipped:
         say("warning", line)
     documents, failures = _open_inputs(paths, settings)
-    wanted: list[tuple[Document, list[int]]] = []
+    wanted: list[tuple[DocumentSource, list[int]]] = []
     for doc in documents:
         try:
             wanted.append((doc, doc.select(args.pages)))
@@ -264,7 +266,8 @@ def run(args: argparse.Namespace) -> int:
     if args.ray is not None:
         from workbench.cli.ray_cmd import run_ray
 
-        return run_ray(args, settings, wanted, run_name, failures)
+        opened = [(doc.open(), pages) for doc, pages in wanted]  # Ray ships their bytes
+        return run_ray(args, settings, opened, run_name, failures)
     started = time.monotonic()
     engine, spec = build_engine(args, settings)
     if not args.quiet:  # the line a benchmark times the engine's start-up by
@@ -277,8 +280,6 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_DISK_FULL
     finally:
         engine.close()
-        for doc in documents:
-            doc.close()
 
 
 def _run_job(
@@ -286,7 +287,7 @@ def _run_job(
     engine: Any,
     spec: ModelSpec,
     settings: Settings,
-    wanted: list[tuple[Document, list[int]]],
+    wanted: list[tuple[DocumentSource, list[int]]],
     run_name: str,
     failures: int,
 ) -> int:
