@@ -5,6 +5,7 @@ CLI one line), never a bare OSError; the manifest stays readable and lists only 
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 from pathlib import Path
 
@@ -40,3 +41,29 @@ def test_the_writer_says_disk_full_and_keeps_a_consistent_manifest(
     assert manifest["status"] == "cancelled"
     assert [e["page"] for e in manifest["pages"]] == list(range(1, written + 1))
     assert not (run_dir / "scan" / f"page-{written + 1:04d}.png").exists()  # its part removed
+
+
+def test_a_batch_in_the_app_ends_with_the_sentence_not_a_stack(
+    small_disk: Path,  # noqa: F811
+) -> None:
+    """Runs → Batch on a store whose disk fills: the job's error (what the page shows) is the
+    DiskFull sentence, not ``OSError: [Errno 28]``; the run is marked cancelled."""
+    from tests.cli.test_cli_disk_full import noisy_tiff
+    from tests.fakes.fake_engine import FakeEngine
+    from workbench.models.registry import CPU_SPEC
+    from workbench.pipeline.batch import BatchOutcome, run_batch, start_batch
+    from workbench.runs.store import RunStore
+    from workbench.settings import Settings
+
+    doc = noisy_tiff(small_disk.parent / "noise.tif", 12).read_bytes()
+    store = RunStore(small_disk / "store")
+    outcome = BatchOutcome()
+    run = functools.partial(run_batch, [("noise.tif", doc)], FakeEngine(), CPU_SPEC, store,
+                            "full", Settings())  # fmt: skip
+    job = start_batch(run, outcome, "full disk")
+    assert job.thread is not None
+    job.thread.join(timeout=300)
+    assert job.error is not None and job.error.startswith("no space left on the disk of")
+    assert "Errno" not in job.error and "needed" in job.error
+    [summary] = store.list()
+    assert summary.status == "cancelled"
