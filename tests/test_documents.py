@@ -323,7 +323,7 @@ def test_a_newline_in_a_name_keeps_the_error_on_one_line(tmp_path: Path) -> None
         open_document(path.name, read_input(path))
     message = str(err.value)
     assert "\n" not in message
-    assert message.startswith("'bad\\nname.pdf': not a PDF or image")
+    assert message.startswith("bad\\nname.pdf: not a PDF or image")  # escaped, not quoted
     os_fifo = tmp_path / "fifo\rname"
     import os
 
@@ -352,8 +352,9 @@ def test_cli_refuses_a_fifo_and_a_newline_name_one_line_each(tmp_path: Path) -> 
     )
     lines = done.stderr.splitlines()
     assert done.returncode == 1
+    shown = str(bad).replace("\n", "\\n")  # the newline as the two characters \n
     assert lines == [
         f"error: {inputs / 'a.pdf'}: not a regular file (a FIFO); skipped",
-        f"error: {str(bad)!a}: not a PDF or image (named .pdf, but its content is neither)",
+        f"error: {shown}: not a PDF or image (named .pdf, but its content is neither)",
         "error: no readable input",
     ]

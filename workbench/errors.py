@@ -12,10 +12,16 @@ class WorkbenchError(RuntimeError):
 
 
 def display_name(name: object) -> str:
-    """A file name safe for a one-line message: as is when every character is printable,
-    else ``repr``-style escaped (a newline in a name must not split an error line in two)."""
+    """A file name safe to show, in a message line or the UI: every character that is not
+    printable (controls, a newline, bidi overrides and marks such as U+202E, zero-width
+    characters, line separators) is written as its escape (``\\n``, ``\\x1b``,
+    ``\\u202e``), the rest as it is (``résumé.pdf`` stays). So a newline cannot split an
+    error line and a right-to-left override cannot show ``exe.pdf`` as ``fdp.exe``. The one
+    helper for names: documents get their names through it (:func:`open_document`)."""
     text = str(name)
-    return text if text.isprintable() else ascii(text)
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode() for c in text)
 
 
 class DocumentError(WorkbenchError):
@@ -70,6 +76,12 @@ class MalformedAnswer(EngineError):
     """The server answered 200 but not with a (streamed) chat completion."""
 
 
+class IncompleteAnswer(EngineError):
+    """The server's stream ended properly (``[DONE]``) but is no answer: it held nothing
+    ("empty answer"), or it ended without a finish reason (the text may be cut short).
+    Retried like a lost connection; never an ``ok`` page."""
+
+
 class PageCancelled(EngineError):
     """The user cancelled the page (or the whole run) while it was in flight."""
 
@@ -106,3 +118,22 @@ class PlanError(WorkbenchError):
 
 class StoreError(WorkbenchError):
     """The run store cannot read or write a run."""
+
+
+def _mb(n: int) -> str:
+    return f"{n / 1e6:.1f} MB" if n >= 1e6 else f"{max(n, 1e3) / 1e3:.0f} kB"
+
+
+class DiskFull(StoreError):
+    """The disk (or quota) holding a run folder is full. Names the folder, what is free and
+    about what is needed (``needed`` bytes, for ``pages_left`` pages when known); finished
+    pages are kept and a rerun resumes once there is room."""
+
+    def __init__(self, folder: object, free: int, needed: int, pages_left: int = 0) -> None:
+        self.folder, self.free, self.needed, self.pages_left = folder, free, needed, pages_left
+        what = f" for the {pages_left} page(s) left" if pages_left else ""
+        super().__init__(
+            f"no space left on the disk of {display_name(folder)}: {_mb(free)} free, about "
+            f"{_mb(needed)} needed{what}. Free some space (or choose another folder) and run "
+            "again: finished pages are kept and the rest resume"
+        )

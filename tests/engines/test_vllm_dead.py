@@ -94,8 +94,9 @@ def test_the_cause_is_read_from_the_exception_chain() -> None:
         "max_num_batched_tokens": 4096
     }
     assert dead.restart_label == "Restart vLLM with max_num_batched_tokens=4096"
-    plain = dead_in_process(EngineDead(DIED), 3)
-    assert plain is not None and plain.cause == f"the vLLM engine died: {DIED}"
+    plain = dead_in_process(EngineDead(DIED), 3)  # vLLM said nothing more: unknown, say where
+    assert plain is not None and "vLLM did not say why" in plain.cause
+    assert "EngineCore traceback" in plain.fix and "max_num_batched_tokens" not in str(plain)
     assert dead_in_process(ValueError("prompt is longer than max_model_len"), 3) is None
     assert dead_server("fake failure") is None
     served = dead_server(OOM)
@@ -120,8 +121,12 @@ def test_in_process_death_is_not_retried_page_by_page(
     assert llm is not None and len(llm.rendered) <= 4  # each page sent at most once, no retries
     assert engine.dead is not None
     assert {o.error for o in outputs} == {str(engine.dead)}
-    cause = "ran out of GPU memory in the vision encoder with " if oom else DIED
-    assert cause in str(engine.dead) and "max_num_batched_tokens=4096" in str(engine.dead)
+    if oom:
+        cause = "ran out of GPU memory in the vision encoder with "
+        assert cause in str(engine.dead) and "max_num_batched_tokens=4096" in str(engine.dead)
+    else:  # no memory named: no memory fix (issue 31.4)
+        assert DIED.rstrip(".") in str(engine.dead) and "vLLM did not say why" in str(engine.dead)
+        assert "max_num_batched_tokens" not in str(engine.dead)
     sent = len(llm.rendered)
     later = list(engine.run([_page(9)]))  # a later run sends nothing to the dead engine
     assert len(llm.rendered) == sent and later[0].error == str(engine.dead)
@@ -189,8 +194,9 @@ def test_a_server_whose_engine_died_gets_nothing_more() -> None:
     assert engine.dead is not None
     assert sent == 4  # the four in flight; the eight after them were never sent
     assert [o.error for o in outputs] == [str(engine.dead)] * 12  # the stalled ones too
-    assert f"the vLLM engine died: {DIED}" in str(engine.dead)
-    assert "Restart `vllm serve` with --max-num-batched-tokens 4096" in str(engine.dead)
+    assert DIED.rstrip(".") in str(engine.dead) and "vLLM did not say why" in str(engine.dead)
+    assert "the server's log: the EngineCore traceback" in str(engine.dead)
+    assert "max-num-batched-tokens" not in str(engine.dead)  # nothing said memory
     assert isinstance(engine.dead, EngineDeadError)
 
 
@@ -299,3 +305,33 @@ def test_a_500_then_refusals_past_the_restart_wait_is_a_dead_server() -> None:
     assert "refused connections for 1 s" in str(engine.dead)
     assert [o.error for o in outputs] == [str(engine.dead)] * 4
     assert len(calls) == 2  # nothing was sent after the 500
+
+
+ILLEGAL = """Traceback (most recent call last):
+  File "vllm/v1/engine/core.py", line 701, in run_engine_core
+    engine_core.run_busy_loop()
+RuntimeError: CUDA error: an illegal memory access was encountered
+CUDA kernel errors might be asynchronously reported at some other API call.
+vllm.v1.engine.exceptions.EngineDeadError: EngineCore encountered an issue. See stack trace \
+(above) for the root cause."""
+
+
+def test_the_cause_shown_is_the_one_vllm_reported_and_the_fix_is_its_own() -> None:
+    """Issue 31.4: the error line before EngineDeadError is the cause; memory is not blamed."""
+    served = dead_server(ILLEGAL)
+    assert served is not None
+    assert served.cause == (
+        "the vLLM engine died: RuntimeError: CUDA error: an illegal memory access was encountered"
+    )
+    assert "max-num-batched-tokens" not in str(served) and served.setting == {}
+    assert "restart `vllm serve`" in served.fix
+    try:
+        try:
+            raise RuntimeError("CUDA error: an illegal memory access was encountered")
+        except RuntimeError as exc:
+            raise EngineDead(DIED) from exc
+    except EngineDead as exc:
+        dead = dead_in_process(exc, 8)
+    assert dead is not None
+    assert dead.cause == served.cause  # "RuntimeError: CUDA error: …", as from the server
+    assert "max_num_batched_tokens" not in str(dead) and dead.restart_label == "Restart vLLM"

@@ -15,7 +15,11 @@ Faults, per reply (:class:`Reply` ``status``: an HTTP error with ``text`` as its
 closes the connection mid-answer, ``"stall"`` goes silent with the connection open (until the
 server stops), ``"malformed"`` sends a line that is not JSON (a broken JSON body when not
 streaming), ``"endless"`` streams past ``max_tokens`` forever (until the client leaves),
-``"drop"`` reads the request and closes without answering; ``token_delay`` slows each chunk.
+``"drop"`` reads the request and closes without answering, ``"done_only"`` streams nothing
+but ``data: [DONE]``, ``"no_finish"`` ends the stream with ``[DONE]`` after ``after`` chunks
+and no finish reason, ``"binary"`` answers 200 ``text/event-stream`` with 64 KiB of random
+bytes (``"malformed"``/``"binary"`` without streaming: a broken or binary JSON body);
+``token_delay`` slows each chunk.
 
 Knobs (attributes, safe to change while it runs): ``delay`` seconds per request,
 ``fail_next(n, status)`` answers the next ``n`` completions with an error status,
@@ -39,6 +43,7 @@ import base64
 import contextlib
 import io
 import json
+import random
 import socket
 import threading
 import time
@@ -54,6 +59,8 @@ from PIL import Image
 DEFAULT_MODEL = "fake/ocr-model"
 DEFAULT_TEXT = "# A page\n\nText read by the fake OCR server.\n"
 LOOP_TEXT = "| 1 | 2 | 3 |\n" * 400
+#: 64 KiB of bytes that are neither JSON nor an event stream (fixed: the same every run)
+BINARY = random.Random(31).randbytes(64 * 1024)
 
 
 @dataclass
@@ -63,7 +70,7 @@ class Reply:
     delay: float | None = None  # overrides the server's delay for this reply
     token_delay: float = 0.0  # seconds between streamed chunks
     chunk_chars: int | None = None  # characters per streamed chunk (default: ≤ 200 chunks)
-    fault: str | None = None  # "close", "stall", "malformed", "endless", "drop" (see above)
+    fault: str | None = None  # "close", "stall", "malformed", "endless", "drop"... (see above)
     after: int = 0  # streamed chunks sent before the fault
     status: int | None = None  # answer this HTTP error status with ``text`` as its message
 
@@ -342,6 +349,9 @@ def _handler_for(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
             if reply.fault == "malformed":
                 self._send_raw(200, b'{"choices": [{"message": {"content": "cut', "json")
                 return
+            if reply.fault == "binary":
+                self._send_raw(200, BINARY, "json")
+                return
             tokens = max(1, len(reply.text) // 4)
             self._send(
                 200,
@@ -411,6 +421,13 @@ def _handler_for(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
                 self.send_header("Transfer-Encoding", "chunked")
                 self.end_headers()
                 self.wfile.flush()
+                if reply.fault in ("done_only", "binary"):  # not an answer: nothing else sent
+                    if reply.fault == "binary":
+                        self._chunk(BINARY)
+                    else:
+                        self._event("[DONE]")
+                    self._chunk(b"")
+                    return
                 self._event(chunk({"role": "assistant", "content": ""}))
                 sent = 0
                 while True:
@@ -436,8 +453,9 @@ def _handler_for(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
                 if reply.fault == "stall":
                     server._wait(3600)
                     return
-                if reply.fault == "malformed":
-                    self._event('{"choices": [{"delta": {"content": "cut')
+                if reply.fault in ("malformed", "no_finish"):
+                    if reply.fault == "malformed":
+                        self._event('{"choices": [{"delta": {"content": "cut')
                     self._event("[DONE]")
                     self._chunk(b"")
                     return

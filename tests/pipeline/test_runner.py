@@ -140,7 +140,7 @@ def test_batch_folder_names_what_it_leaves_out_in_one_line(tmp_path: Path) -> No
     note = unsupported_note(str(tmp_path))
     assert note is not None and "\n" not in note
     assert note.startswith("3 unsupported file(s) in ")
-    assert note.endswith(": notes.txt, 'odd\\nname.gif', sub/")
+    assert note.endswith(": notes.txt, odd\\nname.gif, sub/")  # escaped, one line
     (tmp_path / "notes.txt").unlink()
     (tmp_path / "odd\nname.gif").unlink()
     (tmp_path / "sub").rmdir()

@@ -46,7 +46,8 @@ EPILOG = """examples:
   python -m workbench COMMAND --help     (each command's options)
 
 exit status: 0 done, 1 an input or page failed, 2 usage or setup error, 3 done with looped or
-truncated pages, 130 interrupted (finished pages kept)."""
+truncated pages, 4 the output's disk is full (finished pages kept), 130 interrupted (finished
+pages kept)."""
 
 
 def named_command(argv: Sequence[str]) -> str | None:

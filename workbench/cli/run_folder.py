@@ -9,10 +9,11 @@ that contradict the run's are refused too (:meth:`workbench.pipeline.runner.RunJ
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from workbench.documents import Document
+from workbench.documents import AnyDocument
 from workbench.engines.factory import CpuOptions
 from workbench.errors import WorkbenchError, display_name
 from workbench.pipeline.runner import finished_pages
@@ -52,7 +53,7 @@ def _said(value: Any) -> str:
     return str(value).lower() if isinstance(value, bool) else str(value)
 
 
-def nothing_left(out: Path, wanted: list[tuple[Document, list[int]]]) -> bool:
+def nothing_left(out: Path, wanted: Sequence[tuple[AnyDocument, list[int]]]) -> bool:
     for doc, pages in wanted:
         done = finished_pages(out, doc.info())
         if done is None or not set(pages) <= done:

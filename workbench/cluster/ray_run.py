@@ -316,7 +316,8 @@ def run_on_ray(
     tasks = pack(plans, _chunk_size(work.options))
     total = sum(len(pages) for parts in tasks for _, _, pages in parts)
     job.outcome.total += total
-    refs = {plan.name: ray.put(plan.document.data) for plan in plans if plan.todo}
+    opened = {p.name: p.document for p in plans if p.todo and isinstance(p.document, Document)}
+    refs = {name: ray.put(doc.data) for name, doc in opened.items()}  # the CLI opens them all
     limit = max(2, 2 * int(ray.cluster_resources().get("CPU", 1)))
     pending: dict[Any, list[Part]] = {}
     done = 0

@@ -10,12 +10,16 @@ from workbench.documents.files import (
     sniff_kind,
     to_rgb,
 )
+from workbench.documents.source import AnyDocument, DocumentSource, probe_input
 
 __all__ = [
+    "AnyDocument",
     "Document",
+    "DocumentSource",
     "open_document",
     "parse_page_range",
     "poppler_available",
+    "probe_input",
     "read_input",
     "sniff_kind",
     "to_rgb",

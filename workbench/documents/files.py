@@ -42,7 +42,7 @@ from PIL import Image, ImageOps
 from workbench.documents import draw as pdfdraw
 from workbench.documents.limits import max_image_pixels, too_large
 from workbench.documents.textlayer import PDFIUM_LOCK, extract_text_layer
-from workbench.errors import DocumentError, PageRangeError
+from workbench.errors import DocumentError, PageRangeError, display_name
 from workbench.schema import DocumentInfo, PageImage
 from workbench.settings import Settings
 
@@ -337,7 +337,10 @@ def _file_type(mode: int) -> str:
 def open_document(
     name: str, data: bytes, settings: Settings | None = None, password: str | None = None
 ) -> Document:
-    """Open ``data`` (named ``name`` for messages). Raises DocumentError naming the file."""
+    """Open ``data`` (named ``name`` for messages). Raises DocumentError naming the file.
+    The document's name is ``name`` made safe to show (:func:`display_name`: a right-to-left
+    override or a newline escaped), so no run, page or screen shows it raw."""
+    name = display_name(name)
     settings = settings or Settings()
     if len(data) > settings.max_file_mb * 1024 * 1024:
         raise DocumentError(name, f"the file is larger than {settings.max_file_mb} MB")

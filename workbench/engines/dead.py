@@ -7,18 +7,24 @@ Contract
   "CUDA out of memory", is a dead engine; anything else (a bad request, one page's fault) is
   not. The cause is said plainly: "vLLM ran out of GPU memory in the vision encoder with N
   pages at once" when the error's traceback or text names the vision encoder, "… ran out of
-  GPU memory with N pages at once" otherwise, else "the vLLM engine died: <first line>".
+  GPU memory with N pages at once" otherwise, else the cause vLLM reported: the error line
+  nearest before the ``EngineDeadError`` line in its text ("the vLLM engine died: RuntimeError:
+  CUDA error: an illegal memory access…"). Where vLLM's text holds no such line the cause is
+  said to be unknown, with where to read it (the EngineCore traceback in the log).
 * :func:`dead_server` reads a server's error message (an HTTP 500's body, or an error event
   mid-stream): the same names and texts, as ``vllm serve`` reports them once its EngineCore
   is gone. :func:`server_gone`: a 5xx, then connections refused past the wait a restart is
   given, is a dead server too (vLLM answers a bare 500 when its engine dies, then exits).
-* Both name the fix: a restart with :data:`SAFER_SETTING` (one page per vision-encoder step,
-  the setting measured to run 256 pages in-process and 277 server requests on the H200 where
-  the default died; ``../shared/gpu-lab/README.md``); finished pages are kept, a rerun resumes.
+* Each names the fix its cause needs: for an out-of-memory death (and only then) a restart
+  with :data:`SAFER_SETTING` (one page per vision-encoder step, the setting measured to run
+  256 pages in-process and 277 server requests on the H200 where the default died;
+  ``../shared/gpu-lab/README.md``); for another cause, a restart once that cause is dealt with;
+  for an unknown one, where to read it. Finished pages are kept, a rerun resumes.
 """
 
 from __future__ import annotations
 
+import re
 import traceback
 
 from workbench.errors import EngineDeadError
@@ -40,6 +46,20 @@ FIX_SERVER = (
     "Restart `vllm serve` with --max-num-batched-tokens {n} (one page per vision-encoder "
     "step); finished pages are kept and a rerun does the rest"
 )
+#: The fix for a death whose cause is known but is not memory: deal with it, then restart.
+FIX_OTHER = {
+    "in-process": "Deal with that cause, then restart the engine",
+    "server": "Deal with that cause, then restart `vllm serve`",
+}
+#: Where to read a cause vLLM did not send along.
+LOOK = {
+    "in-process": "this process's log (stderr): the EngineCore traceback before the "
+    "EngineDeadError line",
+    "server": "the server's log: the EngineCore traceback before the EngineDeadError line",
+}
+RESUME = "; finished pages are kept and a rerun does the rest"
+#: A line that reports an error: ``SomeError: text``, ``pkg.mod.SomeException: text``.
+_ERROR_LINE = re.compile(r"^\s*(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception|Exit|Fault)\b:?\s*\S")
 
 
 def _chain(exc: BaseException) -> list[BaseException]:
@@ -55,8 +75,19 @@ def _first_line(text: str) -> str:
     return next((line.strip() for line in text.splitlines() if line.strip()), "no message")
 
 
+def reported_cause(text: str) -> str | None:
+    """The cause vLLM reported in ``text``: the error line nearest before its first
+    ``EngineDeadError`` / "EngineCore encountered an issue" line (a traceback's last line
+    above it); None when there is none."""
+    lines = [line.strip() for line in text.splitlines()]
+    dead_at = next((i for i, line in enumerate(lines) if any(t in line for t in _DEAD_TEXTS)),
+                   len(lines))  # fmt: skip
+    before = (line for line in reversed(lines[:dead_at]) if _ERROR_LINE.match(line))
+    return next(before, None)
+
+
 def _verdict(
-    text: str, names: set[str], pages: int | None, encoder: bool, fix: str
+    text: str, names: set[str], pages: int | None, encoder: bool, where: str
 ) -> EngineDeadError | None:
     oom = "OutOfMemoryError" in names or any(t in text for t in _OOM_TEXTS)
     dead = "EngineDeadError" in names or any(t in text for t in _DEAD_TEXTS)
@@ -64,12 +95,20 @@ def _verdict(
         return None
     n = SAFER_SETTING["max_num_batched_tokens"]
     if oom:
-        where = " in the vision encoder" if encoder else ""
+        place = " in the vision encoder" if encoder else ""
         many = f" with {pages} page(s) at once" if pages else ""
-        cause = f"vLLM ran out of GPU memory{where}{many}"
-    else:
-        cause = f"the vLLM engine died: {_first_line(text)}"
-    return EngineDeadError(cause, fix.format(n=n), SAFER_SETTING)
+        fix = FIX_IN_PROCESS if where == "in-process" else FIX_SERVER
+        return EngineDeadError(
+            f"vLLM ran out of GPU memory{place}{many}", fix.format(n=n), SAFER_SETTING
+        )
+    cause = reported_cause(text)
+    if cause is not None:
+        return EngineDeadError(f"the vLLM engine died: {cause}", FIX_OTHER[where] + RESUME)
+    said = _first_line(text)
+    return EngineDeadError(
+        f"the vLLM engine died ({said.rstrip('.')}); vLLM did not say why",
+        f"Read the cause in {LOOK[where]}, deal with it and restart{RESUME}",
+    )
 
 
 def dead_in_process(exc: BaseException, pages: int) -> EngineDeadError | None:
@@ -86,8 +125,12 @@ def dead_in_process(exc: BaseException, pages: int) -> EngineDeadError | None:
     ).lower()
     oom_text = next((m for m in messages if any(t in m for t in _OOM_TEXTS)), "").lower()
     encoder = any(t in where or t in oom_text for t in _ENCODER_TEXTS)
-    ordered = text if not messages else messages[-1] + "\n" + text  # the root cause first
-    return _verdict(ordered, names, pages, encoder, FIX_IN_PROCESS)
+    # the chain's messages, the root cause first: each line above the EngineDeadError's own
+    said = [(type(e).__name__, str(e)) for e in reversed(chain) if str(e)]
+    lines = [f"{name}: {m}" for name, m in said if not any(t in m for t in _DEAD_TEXTS)]
+    dead = [m for _, m in said if any(t in m for t in _DEAD_TEXTS)]
+    ordered = "\n".join(lines + dead) if dead else text
+    return _verdict(ordered, names, pages, encoder, "in-process")
 
 
 def server_gone(last_error: str, refused_s: float) -> EngineDeadError:
@@ -100,12 +143,17 @@ def server_gone(last_error: str, refused_s: float) -> EngineDeadError:
         f"the vLLM server died: it answered HTTP 500{said}, then refused connections for "
         f"{refused_s:.0f} s"
     )
-    fix = FIX_SERVER.format(n=SAFER_SETTING["max_num_batched_tokens"])
-    return EngineDeadError(cause, f"{fix} (if its log shows CUDA out of memory)", SAFER_SETTING)
+    if any(t in last_error for t in _OOM_TEXTS):
+        fix = FIX_SERVER.format(n=SAFER_SETTING["max_num_batched_tokens"])
+        return EngineDeadError(cause, fix, SAFER_SETTING)
+    return EngineDeadError(
+        cause,
+        f"Its cause is not known here: read {LOOK['server']}, deal with it and restart{RESUME}",
+    )
 
 
 def dead_server(message: str) -> EngineDeadError | None:
     """The :class:`EngineDeadError` for a server's error message, or None when it does not
     say its engine died."""
     encoder = any(t in message.lower() for t in _ENCODER_TEXTS)
-    return _verdict(message, set(), None, encoder, FIX_SERVER)
+    return _verdict(message, set(), None, encoder, "server")

@@ -23,8 +23,12 @@ Contract
   :class:`~workbench.errors.DocumentError` in the consumer, at that page's turn; with
   ``unreadable`` given, what it returns for (document, page, error) is yielded in the page's
   place instead and the stream goes on (one bad page fails that page only).
+* An item may be a :class:`~workbench.documents.DocumentSource` (the CLI's inputs): it is
+  opened (its file read) when its first page is submitted and closed once its last page is
+  consumed, so only the documents being prepared are held, not every input of the run. One
+  that cannot be opened now (gone, changed) fails each of its pages (``unreadable``).
 * Stopped early (cancel, an error), the pages not consumed are cancelled and every temporary
-  file is removed.
+  file is removed (and every document opened here closed).
 """
 
 from __future__ import annotations
@@ -39,7 +43,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
 
-from workbench.documents import Document
+from workbench.documents import Document, DocumentSource
 from workbench.errors import DocumentError
 from workbench.models.registry import ModelSpec
 from workbench.pipeline.prepare import (
@@ -55,8 +59,8 @@ from workbench.pipeline.prepare import (
 )
 from workbench.schema import PageImage
 
-#: (document, its name in the run, the pages to prepare)
-Item = tuple[Document, str, Sequence[int]]
+#: (document or its source, its name in the run, the pages to prepare)
+Item = tuple[Document | DocumentSource, str, Sequence[int]]
 #: The page yielded in place of one that cannot be rendered: (document name, page, error)
 Unreadable = Callable[[str, int, Exception], PageImage]
 
@@ -70,6 +74,28 @@ class _Open:
     path: str
     dpi: float
     left: int  # pages submitted or still to submit, not yet consumed
+    owned: bool = False  # opened here from a DocumentSource: closed here too
+
+
+class _Gone(Document):
+    """A source that could not be opened at its turn: each page fails with ``why``."""
+
+    def __init__(self, source: DocumentSource, why: DocumentError) -> None:
+        super().__init__(source.name, b"", source.kind, source.page_count, source.settings)
+        self.why = why
+
+    def page(self, *_args: object, **_kw: object) -> PageImage:
+        raise self.why
+
+
+def _open(item: Document | DocumentSource) -> tuple[Document, bool]:
+    """The document of ``item`` and whether it was opened here (then: closed here)."""
+    if isinstance(item, Document):
+        return item, False
+    try:
+        return item.open(), True
+    except DocumentError as exc:
+        return _Gone(item, exc), True
 
 
 def _named(page: PageImage, name: str) -> PageImage:
@@ -91,11 +117,16 @@ def prepare_plans(
     workers = default_workers() if workers is None else workers
     if workers <= 0:
         text = spec.parser == "native"
-        for doc, name, pages in todo:
-            resolution = float(dpi or render_dpi(spec, doc.settings.dpi))
-            for i in pages:
-                page = _render_here(doc, i, resolution, spec, text, unreadable)
-                yield _named(page, name)
+        for item, name, pages in todo:
+            doc, owned = _open(item)
+            try:
+                resolution = float(dpi or render_dpi(spec, doc.settings.dpi))
+                for i in pages:
+                    page = _render_here(doc, i, resolution, spec, text, unreadable)
+                    yield _named(page, name)
+            finally:
+                if owned:
+                    doc.close()
         return
     yield from _pooled(todo, spec, dpi, workers, max(1, ahead or 2 * workers), unreadable)
 
@@ -117,7 +148,7 @@ def _render_here(
 
 
 def _pooled(
-    todo: list[tuple[Document, str, list[int]]],
+    todo: list[tuple[Document | DocumentSource, str, list[int]]],
     spec: ModelSpec,
     dpi: float | None,
     workers: int,
@@ -129,12 +160,13 @@ def _pooled(
     opened: list[_Open] = []
 
     def jobs() -> Generator[tuple[_Open, _Job], None, None]:
-        for doc, name, pages in todo:
+        for item, name, pages in todo:
+            doc, owned = _open(item)  # a source is read only now, at its turn
             fd, path = tempfile.mkstemp(prefix="workbench-doc-", dir=_shm())
             with os.fdopen(fd, "wb") as handle:
                 handle.write(doc.data)
             entry = _Open(doc, name, path, float(dpi or render_dpi(spec, doc.settings.dpi)), 0)
-            entry.left = len(pages)
+            entry.left, entry.owned = len(pages), owned
             opened.append(entry)
             key = f"{doc.sha256}:{doc.settings.model_dump_json()}"
             pdf = doc.kind == "pdf"
@@ -146,6 +178,9 @@ def _pooled(
         entry.left -= 1
         if entry.left == 0:
             Path(entry.path).unlink(missing_ok=True)
+            if entry.owned:  # its bytes and handles go now, not at the end of the run
+                entry.doc.close()
+                opened.remove(entry)
 
     source = jobs()
     pool = _pool(workers)
@@ -157,7 +192,12 @@ def _pooled(
         if nxt is None:
             return False
         entry, job = nxt
-        queue.append((entry, job.index, pool.submit(_work, job)))
+        if isinstance(entry.doc, _Gone):  # its file went or changed: each page says so
+            future: Future[PageImage | _Refused] = Future()
+            future.set_result(_Refused(entry.doc.name, entry.doc.why.reason))
+        else:
+            future = pool.submit(_work, job)
+        queue.append((entry, job.index, future))
         return True
 
     try:
@@ -197,3 +237,5 @@ def _pooled(
         source.close()
         for entry in opened:
             Path(entry.path).unlink(missing_ok=True)
+            if entry.owned:
+                entry.doc.close()

@@ -152,9 +152,10 @@ def to_result(
     if answered and all(a.repeated for a in answered):
         status = PageStatus.LOOPED
         notes.append(f"repetition loop in all {len(answered)} answered attempts")
-    elif truncated:
+    elif truncated:  # by max_tokens only when the engine says so; else the parser saw it
         status = PageStatus.TRUNCATED
-        notes.append("output cut off by max_tokens")
+        cut = output.finish_reason == "length"
+        notes.append("output cut off by max_tokens" if cut else "the output ends mid-block")
     if not spec.boxes and not any(r.bbox for r in regions):
         notes.append(NO_BOXES_NOTE)  # the parser's own, if it said so: dropped as a repeat below
     return base.model_copy(

@@ -52,15 +52,16 @@ What a job guarantees
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from workbench import __version__
-from workbench.documents import Document
+from workbench.documents import AnyDocument, Document
 from workbench.engines.base import Engine
-from workbench.errors import PlanError, StoreError, display_name
+from workbench.errors import DiskFull, PlanError, StoreError, display_name
 from workbench.models.registry import ModelSpec
 from workbench.pipeline.feed import prepare_plans
 from workbench.pipeline.prepare import default_workers, prepare_pages, unreadable
@@ -89,7 +90,7 @@ class PageProblem:
 class DocumentPlan:
     """One document of a job: its name in the run, pages wanted, pages still to do."""
 
-    document: Document
+    document: AnyDocument  # a DocumentSource is opened when its pages' turn comes
     name: str
     wanted: list[int]
     todo: list[int]
@@ -266,7 +267,7 @@ class RunJob:
         finished = self.writer.finished_pages(name)
         return [n for n in wanted if n not in finished]
 
-    def plan(self, doc: Document, pages: Sequence[int] | None = None) -> DocumentPlan:
+    def plan(self, doc: AnyDocument, pages: Sequence[int] | None = None) -> DocumentPlan:
         name = self.add(doc.info())
         wanted = list(pages) if pages is not None else doc.select()
         return DocumentPlan(doc, name, wanted, self.todo(name, wanted))
@@ -422,7 +423,8 @@ def run_documents(
 ) -> RunOutcome:
     """Process every plan's pages into the job's run (one stream across documents:
     :meth:`RunJob.stream`) and finish it; ``on_page`` gets (pages done, pages to do in all,
-    result). Any exception marks the run cancelled first."""
+    result). Any exception marks the run cancelled first; a full disk is raised as one
+    :class:`DiskFull` naming the room the pages left need (about a page's bytes each)."""
     total = sum(len(p.todo) for p in plans)
     done = 0
 
@@ -435,6 +437,11 @@ def run_documents(
     try:
         for _ in job.stream(plans, on_page=progress, cancelled=cancelled):
             pass
+    except DiskFull as exc:  # said once, with the room the pages left need
+        with contextlib.suppress(DiskFull):
+            job.finish(interrupted=True)
+        left = max(job.outcome.total - job.outcome.processed, 1)
+        raise DiskFull(exc.folder, exc.free, exc.needed * left, left) from exc
     except BaseException:
         job.finish(interrupted=True)
         raise

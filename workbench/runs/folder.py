@@ -46,7 +46,6 @@ from __future__ import annotations
 import atexit
 import bisect
 import contextlib
-import json
 import threading
 import time
 import weakref
@@ -55,15 +54,9 @@ from pathlib import Path
 
 from PIL import Image
 
-from workbench.errors import StoreError
-from workbench.runs.files import (
-    TMP_SUFFIX,
-    atomic_png,
-    atomic_write,
-    figure_crops,
-    file_mode,
-    plain_write,
-)
+from workbench.errors import DiskFull, StoreError
+from workbench.runs import lock
+from workbench.runs.files import TMP_SUFFIX, atomic_write, free_bytes, write_page_files
 from workbench.runs.layout import (
     DOCUMENT_JSON,
     DOCUMENT_MD,
@@ -71,7 +64,9 @@ from workbench.runs.layout import (
     Corrections,
     PageEntry,
     RunManifest,
+    file_stamp,
     join_markdown,
+    merge_manifest,
     page_numbers,
     page_stem,
     read_identity,
@@ -109,7 +104,7 @@ _UNSAVED: weakref.WeakSet[RunWriter] = weakref.WeakSet()
 @atexit.register
 def _save_unsaved() -> None:
     for writer in list(_UNSAVED):
-        with contextlib.suppress(OSError):  # the folder is gone: its pages were too
+        with contextlib.suppress(OSError, StoreError):  # the folder is gone, the disk full
             writer.close()
 
 
@@ -120,12 +115,19 @@ class RunWriter:
     #: Seconds between two manifest saves while pages are written (see the module contract).
     MANIFEST_EVERY = 0.5
 
-    def __init__(self, run_dir: Path, manifest: RunManifest) -> None:
+    def __init__(
+        self, run_dir: Path, manifest: RunManifest, guard: lock.Guard | None = None
+    ) -> None:
         self.path = run_dir
         self.info = manifest
+        self._guard = guard or lock.Guard(run_dir)
+        self._guard.take()  # one writing process per folder (workbench.runs.lock)
+        weakref.finalize(self, self._guard.drop)
         self._lock = threading.Lock()
         self._keys = {(e.document, e.page) for e in manifest.pages}
         self._saved_at = float("-inf")  # time.monotonic() of the last manifest save
+        self._seen: tuple[int, int, int] | None = None  # the manifest as this writer left it
+        self._page_bytes = self._pages_written = 0  # for the room a page needs (DiskFull)
         for stale in run_dir.rglob(f".*{TMP_SUFFIX}"):  # left by a killed writer
             stale.unlink(missing_ok=True)
 
@@ -133,7 +135,10 @@ class RunWriter:
         return self
 
     def __exit__(self, *_exc: object) -> None:
-        self.close()
+        try:
+            self.close()
+        finally:
+            self._guard.drop()
 
     def close(self) -> None:
         """Save the manifest if pages were written since it was last saved."""
@@ -145,37 +150,52 @@ class RunWriter:
     def create(cls, run_dir: Path | str, info: RunInfo) -> RunWriter:
         """Start a new run in ``run_dir`` (created; must not hold a run already)."""
         path = Path(run_dir)
-        if (path / MANIFEST).exists():
-            raise StoreError(f"{path}: a run is already there; open it to resume.")
         path.mkdir(parents=True, exist_ok=True)
-        manifest = RunManifest.model_validate(info.model_dump())
-        manifest.documents = []
-        writer = cls(path, manifest)
-        writer._save_manifest()
-        for doc in info.documents:
-            writer.add_document(doc)
+        guard = lock.Guard(path)
+        guard.take()  # before looking: two creators race for one folder
+        if (path / MANIFEST).exists():
+            guard.drop()
+            raise StoreError(f"{path}: a run is already there; open it to resume.")
+        return cls._new(path, info, guard)
+
+    @classmethod
+    def _new(cls, path: Path, info: RunInfo, guard: lock.Guard) -> RunWriter:
+        try:
+            manifest = RunManifest.model_validate(info.model_dump())
+            manifest.documents = []
+            writer = cls(path, manifest, guard)
+            writer._save_manifest()
+            for doc in info.documents:
+                writer.add_document(doc)
+        except BaseException:
+            guard.drop()
+            raise
         return writer
 
     @classmethod
     def open(cls, run_dir: Path | str, info: RunInfo | None = None) -> RunWriter:
         """Resume the run in ``run_dir``, or create it from ``info`` when there is none.
 
-        A corrupt manifest is rebuilt from ``info`` and the finished page files.
-        """
+        A corrupt manifest is rebuilt from ``info`` and the finished page files. Another
+        process writing ``run_dir`` gets a StoreError (:mod:`workbench.runs.lock`)."""
         path = Path(run_dir)
-        if not (path / MANIFEST).exists():
-            if info is None:
-                raise StoreError(f"{path}: no run to resume.")
-            return cls.create(path, info)
+        if info is None and not (path / MANIFEST).exists():
+            raise StoreError(f"{path}: no run to resume.")
+        path.mkdir(parents=True, exist_ok=True)
+        guard = lock.Guard(path)
+        guard.take()  # before reading: another process may be writing it
+        if not (path / MANIFEST).exists() and info is not None:
+            return cls._new(path, info, guard)
         try:
             manifest = read_manifest(path)
         except StoreError:
             if info is None:
+                guard.drop()
                 raise
             manifest = RunManifest.model_validate(info.model_dump())
             manifest.documents = scan_documents(path)  # identities proven by document.json
             manifest.folders = scan_folders(path)
-        writer = cls(path, manifest)
+        writer = cls(path, manifest, guard)
         if info is not None:
             for doc in info.documents:
                 writer.add_document(doc)
@@ -188,6 +208,7 @@ class RunWriter:
 
     def add_document(self, doc: DocumentInfo) -> str:
         """Register ``doc``; returns its name in this run (see the module's identity rule)."""
+        self._guard.take()  # again, after finish()
         with self._lock:
             same = (d for d in self.info.documents if doc.sha256 and d.sha256 == doc.sha256)
             known = next(same, None)  # an unknown sha256 ("") matches nothing
@@ -252,40 +273,24 @@ class RunWriter:
     ) -> Path:
         """Write one page's files (image, figure crops, Markdown, raw output), its .json last,
         then the manifest when it is due (module contract). Returns the .json path."""
+        self._guard.take()  # again, after finish()
         with self._lock:
             base = self._folder(result.document) / page_stem(result.page)
         json_path = base.with_suffix(".json")
         if not overwrite and read_page(json_path) is not None:
             raise StoreError(f"{result.document} page {result.page} is already finished.")
-        mode = file_mode()  # once for the page's files
-        # A new page's files are written in place: nothing reads them before its .json lands
-        # (atomically, last), and a crash before that leaves a page that is written again.
-        # A page written before is replaced atomically: a reader may have it open.
-        write = atomic_write if overwrite else plain_write
-        if image is not None:
-            # Only a page written before (or cut short by a crash: its image is written first)
-            # can have stale crops; listing the folder for every new page would cost O(pages)
-            # each, O(pages²) for a long document.
-            before = overwrite or base.with_suffix(".png").exists()
-            if png is not None:
-                write(base.with_suffix(".png"), png, mode=mode)
-            else:
-                atomic_png(base.with_suffix(".png"), image, mode=mode)
-            crops = figure_crops(result, image)
-            for stale in base.parent.glob(f"{base.name}-r*.png") if before else ():
-                if stale.name not in crops:
-                    stale.unlink(missing_ok=True)
-            for name, data in crops.items():
-                write(base.parent / name, data, mode=mode)
-        write(base.with_suffix(".md"), result.markdown, mode=mode)
-        raw = base.with_name(f"{base.name}.raw.txt")
-        if result.raw:
-            write(raw, result.raw, mode=mode)
-        else:
-            raw.unlink(missing_ok=True)
-        page_json = json.dumps(result.model_dump(mode="json"), ensure_ascii=False)
-        atomic_write(json_path, page_json, mode=mode)
+        try:
+            size = write_page_files(base, result, image, png, overwrite=overwrite)
+        except DiskFull as exc:
+            if not overwrite:  # its files are not a page yet: room for the manifest
+                for part in (".png", ".md", ".raw.txt"):
+                    base.with_name(base.name + part).unlink(missing_ok=True)
+            per_page = self._page_bytes // self._pages_written if self._pages_written else 0
+            needed = max(per_page, exc.needed)
+            raise DiskFull(self.path, free_bytes(self.path), needed) from exc
         with self._lock:
+            self._page_bytes += size
+            self._pages_written += 1
             self._record(result)
             if time.monotonic() - self._saved_at >= self.MANIFEST_EVERY:
                 self._save_manifest()
@@ -306,6 +311,7 @@ class RunWriter:
 
     def mark_running(self) -> None:
         """The run takes pages again after it was finished (the Viewer going on in it)."""
+        self._guard.take()
         with self._lock:
             if self.info.status is not RunStatus.RUNNING:
                 self.info.status = RunStatus.RUNNING
@@ -318,18 +324,30 @@ class RunWriter:
             return {e.page for e in self.info.pages if e.document == doc}
 
     def finish(self, status: RunStatus = RunStatus.DONE) -> None:
+        """``document.md`` of every document, then the final status in the manifest. A full
+        disk (DiskFull) is raised after the manifest was tried: its status matters more than
+        the joined Markdown, which the next finish writes again."""
+        full: DiskFull | None = None
         for doc in list(self.info.folders):
-            self.finish_document(doc)
-        with self._lock:
-            self.info.status = status
-            self.info.finished = datetime.now(UTC)
-            self._save_manifest()
+            try:
+                self.finish_document(doc)
+            except DiskFull as exc:
+                full = full or exc
+        try:
+            with self._lock:
+                self.info.status = status
+                self.info.finished = datetime.now(UTC)
+                self._save_manifest()
+        finally:
+            self._guard.drop()  # the folder is free for another process now
+        if full is not None:
+            raise full
 
     def save_corrections(self, doc: str, page: int, regions: list[Region]) -> Path:
         return save_corrections(self.path, self._folder(doc).name, doc, page, regions)
 
-    def _record(self, result: PageResult) -> None:
-        entry = PageEntry(
+    def _record(self, result: PageResult | PageEntry) -> None:
+        entry = result if isinstance(result, PageEntry) else PageEntry(
             document=result.document,
             page=result.page,
             status=result.status,
@@ -337,7 +355,7 @@ class RunWriter:
             tokens=result.tokens,
             retries=result.retries,
             error=result.error,
-        )
+        )  # fmt: skip
         key = (entry.document, entry.page)
         if key in self._keys:  # a failed page done again: rare, so a copy is fine
             self.info.pages = [e for e in self.info.pages if (e.document, e.page) != key]
@@ -355,7 +373,17 @@ class RunWriter:
                     self._record(page)
 
     def _save_manifest(self) -> None:
-        self.info.updated = datetime.now(UTC)
-        atomic_write(self.path / MANIFEST, self.info.model_dump_json(indent=1))
+        """Replace the manifest with this writer's, merged with what another writer of the
+        folder (in this process: :func:`workbench.runs.lock.merging`) saved since: no
+        document, folder or page entry anyone recorded is lost."""
+        target = self.path / MANIFEST
+        with lock.merging(self.path):
+            if (stamp := file_stamp(target)) is not None and stamp != self._seen:
+                with contextlib.suppress(StoreError):  # unreadable: ours replaces it
+                    for entry in merge_manifest(self.info, read_manifest(self.path), self.path):
+                        self._record(entry)
+            self.info.updated = datetime.now(UTC)
+            atomic_write(target, self.info.model_dump_json(indent=1))
+            self._seen = file_stamp(target)
         self._saved_at = time.monotonic()
         _UNSAVED.discard(self)

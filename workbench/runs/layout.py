@@ -69,6 +69,33 @@ def read_manifest(run_dir: Path) -> RunManifest:
         raise StoreError(f"{run_dir.name}: {MANIFEST} is unreadable ({exc}).") from exc
 
 
+def file_stamp(path: Path) -> tuple[int, int, int] | None:
+    """What tells one version of a file from another (inode, size, mtime); None when absent."""
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return (st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def merge_manifest(ours: RunManifest, disk: RunManifest, run_dir: Path) -> list[PageEntry]:
+    """Take into ``ours`` what another writer put in ``disk``: documents (by content, else by
+    name) and folders it lacks; returns the page entries it lacks whose page file is there
+    (a page is finished iff its .json exists: an entry never outlives its file)."""
+    known = {d.sha256 or d.name for d in ours.documents}
+    ours.documents.extend(d for d in disk.documents if (d.sha256 or d.name) not in known)
+    for doc, folder in disk.folders.items():
+        ours.folders.setdefault(doc, folder)
+    have = {(e.document, e.page) for e in ours.pages}
+    return [
+        e
+        for e in disk.pages
+        if (e.document, e.page) not in have
+        and e.document in ours.folders
+        and (run_dir / ours.folders[e.document] / f"{page_stem(e.page)}.json").exists()
+    ]
+
+
 def read_page(path: Path) -> PageResult | None:
     try:
         return PageResult.model_validate_json(path.read_bytes())

@@ -19,7 +19,7 @@ import streamlit as st
 from PIL import Image
 
 from workbench.documents import Document, open_document
-from workbench.errors import DocumentError
+from workbench.errors import DocumentError, display_name
 from workbench.models.registry import PageSizing
 from workbench.pipeline.prepare import fit_size
 from workbench.pipeline.process import model_input
@@ -59,7 +59,9 @@ def _open_cached(sha256: str, name: str, _data: bytes) -> tuple[Document | None,
 
 def load_file(name: str, data: bytes, upload_id: str | None = None) -> LoadedFile:
     """Open (or fetch from cache) one file; ``upload_id`` memoizes its hash for the session,
-    so a 200 MB upload is not re-hashed on every rerun."""
+    so a 200 MB upload is not re-hashed on every rerun. ``name`` is shown escaped wherever it
+    is shown (:func:`display_name`: a right-to-left override in it is not obeyed)."""
+    name = display_name(name)
     memo = state.VIEWER_SHA_MEMO.setdefault()
     sha = memo.get(upload_id) if upload_id else None
     if sha is None:

@@ -531,3 +531,36 @@ def test_cli_against_a_hung_server_ends_in_seconds_with_a_timeout_line(tmp_path:
     assert "timed out: no answer within 1 s" in done.stderr
     assert "cannot reach" not in done.stderr
     assert seconds < 30
+
+
+# ---------------------------------------------------------------------- answers that are not
+# answers (issue 31.3): each named for what it is, none ever an ``ok`` page
+
+
+def test_a_stream_of_only_done_is_an_empty_answer_not_ok() -> None:
+    with FakeOpenAIServer(outputs=[Reply("", fault="done_only")] * 3) as server:
+        [out] = list(_engine(server, retries=3).run([_page(0)]))
+    assert not out.ok
+    assert (out.error or "").startswith("empty answer:"), out.error
+
+
+def test_a_stream_without_a_finish_reason_is_named_so() -> None:
+    text = "one two three four five six seven"
+    replies = [Reply(text, fault="no_finish", after=7, chunk_chars=5)] * 3
+    with FakeOpenAIServer(outputs=replies) as server:
+        [out] = list(_engine(server, retries=3).run([_page(0)]))
+    error = out.error or ""
+    assert not out.ok
+    assert "the stream ended without a finish reason" in error, error
+    assert "max_tokens" not in error and "after 7 tokens" in error
+
+
+@pytest.mark.parametrize("stream", [True, False])
+def test_binary_in_a_200_is_not_a_chat_completion(stream: bool) -> None:
+    with FakeOpenAIServer(outputs=[Reply("", fault="binary")]) as server:
+        server.ignore_stream = not stream
+        [out] = list(_engine(server, retries=3).run([_page(0)]))
+        assert server.completions == 1  # the same server would say the same again
+    error = out.error or ""
+    assert "not a chat completion" in error, error
+    assert "closed the connection" not in error and "crashed" not in error

@@ -42,6 +42,9 @@ Exit status:
     2    usage, engine or run-folder error: nothing was processed
     3    every page finished, but some are ``looped`` or ``truncated`` (a ``warning:``
          line names each); their output is kept
+    4    the disk of ``DIR`` is full: one ``error:`` line names it, what is free and about
+         what the pages left need; finished pages are kept, the run is marked cancelled,
+         the same command resumes it once there is room
     130  interrupted (Ctrl-C); finished pages are kept, the run is marked cancelled
 """
 
@@ -53,6 +56,7 @@ from pathlib import Path
 from typing import Any
 
 from workbench.cli.ocr.job import (
+    EXIT_DISK_FULL,
     EXIT_FAILED,
     EXIT_OK,
     EXIT_UNCLEAN,
@@ -62,6 +66,7 @@ from workbench.cli.ocr.job import (
     local_engine_args,
     progress_printer,
     report,
+    return_big_buffers,
     say,
 )
 from workbench.cli.ocr.job import cpu_settings as _cpu_settings
@@ -70,8 +75,14 @@ from workbench.cli.run_folder import (
     nothing_left,
     stated_differ,
 )
-from workbench.documents import Document, open_document, poppler_available, read_input
-from workbench.errors import DocumentError, EngineUnavailable, WorkbenchError, display_name
+from workbench.documents import DocumentSource, poppler_available, probe_input
+from workbench.errors import (
+    DiskFull,
+    DocumentError,
+    EngineUnavailable,
+    WorkbenchError,
+    display_name,
+)
 from workbench.gpu.inflight import fit_in_flight
 from workbench.models.registry import ModelSpec, get_spec, match_served_model
 from workbench.pipeline.process import render_dpi
@@ -82,6 +93,7 @@ from workbench.pipeline.runner import (
     run_info,
     with_max_tokens,
 )
+from workbench.runs.lock import check_free
 from workbench.settings import Settings
 
 SUFFIXES = {".pdf", ".png", ".jpg", ".jpeg", ".tif", ".tiff", ".webp", ".bmp"}
@@ -203,14 +215,15 @@ def build_engine(args: argparse.Namespace, settings: Settings) -> tuple[Any, Mod
     return engine, spec
 
 
-def _open_inputs(paths: list[Path], settings: Settings) -> tuple[list[Document], int]:
-    """Open every input; one ``error:`` line per bad one. Same content twice: kept once."""
-    documents: list[Document] = []
+def _open_inputs(paths: list[Path], settings: Settings) -> tuple[list[DocumentSource], int]:
+    """Read every input once for its facts; one ``error:`` line per bad one. Same content
+    twice: kept once. Their bytes are let go: each is read again at its turn (issue 31.5)."""
+    documents: list[DocumentSource] = []
     seen: dict[str, Path] = {}
     failures = 0
     for path in paths:
-        try:  # read_input refuses FIFOs/devices without blocking
-            doc = open_document(path.name, read_input(path, settings), settings)
+        try:
+            doc = probe_input(path, settings)
         except DocumentError as exc:
             say("error", f"{display_name(path)}: {exc.reason}")
             failures += 1
@@ -218,7 +231,6 @@ def _open_inputs(paths: list[Path], settings: Settings) -> tuple[list[Document],
         if doc.sha256 in seen:
             first = display_name(seen[doc.sha256])
             say("", f"{display_name(path)}: same content as {first}, done once")
-            doc.close()
             continue
         seen[doc.sha256] = path
         documents.append(doc)
@@ -236,11 +248,12 @@ def run(args: argparse.Namespace) -> int:
             "--pdf-backend poppler needs poppler-utils (pdftoppm) and pdf2image: "
             "apt-get install poppler-utils; pip install pdf2image"
         )
+    return_big_buffers()  # memory flat in the number of inputs (see there)
     paths, skipped = expand_inputs(args.inputs)
     for line in skipped:
         say("warning", line)
     documents, failures = _open_inputs(paths, settings)
-    wanted: list[tuple[Document, list[int]]] = []
+    wanted: list[tuple[DocumentSource, list[int]]] = []
     for doc in documents:
         try:
             wanted.append((doc, doc.select(args.pages)))
@@ -251,6 +264,7 @@ def run(args: argparse.Namespace) -> int:
         say("error", "no readable input")
         return EXIT_FAILED
     run_name = args.run_name or args.out.resolve().name
+    check_free(args.out)  # another process writing it: refused before an engine starts
     existing = existing_run(args.out, run_name)
     stated = existing is not None and stated_differ(args, _cpu_settings(args), existing.info)
     if existing is not None and not stated and nothing_left(args.out, wanted):
@@ -260,7 +274,8 @@ def run(args: argparse.Namespace) -> int:
     if args.ray is not None:
         from workbench.cli.ray_cmd import run_ray
 
-        return run_ray(args, settings, wanted, run_name, failures)
+        opened = [(doc.open(), pages) for doc, pages in wanted]  # Ray ships their bytes
+        return run_ray(args, settings, opened, run_name, failures)
     started = time.monotonic()
     engine, spec = build_engine(args, settings)
     if not args.quiet:  # the line a benchmark times the engine's start-up by
@@ -268,10 +283,11 @@ def run(args: argparse.Namespace) -> int:
         say("", f"engine {engine.name} {display_name(engine.model)} ready in {took:.1f} s")
     try:
         return _run_job(args, engine, spec, settings, wanted, run_name, failures)
+    except DiskFull as exc:  # one line, never a traceback (the run is marked cancelled)
+        say("error", str(exc))
+        return EXIT_DISK_FULL
     finally:
         engine.close()
-        for doc in documents:
-            doc.close()
 
 
 def _run_job(
@@ -279,7 +295,7 @@ def _run_job(
     engine: Any,
     spec: ModelSpec,
     settings: Settings,
-    wanted: list[tuple[Document, list[int]]],
+    wanted: list[tuple[DocumentSource, list[int]]],
     run_name: str,
     failures: int,
 ) -> int:
@@ -303,11 +319,12 @@ def _run_job(
         plan = job.plan(doc, pages)
         plans.append(plan)
         announce(plan, job, args.quiet)
-    outcome = run_documents(job, plans, on_page=progress_printer(args.quiet))
+    outcome = run_documents(job, plans, on_page=progress_printer(args.quiet, engine))
     return report(args, outcome, failures)
 
 
 __all__ = [
+    "EXIT_DISK_FULL",
     "EXIT_FAILED",
     "EXIT_OK",
     "EXIT_UNCLEAN",

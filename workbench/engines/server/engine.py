@@ -18,12 +18,12 @@ Contract
   ``max_tokens`` at 8 tokens/s, capped by ``timeout``; ``idle_timeout`` seconds without a
   token mid-answer, or without a first token while the server made no progress on any page,
   end the attempt. A page that waits never holds the others: they go on and are yielded.
-* Faults, each with its own error (:mod:`workbench.errors`): cannot connect
-  (:class:`ServerUnreachable`), connection closed (:class:`ConnectionLost`), timed out
-  (:class:`EngineTimeout`), HTTP error (:class:`ServerHTTPError`), not a chat completion
-  (:class:`MalformedAnswer`), cancelled (:class:`PageCancelled`). Connect failures, lost
-  connections and 408/429/5xx are retried ``retries`` times in all with exponential backoff;
-  timeouts are not (a hung server would hang again: one idle wait, not three). A server that
+* Faults, each with its own error (:mod:`workbench.errors`): cannot connect (ServerUnreachable),
+  connection closed (ConnectionLost), timed out (EngineTimeout), HTTP error (ServerHTTPError),
+  not a chat completion (MalformedAnswer), empty or unexplained (IncompleteAnswer), cancelled
+  (PageCancelled). Connect failures, lost connections, unexplained answers and 408/429/5xx
+  are retried ``retries`` times in all with exponential backoff; timeouts are not (a hung
+  server would hang again: one idle wait, not three). A server that
   answered before and now refuses is taken to be restarting: pages wait for it (at most
   ``reconnect_wait`` s from the first refusal) and go on when it is back. A looping answer is
   retried with the request's ``retry_sampling`` (:mod:`workbench.engines.repetition`).
@@ -82,6 +82,7 @@ from workbench.errors import (
     EngineError,
     EngineTimeout,
     EngineUnavailable,
+    IncompleteAnswer,
     PageCancelled,
     ServerHTTPError,
     ServerUnreachable,
@@ -250,7 +251,7 @@ class VllmServerEngine:
                 if self.dead is None and self._restarting():
                     waits += 1
                     continue
-            except ConnectionLost as exc:
+            except (ConnectionLost, IncompleteAnswer) as exc:  # a hiccup: worth another try
                 problem = exc
             except ServerHTTPError as exc:
                 if exc.status not in RETRYABLE_STATUS:

@@ -4,9 +4,12 @@ Contract
 --------
 * :func:`read_answer` returns an :class:`Answer` (text, finish reason, completion tokens) or
   raises :class:`~workbench.errors.MalformedAnswer` (not a chat completion: a line that is not
-  JSON, no ``choices``, a body that is not a completion), :class:`ServerHTTPError` (an error
-  event inside the stream) or :class:`ConnectionLost` (the stream ended before ``[DONE]`` or
-  a finish reason).
+  JSON, no ``choices``, a body that is not a completion, bytes that are no event-stream line),
+  :class:`ServerHTTPError` (an error event inside the stream), :class:`ConnectionLost` (the
+  stream broke off before ``[DONE]`` or a finish reason) or :class:`IncompleteAnswer` (it
+  ended with ``[DONE]`` but no finish reason: "empty answer" when it held no text, else "the
+  stream ended without a finish reason"). An answer is never empty *and* unexplained: empty
+  text with a finish reason (``stop``: a blank page) is an answer.
 * Progress (``Call.token``, which also tells the watchdog the page is alive) counts the
   server's running ``usage.completion_tokens`` when its events carry one (vLLM's
   ``continuous_usage_stats``: an event may hold many tokens), else one token per content
@@ -27,7 +30,7 @@ from typing import Any
 import httpx
 
 from workbench.engines.server.calls import Call
-from workbench.errors import ConnectionLost, MalformedAnswer, ServerHTTPError
+from workbench.errors import ConnectionLost, IncompleteAnswer, MalformedAnswer, ServerHTTPError
 
 MAX_ANSWER_BYTES = 64 * 1024 * 1024
 #: Deltas accepted past max_tokens before the stream is cut (servers may send a last empty one).
@@ -88,7 +91,24 @@ def read_answer(response: httpx.Response, call: Call, max_tokens: int) -> Answer
             f"the server closed the connection mid-answer (after {deltas} tokens) — it may "
             "have crashed or restarted; see its log"
         )
-    return Answer("".join(parts), finish, usage_tokens or deltas)
+    text = "".join(parts)
+    if finish is None:
+        raise _unexplained(text, usage_tokens or deltas)
+    return Answer(text, finish, usage_tokens or deltas)
+
+
+def _unexplained(text: str, tokens: int) -> IncompleteAnswer:
+    """A whole answer (``[DONE]``, or a JSON body) that says neither why it stopped nor,
+    perhaps, anything at all."""
+    if not text:
+        return IncompleteAnswer(
+            "empty answer: the server ended its answer with no text and no finish reason "
+            "— see its log"
+        )
+    return IncompleteAnswer(
+        f"the stream ended without a finish reason (after {tokens} tokens) — the text may be "
+        "cut short; see the server's log"
+    )
 
 
 def _drain(events: Iterator[str], most: int = 4) -> None:
@@ -117,35 +137,66 @@ def _read_json(response: httpx.Response, call: Call) -> Answer:
     usage = payload.get("usage") if isinstance(payload, dict) else None
     tokens = int(usage.get("completion_tokens") or 0) if isinstance(usage, dict) else 0
     call.token(max(tokens, 1))
-    return Answer(text, choice.get("finish_reason"), tokens)
+    if not choice.get("finish_reason"):
+        raise _unexplained(text, tokens)
+    return Answer(text, choice["finish_reason"], tokens)
+
+
+#: The fields an event-stream line may hold (a line starting ":" is a comment).
+SSE_FIELDS = (b"data", b"event", b"id", b"retry")
 
 
 def _events(response: httpx.Response) -> Iterator[str]:
-    """The ``data:`` payloads of an event stream, one per event line; bounded line length."""
+    """The ``data:`` payloads of an event stream, one per event line; bounded line length.
+    A line that is no event-stream line (binary, HTML) is refused as soon as its start shows."""
     pending: list[bytes] = []
     size = 0
     for piece in response.iter_bytes():
         while (cut := piece.find(b"\n")) >= 0:
-            line = b"".join([*pending, piece[:cut]])
+            line = b"".join([*pending, piece[:cut]]).rstrip(b"\r")
             pending.clear()
             size = 0
             piece = piece[cut + 1 :]
+            _check_line(line, whole=True)
             if line.startswith(b"data:"):
                 yield line[5:].strip().decode("utf-8", "replace")
+        if piece and size < 16:  # a line's start: refuse junk before waiting for its end
+            _check_line(b"".join([*pending, piece]), whole=False)
         pending.append(piece)
         size += len(piece)
         if size > MAX_ANSWER_BYTES:
             raise MalformedAnswer(f"a stream line is larger than {MAX_ANSWER_BYTES >> 20} MB")
-    line = b"".join(pending)
+    line = b"".join(pending).rstrip(b"\r")
+    _check_line(line, whole=True)
     if line.startswith(b"data:"):
         yield line[5:].strip().decode("utf-8", "replace")
+
+
+def _check_line(line: bytes, *, whole: bool) -> None:
+    """Refuse a line (or the start of one, ``whole=False``) no event stream holds."""
+    if not line or line.startswith(b":"):
+        return
+    name, colon, _ = line[:16].partition(b":")
+    if name in SSE_FIELDS or (
+        not colon and not whole and any(f.startswith(name) for f in SSE_FIELDS)
+    ):
+        return
+    if whole and not colon and line in SSE_FIELDS:
+        return
+    shown = _clip(line[:60].decode("utf-8", "replace"), 60)
+    raise MalformedAnswer(
+        f"the server answered 200 with what is not a chat completion (malformed): its event "
+        f"stream holds {shown}, which is no event-stream line"
+    )
 
 
 def _json(text: str, what: str) -> Any:
     try:
         return json.loads(text)
     except ValueError:
-        raise MalformedAnswer(f"the server's {what} is not JSON: {_clip(text)}") from None
+        raise MalformedAnswer(
+            f"the server's {what} is not JSON, not a chat completion (malformed): {_clip(text)}"
+        ) from None
 
 
 def _stream_error(error: Any) -> ServerHTTPError:
