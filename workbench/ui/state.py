@@ -116,6 +116,8 @@ GPU_CARD: Slot[str | None] = Slot("gpu_card", _none)
 GPU_TOTAL_GIB: Slot[float | None] = Slot("gpu_total_gib", _none)
 GPU_USED_GIB: Slot[float | None] = Slot("gpu_used_gib", _none)
 GPU_PLAN_FOR: Slot[tuple[str, str] | None] = Slot("_gpu_plan_for", _none)
+#: The GPU page's vLLM release box (the plan's release; workbench.ui.gpu.releases).
+GPU_VLLM_VERSION: Slot[str | None] = Slot("gpu_vllm_version", _none)
 
 # ------------------------------------------------------------------------ viewer
 VIEWER_UPLOADS: Slot[Any] = Slot("wb_uploads", _none)

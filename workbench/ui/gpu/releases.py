@@ -2,7 +2,7 @@
 user picks another), the known-bad combinations for it, and what the plan would change on
 the other releases users run (:mod:`workbench.gpu.release_plans`, :mod:`workbench.gpu.compat`).
 
-Session state: ``gpu_vllm_version``, the release box's value.
+Session state: :data:`workbench.ui.state.GPU_VLLM_VERSION`, the release box's value.
 """
 
 from __future__ import annotations
@@ -16,8 +16,7 @@ from workbench.gpu import compat, release_plans, vllm_versions
 from workbench.gpu.planner import MemoryPlan
 from workbench.gpu.profiles import Profile
 from workbench.models.registry import ModelSpec
-
-KEY = "gpu_vllm_version"
+from workbench.ui import state
 
 
 def release_choice(col: DeltaGenerator) -> release_plans.WhichVllm:
@@ -25,13 +24,13 @@ def release_choice(col: DeltaGenerator) -> release_plans.WhichVllm:
     assumed default) first chosen."""
     here = release_plans.which_vllm(None)
     options = sorted({*vllm_versions.PLANNED_RELEASES, here.version}, key=vllm_versions.version_key)
-    if st.session_state.get(KEY) not in options:
-        st.session_state[KEY] = here.version
+    if state.GPU_VLLM_VERSION.get() not in options:
+        state.GPU_VLLM_VERSION.set(here.version)
     chosen = str(
         col.selectbox(
             "vLLM release",
             options,
-            key=KEY,
+            key=state.GPU_VLLM_VERSION.key,
             format_func=lambda v: f"{v} ({here.how})" if v == here.version else v,
             help="The plan follows how this release sizes its KV cache and profiles the "
             "vision encoder (workbench/gpu/vllm_versions.py).",
