@@ -60,12 +60,7 @@ def _open_cached(sha256: str, name: str, _data: bytes) -> tuple[Document | None,
 def load_file(name: str, data: bytes, upload_id: str | None = None) -> LoadedFile:
     """Open (or fetch from cache) one file; ``upload_id`` memoizes its hash for the session,
     so a 200 MB upload is not re-hashed on every rerun."""
-    memo = state.VIEWER_SHA_MEMO.setdefault()
-    sha = memo.get(upload_id) if upload_id else None
-    if sha is None:
-        sha = hashlib.sha256(data).hexdigest()
-        if upload_id:
-            memo[upload_id] = sha
+    sha = content_sha(data, upload_id)
     doc, error = _open_cached(sha, name, data)
     password = state.VIEWER_PASSWORDS.get().get(sha)
     if doc is None and password and error and "encrypted" in error:
@@ -74,6 +69,17 @@ def load_file(name: str, data: bytes, upload_id: str | None = None) -> LoadedFil
             return LoadedFile(name, sha, None, f"{name}: {why}")
         return load_file(name, plain)  # known by the content it opens to from now on
     return LoadedFile(name, sha, doc, error)
+
+
+def content_sha(data: bytes, upload_id: str | None = None) -> str:
+    """The file's sha256, memoized for the session by its upload id when it has one."""
+    memo = state.VIEWER_SHA_MEMO.setdefault()
+    sha = memo.get(upload_id) if upload_id else None
+    if sha is None:
+        sha = hashlib.sha256(data).hexdigest()
+        if upload_id:
+            memo[upload_id] = sha
+    return sha
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)

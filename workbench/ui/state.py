@@ -121,6 +121,18 @@ GPU_PLAN_FOR: Slot[tuple[str, str] | None] = Slot("_gpu_plan_for", _none)
 VIEWER_UPLOADS: Slot[Any] = Slot("wb_uploads", _none)
 VIEWER_SAMPLES: Slot[list[str] | None] = Slot("wb_samples", _none)
 VIEWER_RANGE: Slot[str] = Slot("wb_range", str)
+#: The working set kept across pages and reloads (:mod:`workbench.ui.workset`): the uploader's
+#: key generation (a new one empties it), the files it held on this visit and those carried
+#: from earlier visits (``KeptFile`` by sha256), the carried files' widget, the samples and the
+#: range last picked, and the token naming the set on disk (``?docs=`` in the URL).
+VIEWER_UPLOADER_GEN: Slot[int] = Slot("wb_uploader_gen", int)
+VIEWER_LIVE: Slot[dict[str, Any]] = Slot("wb_live", dict)
+VIEWER_KEPT: Slot[dict[str, Any]] = Slot("wb_kept", dict)
+VIEWER_KEPT_PICK: Slot[list[str]] = Slot("wb_kept_pick", list)
+VIEWER_KEPT_SAMPLES: Slot[list[str]] = Slot("wb_kept_samples", list)
+VIEWER_KEPT_RANGE: Slot[str] = Slot("wb_kept_range", str)
+VIEWER_WORKSET: Slot[str | None] = Slot("wb_workset", _none)
+VIEWER_WORKSET_SAVED: Slot[Any] = Slot("wb_workset_saved", _none)
 #: The "Documents" expander holding the uploader and the samples (open while nothing is loaded,
 #: closed when files are added, so the page comes into view) and how many files it held.
 VIEWER_INPUTS_OPEN: Slot[bool] = Slot("wb_inputs_open", lambda: True)
