@@ -103,6 +103,10 @@ SB_SERVER_MODEL: Slot[str | None] = Slot("sb_server_model", _none)
 SB_CONCURRENCY: Slot[int | None] = Slot("sb_concurrency", _none)
 SB_TIMEOUT: Slot[int | None] = Slot("sb_timeout", _none)
 SB_LOCAL_MODEL: Slot[str | None] = Slot("sb_local_model", _none)
+#: {base URL: time.time() when its model list first failed}: a server that stopped answering.
+SB_SERVER_LOST: Slot[dict[str, float]] = Slot("sb_server_lost", dict)
+#: {base URL: the model last picked there} (kept while that server does not answer).
+SB_SERVER_LAST: Slot[dict[str, str]] = Slot("sb_server_last", dict)
 #: What the memory planner predicts for the in-process vLLM engine (shown beside vLLM's own).
 SB_LOCAL_PREDICTED: Slot[dict[str, str]] = Slot("sb_local_predicted", dict)
 
@@ -153,6 +157,7 @@ VIEWER_NEXT = Slot[Any]("wb_next", _none)
 VIEWER_STOP = Slot[Any]("wb_stop", _none)  # background processing: stop, resume, retry, cancel
 VIEWER_RESUME = Slot[Any]("wb_resume", _none)
 VIEWER_RETRY = Slot[Any]("wb_retry", _none)
+VIEWER_RETRY_ALL = Slot[Any]("wb_retry_all", _none)
 VIEWER_CANCEL: Family[Any] = Family("wb_cancel_{}", _none)
 #: The labels the user switched off (carried from page to page).
 VIEWER_HIDDEN: Slot[set[str]] = Slot("wb_hidden", set)
@@ -169,6 +174,8 @@ VIEWER_RUNS: Slot[dict[tuple[str, str], str]] = Slot("wb_runs", dict)
 VIEWER_SESSION: Slot[str | None] = Slot("wb_session", _none)
 #: How many of this session's pages were finished when the page was last drawn.
 VIEWER_SEEN_DONE: Slot[int] = Slot("wb_seen_done", int)
+#: How many of the selected pages had failed when the page was last drawn.
+VIEWER_SEEN_FAILED: Slot[int] = Slot("wb_seen_failed", int)
 
 # ------------------------------------------------------------------------ overlays
 #: The selected region id of the overlay with key k.

@@ -32,6 +32,7 @@ from workbench.ui.jobs.records import Ask, DocAsk, Progress, Waiting
 from workbench.ui.jobs.worker import board
 from workbench.ui.results import results
 from workbench.ui.runs.common import get_store
+from workbench.ui.sidebar import served_models
 
 POLL_S = 1.0  # a poll is a script run: often enough to show pages as they finish, rare enough
 #              to leave the session free for clicks
@@ -108,6 +109,32 @@ def show(progress: Progress, focus: Focus, pos: int, drawn: bool) -> None:
                 on_click=board().resume,
                 args=(session_id(),),
             )
+
+
+def failed_row(failed: int) -> None:
+    """How many of the selected pages failed, and one button that sends every one of them
+    again (a server that went away and came back: one click, not one per page)."""
+    if failed <= 0:
+        return
+    with st.container(horizontal=True, vertical_alignment="center"):
+        st.caption(
+            f":material/error: {failed} page{'s' if failed != 1 else ''} failed "
+            "(each says why on its page)",
+            width="content",
+        )
+        st.button(
+            "Retry failed pages",
+            key=state.VIEWER_RETRY_ALL.key,
+            icon=":material/refresh:",
+            on_click=_retry_failed,
+            args=(session_id(),),
+        )
+
+
+def _retry_failed(session: str) -> None:
+    board().retry_failed(session)
+    state.VIEWER_SEEN_FAILED.set(0)
+    served_models.clear()  # the server is asked again, not the list cached while it was away
 
 
 def retry_button(sha256: str, page: int, ekey: str) -> None:

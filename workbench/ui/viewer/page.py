@@ -40,7 +40,7 @@ from workbench.ui.overlay.element import (
 )
 from workbench.ui.page_facts import show_stats, widen_main
 from workbench.ui.results import results
-from workbench.ui.sidebar import show_description
+from workbench.ui.sidebar import server_lost, show_description
 from workbench.ui.viewer import live as viewer_live
 from workbench.ui.viewer import runs as viewer_runs
 from workbench.ui.viewer.downloads import downloads
@@ -291,6 +291,14 @@ def _regions_tab(key: tuple[object, ...], _result: PageResult) -> tuple[pd.DataF
     return pd.DataFrame(mv.regions_table(_result)), mv.regions_json(_result)
 
 
+def _failed(items: list[tuple[Selected, int]], ekey: str) -> int:
+    """How many of the selected pages the result cache holds as failed."""
+    cache = results()
+    return sum(
+        1 for s, p in items if (r := cache.get(s.file.sha256, p, ekey)) is not None and r.error
+    )
+
+
 def viewer_page() -> None:
     widen_main()
     st.title("Viewer")
@@ -311,6 +319,7 @@ def viewer_page() -> None:
                 icon=":material/upload_file:",
             )
         return
+    said = st.empty()  # a server that stopped answering is said here, above the pages
     engine, spec, ekey = _load_engine()
     show_description(engines.current_choice())
     items = [(s, p) for s in selected for p in s.pages]
@@ -320,6 +329,14 @@ def viewer_page() -> None:
         cur, cur_page = items[here]
         progress = viewer_live.ask(selected, engine, spec, ekey, (cur.file.sha256, cur_page))
     slot = st.container()  # the progress of the pages being processed shows here
+    if engine is not None:
+        failed = _failed(items, ekey) + (progress.failed if progress else 0)
+        lost = server_lost(recheck=failed > state.VIEWER_SEEN_FAILED.get())  # new failures
+        state.VIEWER_SEEN_FAILED.set(failed)
+        if lost:  # said once: the pages below keep what is done
+            said.warning(lost, icon=":material/cloud_off:")
+        with slot:
+            viewer_live.failed_row(failed)
     pos = _pager(items)
     sel, page = items[pos]
     result = results().get(sel.file.sha256, page, ekey) if engine else None
