@@ -109,6 +109,18 @@ def kept_widget() -> None:
     )
 
 
+def open_documents(files: Sequence[KeptFile]) -> None:
+    """Put ``files`` into the set (another page reopening documents: Runs' "Resume in the
+    Viewer"), every page of them, the first of them on screen when the Viewer opens."""
+    kept = state.VIEWER_KEPT.setdefault()
+    for f in files:
+        if f.sha256 not in state.VIEWER_LIVE.get():
+            kept[f.sha256] = f
+    state.VIEWER_KEPT_RANGE.set("")
+    state.VIEWER_RANGE.pop()
+    state.VIEWER_POS.set(0)
+
+
 def _kept_changed() -> None:
     pick = set(state.VIEWER_KEPT_PICK.get() or [])
     kept = state.VIEWER_KEPT.setdefault()

@@ -22,7 +22,7 @@ from workbench.markdown.assemble import assemble_page
 from workbench.markdown.display import MAX_CHARS, bound_regions, bound_text
 from workbench.pipeline.batch import writing
 from workbench.runs.store import RunReader, RunSummary, summarize
-from workbench.ui import editor, exports_view, state
+from workbench.ui import editor, exports_view, state, workset
 from workbench.ui.compare.parts import short_model
 from workbench.ui.page_facts import widen_main
 from workbench.ui.runs.common import (
@@ -34,6 +34,7 @@ from workbench.ui.runs.common import (
     store_location_widget,
     zoom_control,
 )
+from workbench.ui.viewer import live as viewer_live
 
 OPEN_RUN, OPEN_DOC, OPEN_PAGE = state.OPEN_RUN, state.OPEN_DOCUMENT, state.OPEN_PAGE
 #: Seconds between two looks at a run a batch is writing: a whole-page redraw at most this
@@ -207,7 +208,31 @@ def _how_to_resume(run_id: str, run: RunSummary) -> None:
     if reader.info.settings.get("source") == "viewer" and c2.button(
         "Resume in the Viewer", key="runs_resume", icon=":material/play_arrow:"
     ):
-        _switch("viewer")
+        _resume_in_viewer(reader)
+
+
+def _resume_in_viewer(reader: RunReader) -> None:
+    """Reopen the run's documents in the Viewer from the originals the store keeps, and let
+    the Viewer's processing go on (it continues in this run: same file, same settings)."""
+    store = get_store()
+    found, missing = [], []
+    for d in reader.info.documents:
+        path = store.source(d.sha256)
+        if path is None:
+            missing.append(d.name)
+        else:
+            found.append(workset.KeptFile(d.name, d.sha256, path.read_bytes()))
+    if missing:
+        st.warning(
+            f"The store keeps no original of {', '.join(missing)} (it keeps PDFs only): "
+            "drop it in the Viewer to resume.",
+            icon=":material/warning:",
+        )
+        if not found:
+            return
+    workset.open_documents(found)
+    viewer_live.resume()
+    _switch("viewer")
 
 
 def _open(run_id: str) -> None:

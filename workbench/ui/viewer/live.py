@@ -96,10 +96,13 @@ def show(progress: Progress, focus: Focus, pos: int, drawn: bool) -> None:
         st.warning(note, icon=":material/warning:")
     if progress.pending:
         (_poll if drawn else _poll_focus)(session_id(), focus, drawn, pos)
+    elif progress.stopped and progress.left and (progress.current or progress.waiting):
+        _stopping(session_id())
     elif progress.stopped and progress.left:
         with st.container(horizontal=True, vertical_alignment="center"):
             st.info(
-                f"Processing stopped: {progress.left} page(s) not processed.",
+                f"Processing stopped: {progress.left} page(s) not processed; "
+                f"{progress.done} of {progress.asked} done and saved.",
                 icon=":material/pause_circle:",
             )
             st.button(
@@ -109,6 +112,21 @@ def show(progress: Progress, focus: Focus, pos: int, drawn: bool) -> None:
                 on_click=board().resume,
                 args=(session_id(),),
             )
+
+
+@st.fragment(run_every=POLL_S)
+def _stopping(session: str) -> None:
+    """Stop was pressed while a page was in flight on an engine that cannot cut it short: it
+    is finished and saved first; the page is drawn again once it is, with the counts then
+    true (the counts at the click were one page off)."""
+    p = board().progress(session)
+    if not (p.current or p.waiting):
+        st.rerun()
+    st.info(
+        f"Stopping: {p.current or 'the page in flight'} is finished and saved first; "
+        f"then {max(p.left - 1, 0)} page(s) will be left.",
+        icon=":material/pause_circle:",
+    )
 
 
 def failed_row(failed: int) -> None:
@@ -135,6 +153,11 @@ def _retry_failed(session: str) -> None:
     board().retry_failed(session)
     state.VIEWER_SEEN_FAILED.set(0)
     served_models.clear()  # the server is asked again, not the list cached while it was away
+
+
+def resume() -> None:
+    """Let this session's stopped processing go on (its next ask is taken up)."""
+    board().resume(session_id())
 
 
 def retry_button(sha256: str, page: int, ekey: str) -> None:
