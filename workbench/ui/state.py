@@ -193,6 +193,9 @@ RUNS_STORE_DIR: Slot[str | None] = Slot("runs_store_dir", _none)
 RUNS_PICK: Slot[str | None] = Slot("runs_pick", _none)
 RUNS_CONFIRM_DELETE: Slot[str | None] = Slot("runs_confirm_delete", _none)
 OPEN_RUN: Slot[str | None] = Slot("open_run_id", _none)
+#: {run id: labels the user turned off in that run}, and the label pills of one of its pages.
+RUNS_HIDDEN: Slot[dict[str, set[str]]] = Slot("runs_hidden", dict)
+RUNS_LABELS: Family[list[str]] = Family("runs_labels_{}_{}", list)
 OPEN_DOCUMENT: Slot[str | None] = Slot("open_document", _none)
 OPEN_PAGE: Slot[int | None] = Slot("open_page", _none)
 

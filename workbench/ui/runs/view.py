@@ -284,6 +284,31 @@ def _delete(run_id: str) -> None:
     st.toast(f"Deleted {run_id}")
 
 
+def _label_pills(run_id: str, labels: list[str], counts: dict[str, int], where: str) -> list[str]:
+    """The label filter of one run's page: every label on, except those the user turned off
+    in this run (kept per run, so one run's page never hides another run's boxes)."""
+    hidden = state.RUNS_HIDDEN.setdefault().setdefault(run_id, set())
+    slot = state.RUNS_LABELS(run_id, where)
+    if not slot.present():
+        slot.set([lab for lab in labels if lab not in hidden])
+
+    def changed() -> None:
+        shown = set(slot.get() or [])
+        hidden.difference_update(shown)
+        hidden.update(set(labels) - shown)
+
+    picked = st.pills(
+        "Labels",
+        labels,
+        selection_mode="multi",
+        key=slot.key,
+        format_func=lambda lab: f"{lab} {counts[lab]}",
+        on_change=changed,
+        label_visibility="collapsed",
+    )
+    return list(picked or [])
+
+
 def viewer(reader: RunReader) -> None:
     """Read-only view of one run's pages (regions over the image, Markdown beside)."""
     docs = reader.documents
@@ -325,15 +350,7 @@ def viewer(reader: RunReader) -> None:
     for r in regions or []:
         counts[r.label.value] = counts.get(r.label.value, 0) + 1
     labels = sorted(counts, key=lambda lab: -counts[lab])
-    visible = st.pills(
-        "Labels",
-        labels,
-        selection_mode="multi",
-        default=labels,
-        key=f"runs_labels_{page}_{layer}",
-        format_func=lambda lab: f"{lab} {counts[lab]}",
-        label_visibility="collapsed",
-    )
+    visible = _label_pills(reader.info.id, labels, counts, f"{doc}_{page}_{layer}")
     result = stored.result
     st.caption(
         f"{doc} · page {page} · {result.width}×{result.height} page_px · {result.engine}/"
