@@ -271,9 +271,10 @@ def _page_view(
                 image_jpeg=jpeg,
             )
         # Each tab scrolls inside a bounded box: a long page's JSON ran thousands of pixels.
-        with tabs[1]:
+        with tabs[1]:  # the selection follows here too: its Markdown first, then the page's
+            mv.selected_markdown(result, get_selection(ov_key) or chosen)
             md = mv.page_markdown(result, furniture) or "(empty)"
-            st.code(md, language="markdown", height=TAB_HEIGHT)
+            st.code(md, language="markdown", height=TAB_HEIGHT, wrap_lines=True)
         with tabs[2]:
             table, dumped = _regions_tab((f.sha256, page, ekey, id(result)), result)
             st.dataframe(table, hide_index=True, height=260)
