@@ -5,6 +5,7 @@ out-of-memory help finds a pasted error."""
 from __future__ import annotations
 
 import json
+import re
 import time
 from pathlib import Path
 
@@ -113,3 +114,17 @@ def test_memory_comes_back_after_another_page(no_gpu) -> None:
     at.run()
     assert not at.exception
     assert at.number_input(key="gpu_total_gib").value == 39.39  # not the 1.0 minimum
+
+
+def test_a_bare_oom_line_gets_its_likely_causes_with_numbers(no_gpu) -> None:
+    """Issue 30.6: the last line of an out-of-memory lists the likely causes in order, how to
+    tell them apart and the fixes as numbers (e859558: the generic entry only)."""
+    at = _page("h100-h200")
+    at.text_area(key="gpu_oom_paste").set_value(
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 5.34 GiB"
+    ).run()
+    assert not at.exception
+    shown = " ".join(i.value for i in at.info)
+    assert "Only the last line: the likely causes, most likely first" in shown
+    assert shown.count("*How to tell:*") == 4
+    assert re.search(r"1\. \*\*The vision encoder's batch.*max_num_batched_tokens=\d+", shown, re.S)
