@@ -157,8 +157,10 @@ def run_info(
 
 
 #: recorded settings that decide what a page's output is (a server's address, memory and
-#: concurrency knobs do not: a run may resume with other ones)
-_COMPARED = ("spec", "dpi", "max_tokens", "text_layer", "detect_tables", "handwriting_threshold")
+#: concurrency knobs do not: a run may resume with other ones); the Runs list shows them
+SHAPING_SETTINGS = (
+    "spec", "dpi", "max_tokens", "text_layer", "detect_tables", "handwriting_threshold",
+)  # fmt: skip
 
 
 def with_max_tokens(spec: ModelSpec, max_tokens: int | None) -> ModelSpec:
@@ -172,7 +174,7 @@ def with_max_tokens(spec: ModelSpec, max_tokens: int | None) -> ModelSpec:
 
 
 def _shaping(info: RunInfo) -> dict[str, str]:
-    kept = {k: str(info.settings[k]) for k in _COMPARED if k in info.settings}
+    kept = {k: str(info.settings[k]) for k in SHAPING_SETTINGS if k in info.settings}
     return {"engine": info.engine, "model": info.model, **kept}
 
 

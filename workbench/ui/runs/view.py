@@ -12,6 +12,8 @@ are written (at most every :data:`FOLLOW_S`), so its table, pickers and view kee
 from __future__ import annotations
 
 import re
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +22,8 @@ import streamlit as st
 
 from workbench.markdown.assemble import assemble_page
 from workbench.markdown.display import MAX_CHARS, bound_regions, bound_text
-from workbench.pipeline.batch import writing
+from workbench.pipeline.batch import BatchJob, writing
+from workbench.pipeline.runner import SHAPING_SETTINGS
 from workbench.runs.store import RunReader, RunSummary, summarize
 from workbench.ui import editor, exports_view, state, workset
 from workbench.ui.compare.parts import short_model
@@ -60,28 +63,47 @@ TABLE_COLUMNS = [
     "engine · model",
     "pages",
     "s/page",
+    "settings",
     "date",
     "problem",
     "run",
 ]
 
 
-def runs_table(runs: list[RunSummary]) -> pd.DataFrame:
+def settings_text(settings: dict[str, str]) -> str:
+    """What made the run's pages what they are, beside the model: who ran it and the settings
+    that shape a page's output (two runs of one document with other settings differ here)."""
+    said = [settings["source"]] if settings.get("source") else []
+    said += [f"{k} {settings[k]}" for k in SHAPING_SETTINGS if k != "spec" and k in settings]
+    return " · ".join(said)
+
+
+def runs_table(
+    runs: list[RunSummary], live: Callable[[str], BatchJob | None] = writing
+) -> pd.DataFrame:
     """One row per run, most useful first: document, status, engine · model, pages, speed,
-    date, why a run is incomplete, and the run id last."""
-    rows = [
-        {
+    settings, date, why a run is incomplete, and the run id last. A run a batch is writing
+    (``live``) counts as the batch does: its pages so far, their pace, how many of how many."""
+    rows = []
+    for r in runs:
+        row = {
             "document": ", ".join(r.documents) or "—",
             "status": [r.status],  # a list: drawn as a coloured badge
             "engine · model": f"{r.engine} · {r.model.rsplit('/', 1)[-1]}",
             "pages": r.pages,
             "s/page": round(r.seconds_per_page, 2) if r.seconds_per_page is not None else None,
+            "settings": settings_text(r.settings),
             "date": r.created.strftime("%Y-%m-%d %H:%M") if r.created else "?",
             "problem": r.problem or "",
             "run": r.id,
         }
-        for r in runs
-    ]
+        job = live(r.id)
+        if job is not None:
+            pages, total = max(job.outcome.done, r.pages), job.outcome.total
+            pace = (time.monotonic() - job.started) / pages if pages else None
+            row["pages"], row["s/page"] = pages, round(pace, 2) if pace else None
+            row["document"] = f"batch, {pages} of {total} pages so far: {row['document']}"
+        rows.append(row)
     return pd.DataFrame(rows, columns=TABLE_COLUMNS)
 
 
@@ -95,6 +117,7 @@ def _column_config(table: pd.DataFrame) -> dict[str, Any]:
         "engine · model": st.column_config.TextColumn(width="medium"),
         "pages": st.column_config.NumberColumn(width=60),
         "s/page": st.column_config.NumberColumn(width=70, format="%.2f"),
+        "settings": st.column_config.TextColumn(width="medium"),
         "date": st.column_config.TextColumn(width=135),
         "problem": st.column_config.TextColumn(width="medium"),
         "run": st.column_config.TextColumn(width="medium"),
