@@ -128,3 +128,14 @@ def test_a_bare_oom_line_gets_its_likely_causes_with_numbers(no_gpu) -> None:
     assert "Only the last line: the likely causes, most likely first" in shown
     assert shown.count("*How to tell:*") == 4
     assert re.search(r"1\. \*\*The vision encoder's batch.*max_num_batched_tokens=\d+", shown, re.S)
+
+
+def test_no_profile_text_ends_in_two_full_stops(no_gpu) -> None:
+    """Issue 30.9: the T4 and V100 profiles read "… or a newer GPU.." on the GPU page."""
+    for name in ("t4", "v100", "cpu", "l4"):
+        at = AppTest.from_file(str(PAGE), default_timeout=60)
+        at.session_state["profile"] = name
+        at.run()
+        assert not at.exception
+        texts = [c.value for c in at.caption] + [e.value for e in at.error]
+        assert not [t for t in texts if ".." in t.replace("...", "")], name
