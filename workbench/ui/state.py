@@ -150,6 +150,8 @@ VIEWER_PASSWORDS: Slot[dict[str, str]] = Slot("wb_passwords", dict)
 #: 0-based index into the (file, page) list (clamped every run) and that list's length.
 VIEWER_POS: Slot[int] = Slot("wb_pos", int)
 VIEWER_COUNT: Slot[int] = Slot("wb_count", lambda: 1)
+#: The files (sha256) the pager held when last drawn: a file added since is shown at once.
+VIEWER_FILES_SEEN: Slot[list[str]] = Slot("wb_files_seen", list)
 VIEWER_PAGE_INPUT: Slot[int] = Slot("wb_page_in", lambda: 1)
 VIEWER_FILE_INPUT: Slot[str | None] = Slot("wb_file_in", _none)
 VIEWER_PREV = Slot[Any]("wb_prev", _none)  # button keys

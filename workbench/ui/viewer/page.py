@@ -292,6 +292,17 @@ def _regions_tab(key: tuple[object, ...], _result: PageResult) -> tuple[pd.DataF
     return pd.DataFrame(mv.regions_table(_result)), mv.regions_json(_result)
 
 
+def _show_added(items: list[tuple[Selected, int]]) -> None:
+    """A file just added (dropped, or a sample picked) is shown: the pager goes to its first
+    page (it went on showing the page it was on, the new file out of sight)."""
+    shas = list(dict.fromkeys(s.file.sha256 for s, _ in items))
+    seen = state.VIEWER_FILES_SEEN.get()
+    new = [sha for sha in shas if sha not in seen]
+    state.VIEWER_FILES_SEEN.set(shas)
+    if seen and new:
+        state.VIEWER_POS.set(next(i for i, (s, _) in enumerate(items) if s.file.sha256 == new[0]))
+
+
 def _failed(items: list[tuple[Selected, int]], ekey: str) -> int:
     """How many of the selected pages the result cache holds as failed."""
     cache = results()
@@ -324,6 +335,7 @@ def viewer_page() -> None:
     engine, spec, ekey = _load_engine()
     show_description(engines.current_choice())
     items = [(s, p) for s in selected for p in s.pages]
+    _show_added(items)
     progress = None
     if engine is not None:  # the worker takes the page on screen first, then the rest
         here = min(max(state.VIEWER_POS.get(), 0), len(items) - 1)
