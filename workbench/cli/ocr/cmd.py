@@ -52,6 +52,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from workbench.cli import plain_help
 from workbench.cli.ocr.job import (
     EXIT_FAILED,
     EXIT_OK,
@@ -71,6 +72,7 @@ from workbench.cli.run_folder import (
     stated_differ,
 )
 from workbench.documents import Document, open_document, poppler_available, read_input
+from workbench.documents.unlock import unlock_pdf
 from workbench.errors import DocumentError, EngineUnavailable, WorkbenchError, display_name
 from workbench.models.registry import ModelSpec, get_spec, match_served_model
 from workbench.pipeline.process import render_dpi
@@ -90,10 +92,14 @@ def register(sub: Any) -> None:
     p = sub.add_parser(
         "ocr",
         help="OCR PDFs and images into a run folder",
-        description=__doc__,
+        description=plain_help(__doc__ or ""),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("inputs", nargs="+", metavar="INPUT", type=Path)
+    p.add_argument(
+        "--password",
+        help="opens password-protected PDFs among the inputs (never written anywhere)",
+    )
     p.add_argument("--out", required=True, type=Path, metavar="DIR")
     p.add_argument("--engine", default="cpu", choices=["cpu", "vllm-server", "vllm"])
     p.add_argument("--pages", metavar="SPEC", help="page range such as 1,3-5 (default: all)")
@@ -195,14 +201,20 @@ def build_engine(args: argparse.Namespace, settings: Settings) -> tuple[Any, Mod
     return engine, with_max_tokens(spec, getattr(args, "max_tokens", None))
 
 
-def _open_inputs(paths: list[Path], settings: Settings) -> tuple[list[Document], int]:
-    """Open every input; one ``error:`` line per bad one. Same content twice: kept once."""
+def _open_inputs(
+    paths: list[Path], settings: Settings, password: str | None = None
+) -> tuple[list[Document], int]:
+    """Open every input (an encrypted PDF with ``password``); one ``error:`` line per bad
+    one. Same content twice: kept once."""
     documents: list[Document] = []
     seen: dict[str, Path] = {}
     failures = 0
     for path in paths:
         try:  # read_input refuses FIFOs/devices without blocking
-            doc = open_document(path.name, read_input(path, settings), settings)
+            data = read_input(path, settings)
+            if password:  # a plain copy: the engines' worker processes open it as any PDF
+                data = unlock_pdf(path.name, data, password)
+            doc = open_document(path.name, data, settings)
         except DocumentError as exc:
             say("error", f"{display_name(path)}: {exc.reason}")
             failures += 1
@@ -231,7 +243,7 @@ def run(args: argparse.Namespace) -> int:
     paths, skipped = expand_inputs(args.inputs)
     for line in skipped:
         say("warning", line)
-    documents, failures = _open_inputs(paths, settings)
+    documents, failures = _open_inputs(paths, settings, args.password)
     wanted: list[tuple[Document, list[int]]] = []
     for doc in documents:
         try:
