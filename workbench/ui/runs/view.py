@@ -178,6 +178,7 @@ def render() -> None:
         _confirm_delete(run)
     if run.status == "cancelled":
         _how_to_resume(run_id, run)
+    batch_view.retry_failed(run)
 
     if run.status == "corrupt":
         st.error(f"This run cannot be read: {run.problem}")
