@@ -73,8 +73,12 @@ TABLE_COLUMNS = [
 def settings_text(settings: dict[str, str]) -> str:
     """What made the run's pages what they are, beside the model: who ran it and the settings
     that shape a page's output (two runs of one document with other settings differ here)."""
-    said = [settings["source"]] if settings.get("source") else []
-    said += [f"{k} {settings[k]}" for k in SHAPING_SETTINGS if k != "spec" and k in settings]
+
+    def value(text: str) -> str:
+        return text[:-2] if text.endswith(".0") else text  # "dpi 200", not "dpi 200.0"
+
+    said = [settings["source"].split(":")[0]] if settings.get("source") else []  # "compare"
+    said += [f"{k} {value(settings[k])}" for k in SHAPING_SETTINGS if k != "spec" and k in settings]
     return " · ".join(said)
 
 
