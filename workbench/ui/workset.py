@@ -82,11 +82,8 @@ def restore(sample_names: Sequence[str]) -> None:
 
 def held() -> int:
     """How many documents the set holds (kept, in the uploader, samples)."""
-    return (
-        len(state.VIEWER_KEPT.get())
-        + len(state.VIEWER_LIVE.get())
-        + len(state.VIEWER_SAMPLES.get() or [])
-    )
+    uploads = state.WIDGET(uploader_key()).get() or []  # the uploader now, not the last run
+    return len(state.VIEWER_KEPT.get()) + len(uploads) + len(state.VIEWER_SAMPLES.get() or [])
 
 
 def kept_files() -> list[KeptFile]:
