@@ -59,6 +59,8 @@ def test_dropped_files_survive_navigation_and_reload_and_clear(
     _holds_both(page)
     # Clear all: the set is empty, and stays empty after a reload.
     page.get_by_text("Documents: drop files").click()
+    expect(page.get_by_text("Kept from before")).to_be_visible()  # each with a remove cross
+    page.screenshot(path=str(shots / "viewer-kept-files.png"))
     page.get_by_role("button", name="Clear all documents").click()
     expect(page.get_by_text(EMPTY)).to_be_visible()
     app_state.idle(page)
