@@ -9,7 +9,8 @@ empties all of it.
 
 The set is also written to ``<store>/.worksets/<token>/`` (a manifest and each file by its
 sha256; a dot folder, never listed as a run) and the token put in the URL (``?docs=<token>``),
-so reloading the page brings the same documents back. Passwords are never written.
+so reloading the page brings the same documents back; a set unchanged for :data:`KEEP_DAYS`
+is deleted when another is made. Passwords are never written.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import json
 import re
 import secrets
 import shutil
+import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -29,6 +31,7 @@ import streamlit as st
 from workbench.settings import Settings
 from workbench.ui import state
 
+KEEP_DAYS = 14  # a set not changed for this long is deleted when another is made
 QUERY = "docs"  # the URL's query parameter naming this working set on disk
 _TOKEN = re.compile(r"^[A-Za-z0-9_-]{8,64}$")
 _SHA = re.compile(r"^[0-9a-f]{64}$")
@@ -173,6 +176,8 @@ def _write(folder: Path, manifest: Manifest, files: Sequence[KeptFile]) -> None:
     if not manifest.files and not manifest.samples:
         shutil.rmtree(folder, ignore_errors=True)
         return
+    if not folder.is_dir():  # a new set: sets untouched for KEEP_DAYS go (closed tabs')
+        _prune(folder.parent)
     folder.mkdir(parents=True, exist_ok=True)
     for f in files:
         path = folder / f.sha256
@@ -183,6 +188,22 @@ def _write(folder: Path, manifest: Manifest, files: Sequence[KeptFile]) -> None:
         if path.name not in wanted:
             path.unlink(missing_ok=True)
     (folder / "manifest.json").write_text(json.dumps(asdict(manifest)), encoding="utf-8")
+
+
+def _prune(root: Path) -> None:
+    if not root.is_dir():
+        return
+    old = time.time() - KEEP_DAYS * 86400
+    for folder in root.iterdir():
+        manifest = folder / "manifest.json"
+        with contextlib.suppress(OSError):
+            stale = folder.stat().st_mtime < old  # a set being made now is never stale
+            if (
+                folder.is_dir()
+                and stale
+                and (not manifest.exists() or manifest.stat().st_mtime < old)
+            ):
+                shutil.rmtree(folder, ignore_errors=True)
 
 
 def _load_from_disk() -> None:
