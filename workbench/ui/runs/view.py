@@ -121,10 +121,10 @@ def _column_config(table: pd.DataFrame) -> dict[str, Any]:
         "engine · model": st.column_config.TextColumn(width="medium"),
         "pages": st.column_config.NumberColumn(width=60),
         "s/page": st.column_config.NumberColumn(width=70, format="%.2f"),
-        "settings": st.column_config.TextColumn(width="medium"),
+        "settings": st.column_config.TextColumn(width=120),
         "date": st.column_config.TextColumn(width=135),
         "problem": st.column_config.TextColumn(width="medium"),
-        "run": st.column_config.TextColumn(width="medium"),
+        "run": st.column_config.TextColumn(width="small"),  # also named in the picker below
     }
     if not table["problem"].astype(bool).any():
         config["problem"] = None  # hidden while no run has one
