@@ -79,9 +79,8 @@ def inputs(args: argparse.Namespace, work: Path, name: str) -> list[Path]:
 
 def spec_for(args: argparse.Namespace) -> Any:
     from workbench.models.registry import get_spec
-    from workbench.pipeline.runner import with_max_tokens
 
-    return with_max_tokens(get_spec(args.spec or args.model), args.max_tokens)
+    return get_spec(args.spec or args.model).with_max_tokens(args.max_tokens)
 
 
 def prepare(args: argparse.Namespace, files: list[Path]) -> list[Prepared]:

@@ -95,7 +95,7 @@ def test_a_hung_page_never_blocks_switching_to_the_others(
 
     # Stop ends it; what is left is said, with Resume.
     page.get_by_role("button", name=re.compile(r"\bStop\b")).click()
-    expect(page.get_by_text("Processing stopped: 1 page(s) not processed.")).to_be_visible(
+    expect(page.get_by_text("Processing stopped: 1 page(s) not processed;")).to_be_visible(
         timeout=20_000
     )
     expect(page.get_by_role("button", name=re.compile("Resume"))).to_be_visible()

@@ -192,3 +192,21 @@ def test_markdown_export_is_the_run_folder_document_md(reader: RunReader) -> Non
 def test_coco_of_pages_without_images() -> None:
     pages = [MemoryPage(result("b.png", 1, "B one")), MemoryPage(result("a.pdf", 2, "A two"))]
     assert [i["regions_source"] for i in to_coco(pages)["images"]] == ["model", "model"]
+
+
+def test_dollars_in_exported_tables_read_as_dollars(tmp_path: Path) -> None:
+    """Issue 30.9: the CPU engine writes ``$`` in an HTML table cell as ``&#36;`` (the app's
+    sanitizer reads ``$…$`` as math); a downloaded Markdown or ZIP showed "&#36;1,200"."""
+    table = "<table><tr><td>Rent</td><td>&#36;1,200</td></tr></table>"
+    page = MemoryPage(result("bill.pdf", 1, table))
+    assert "<td>$1,200</td>" in to_markdown([page]) and "&#36;" not in to_markdown([page])
+    store = RunStore(tmp_path)
+    doc = DocumentInfo(name="bill.pdf", sha256="0" * 64, kind="pdf", pages=1)
+    writer = store.create(RunInfo(id="", name="bill", engine="fake", model="m", documents=[doc]))
+    writer.write_page(result("bill.pdf", 1, table), None)
+    writer.finish()
+    run = store.open(writer.info.id)
+    files = [p for p in run.path.rglob("*") if p.is_file()]
+    with zipfile.ZipFile(io.BytesIO(zip_bytes(run.path, files))) as zf:
+        md = zf.read("bill/document.md").decode()
+    assert "<td>$1,200</td>" in md and "&#36;" not in md

@@ -133,3 +133,34 @@ def test_quoted_texts_are_in_vllm_source() -> None:
     assert re.search(r"cache is needed, which is larger than the available KV cache", kv)
     everything = "".join(p.read_text(errors="replace") for p in package.rglob("*.py"))
     assert "CUDA_MALLOC_ASYNC" not in everything
+
+
+BARE = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 5.34 GiB"
+
+
+def test_a_bare_oom_line_lists_the_likely_causes_in_order_with_the_plans_numbers() -> None:
+    """Issue 30.6: the last line alone (as people paste it) got the generic entry only."""
+    from workbench.gpu.planner import plan_for_model
+    from workbench.gpu.profiles import get_profile
+
+    assert oom_help.bare_oom(BARE)
+    profile = get_profile("h100-h200")
+    plan = plan_for_model("lightonai/LightOnOCR-2-1B", profile, profile.cards[1].total_bytes)[0]
+    causes = oom_help.likely_causes(BARE, plan)
+    assert [c.key for c in causes] == ["encoder", "fragmentation", "weights", "sampler"]
+    mnbt, seqs = plan.engine_args["max_num_batched_tokens"], plan.engine_args["max_num_seqs"]
+    assert f"max_num_batched_tokens={mnbt}" in causes[0].fix  # a number, not a knob name
+    assert f"max_num_seqs={seqs}" in causes[3].fix
+    assert f"{plan.weights_bytes / 1024**3:.2f} GiB of weights" in causes[2].fix
+    # How to tell them apart: each names what to look for, and no two say the same.
+    assert "pixtral.py" in causes[0].tell and "Model loading took" in causes[2].tell
+    assert "reserved by PyTorch but unallocated" in causes[1].tell
+    assert len({c.tell for c in causes}) == 4
+    # A small allocation is a weight tensor first; much memory held unused, fragmentation.
+    small = oom_help.likely_causes(BARE.replace("5.34 GiB", "20.00 MiB"), plan)
+    assert [c.key for c in small][:2] == ["weights", "sampler"]
+    held = BARE + ". Of the allocated memory 120 GiB is allocated by PyTorch, and 9.50 GiB is "
+    held += "reserved by PyTorch but unallocated."
+    assert oom_help.likely_causes(held, plan)[0].key == "fragmentation"
+    # With the stack, the specific entry answers as before, not the list.
+    assert not oom_help.bare_oom(BARE + "\n  File pixtral.py, in forward")

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import re
 import sys
 from collections.abc import Sequence
 
@@ -48,6 +49,17 @@ EPILOG = """examples:
 exit status: 0 done, 1 an input or page failed, 2 usage or setup error, 3 done with looped or
 truncated pages, 4 the output's disk is full (finished pages kept), 130 interrupted (finished
 pages kept)."""
+
+
+_ROLE = re.compile(r":[a-z]+:`~?([^`]+)`")  # :mod:`a.b`, :func:`~a.b`
+
+
+def plain_help(doc: str) -> str:
+    """A module docstring as ``--help`` text: reST markup as plain text (````x```` → x,
+    :mod:`a.b` → a.b, a paragraph's closing ``::`` → ``:``)."""
+    text = _ROLE.sub(lambda m: m.group(1), doc)
+    text = text.replace("``", "")
+    return re.sub(r"::$", ":", text, flags=re.M)
 
 
 def named_command(argv: Sequence[str]) -> str | None:

@@ -12,13 +12,16 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from workbench.cli import plain_help
 from workbench.engines.base import EngineOutput
 from workbench.models.registry import get_spec
 from workbench.pipeline.process import to_result
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("parse", help="re-parse a saved raw model output", description=__doc__)
+    p = sub.add_parser(
+        "parse", help="re-parse a saved raw model output", description=plain_help(__doc__ or "")
+    )
     p.add_argument("--model", required=True, help="model spec id, e.g. datalab-to/chandra-ocr-2")
     p.add_argument("--raw", required=True, type=Path, help="raw output file ('-' for stdin)")
     p.add_argument("--width", required=True, type=int, help="page image width in pixels")

@@ -58,7 +58,6 @@ from workbench.pipeline.runner import (
     RunJob,
     RunOutcome,
     run_info,
-    with_max_tokens,
 )
 from workbench.schema import PageResult
 from workbench.settings import Settings
@@ -138,7 +137,7 @@ def _engine(work: ClusterWork) -> tuple[Any, ModelSpec]:
                 spec = found
             _ENGINES[key] = (engine, spec)
         engine, spec = _ENGINES[key]
-        return engine, with_max_tokens(spec, work.max_tokens)
+        return engine, spec.with_max_tokens(work.max_tokens)
 
 
 def _planned(work: ClusterWork) -> EngineOptions:

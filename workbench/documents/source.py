@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from workbench.documents.files import Document, open_document, parse_page_range, read_input
+from workbench.documents.unlock import unlock_pdf
 from workbench.errors import DocumentError
 from workbench.schema import DocumentInfo
 from workbench.settings import Settings
@@ -39,6 +40,7 @@ class DocumentSource:
     kind: str
     page_count: int
     settings: Settings = field(default_factory=Settings, repr=False)
+    password: str | None = field(default=None, repr=False)  # an encrypted PDF's (never stored)
 
     def info(self) -> DocumentInfo:
         return DocumentInfo(
@@ -51,7 +53,7 @@ class DocumentSource:
 
     def open(self) -> Document:
         """The document, read from its file now; the caller closes it."""
-        data = read_input(self.path, self.settings)
+        data = _read(self.path, self.settings, self.password)
         if hashlib.sha256(data).hexdigest() != self.sha256:
             raise DocumentError(self.name, "the file changed while the run went on; run again")
         return open_document(self.path.name, data, self.settings)
@@ -61,9 +63,16 @@ class DocumentSource:
 AnyDocument = Document | DocumentSource
 
 
-def probe_input(path: Path, settings: Settings) -> DocumentSource:
-    """Read and open ``path`` once for its facts (a DocumentError when it cannot be read)."""
+def _read(path: Path, settings: Settings, password: str | None) -> bytes:
+    """The file's bytes (an encrypted PDF unlocked with ``password``: a plain copy)."""
     data = read_input(path, settings)  # refuses FIFOs/devices without blocking
+    return unlock_pdf(path.name, data, password) if password else data
+
+
+def probe_input(path: Path, settings: Settings, password: str | None = None) -> DocumentSource:
+    """Read and open ``path`` once for its facts (a DocumentError when it cannot be read);
+    ``password`` opens an encrypted PDF (:func:`~workbench.documents.unlock.unlock_pdf`)."""
+    data = _read(path, settings, password)
     doc = open_document(path.name, data, settings)
     try:
         return DocumentSource(
@@ -73,6 +82,7 @@ def probe_input(path: Path, settings: Settings) -> DocumentSource:
             doc.kind,
             doc.page_count,
             settings,
+            password,
         )
     finally:
         doc.close()

@@ -71,6 +71,18 @@ def _by_document(pages: Sequence[ExportPage]) -> dict[str, list[ExportPage]]:
     return groups
 
 
+#: How a page's Markdown writes ``$`` in table cells (the CPU engine's HTML tables: the app's
+#: sanitizer would read ``$…$`` as math); an export is read by people and other tools.
+DOLLAR_ENTITY = "&#36;"
+
+
+def readable(markdown: str) -> str:
+    """A page's Markdown as exported: ``&#36;`` written ``$`` (a table of amounts read
+    "&#36;1,200" in a downloaded file). Markdown does not read math, and inside an HTML block
+    ``$`` is plain text."""
+    return markdown.replace(DOLLAR_ENTITY, "$")
+
+
 def to_markdown(pages: Sequence[ExportPage]) -> str:
     """The pages' Markdown, each document joined by
     :func:`~workbench.markdown.assemble.assemble_document` (``<!-- page N -->`` before each
@@ -82,7 +94,7 @@ def to_markdown(pages: Sequence[ExportPage]) -> str:
         if len(groups) > 1:
             parts.append(f"<!-- document: {_comment_safe(doc)} -->\n")
         parts.append(assemble_document((p.result.page, p.result.markdown) for p in group))
-    return "\n".join(parts)
+    return readable("\n".join(parts))
 
 
 def _comment_safe(text: str) -> str:
@@ -171,8 +183,12 @@ def write_zip(
             resolved = Path(path).resolve()
             if not resolved.is_relative_to(root):
                 raise WorkbenchError(f"{path} is outside {root}; not exported.")
+            name = resolved.relative_to(root).as_posix()
+            if resolved.suffix == ".md":  # a run's document.md, as the Markdown export
+                zf.writestr(name, readable(resolved.read_text(encoding="utf-8")))
+                continue
             stored = zipfile.ZIP_STORED if resolved.suffix == ".png" else zipfile.ZIP_DEFLATED
-            zf.write(resolved, resolved.relative_to(root).as_posix(), compress_type=stored)
+            zf.write(resolved, name, compress_type=stored)
         for name, content in (extras or {}).items():
             zf.writestr(name, content)
 

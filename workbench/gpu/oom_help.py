@@ -17,7 +17,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from workbench.gpu.planner import MemoryPlan
 
 Stage = Literal["start-up", "run time", "any"]
 
@@ -309,6 +312,99 @@ def explain(text: str) -> list[OomEntry]:
     """The entries whose text occurs in ``text`` (a pasted error or log), root cause first;
     empty when none does."""
     return [entry for entry in ERRORS if entry.matches(text)]
+
+
+@dataclass(frozen=True)
+class Cause:
+    """One likely cause of a bare out-of-memory line: how to tell it from the others (what to
+    look for in the stack or the log) and its fix, with this card's plan's numbers."""
+
+    key: str
+    title: str
+    tell: str
+    fix: str
+
+
+_ASKED = re.compile(r"Tried to allocate ([\d.]+) ?(GiB|MiB|KiB)", re.I)
+_UNALLOCATED = re.compile(r"([\d.]+) ?(GiB|MiB) is reserved by PyTorch but unallocated", re.I)
+
+
+def _gib(match: re.Match[str] | None) -> float | None:
+    if match is None:
+        return None
+    scale = {"gib": 1.0, "mib": 1 / 1024, "kib": 1 / 1024**2}[match.group(2).lower()]
+    return float(match.group(1)) * scale
+
+
+def bare_oom(text: str) -> bool:
+    """Only the out-of-memory line (no stack, no log around it): :func:`explain` can only
+    answer with the generic entry, and :func:`likely_causes` says more."""
+    return [e.key for e in explain(text)] == ["cuda-oom"]
+
+
+def likely_causes(text: str, plan: MemoryPlan | None = None) -> list[Cause]:
+    """The causes of a bare out-of-memory line, most likely first, ranked by the size of the
+    allocation that failed (a step of the vision encoder asks for GiBs at once, a weight
+    tensor or the sampler's logits for less) and by the memory PyTorch says it holds unused;
+    the fixes carry ``plan``'s numbers (this card's) when given."""
+    asked, unused = _gib(_ASKED.search(text)), _gib(_UNALLOCATED.search(text))
+    args = plan.engine_args if plan is not None else {}
+    mnbt, seqs = args.get("max_num_batched_tokens"), args.get("max_num_seqs")
+    enc = plan.encoder if plan is not None else None
+    step = (
+        f" (this card's plan: {enc.pages_per_step} page(s) a step, encoder peak at most "
+        f"{enc.peak_bytes / 1024**3:.2f} GiB)"
+        if enc is not None
+        else ""
+    )
+    share = (
+        f"{plan.weights_bytes / 1024**3:.2f} GiB of weights in gpu_memory_utilization "
+        f"{plan.util_eff:.2f} × {plan.total_bytes / 1024**3:.1f} GiB = "
+        f"{plan.util_eff * plan.total_bytes / 1024**3:.1f} GiB"
+        if plan is not None
+        else "the weights in gpu_memory_utilization × the card's memory"
+    )
+    causes = {
+        "encoder": Cause(
+            "encoder",
+            "The vision encoder's batch (run time, the first full batch of pages)",
+            "The stack runs through the vision tower (pixtral.py, siglip, "
+            "_process_image_input, scaled_dot_product_attention), after the log's 'Model "
+            "loading took … GiB memory' and once pages were sent; the allocation is large "
+            "(GiBs: the attention mask over a step's patches grows with its square).",
+            f"max_num_batched_tokens={mnbt or 'one page of image tokens'}{step}, then restart "
+            "the engine (it is dead after this).",
+        ),
+        "fragmentation": Cause(
+            "fragmentation",
+            "Fragmented memory (enough is free, not in one piece)",
+            "The message goes on '… is reserved by PyTorch but unallocated' with about as much "
+            "as was asked for, or more.",
+            "Start vLLM with PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True.",
+        ),
+        "weights": Cause(
+            "weights",
+            "The weights do not fit (start-up, while loading)",
+            "The stack runs through load_model / model_loader, and the log has no 'Model "
+            "loading took' line yet; the allocations are one weight tensor each (MiBs).",
+            f"It needs {share}: a smaller or FP8 model, or a bigger card; no batch or KV "
+            "setting helps.",
+        ),
+        "sampler": Cause(
+            "sampler",
+            "The sampler's warm-up (start-up, after loading)",
+            "After 'Model loading took', the stack runs through _dummy_sampler_run / the "
+            "sampler; it asks for max_num_seqs × the vocabulary × 4 bytes (hundreds of MiB).",
+            f"max_num_seqs={seqs} (this card's plan)." if seqs else "Lower max_num_seqs.",
+        ),
+    }
+    if asked is not None and unused is not None and unused >= asked:
+        order = ["fragmentation", "encoder", "weights", "sampler"]
+    elif asked is not None and asked < 1.0:
+        order = ["weights", "sampler", "encoder", "fragmentation"]
+    else:  # GiBs at once, or not said: the encoder, as measured on the H200
+        order = ["encoder", "fragmentation", "weights", "sampler"]
+    return [causes[k] for k in order]
 
 
 def for_profile(profile: str) -> tuple[list[OomEntry], list[Myth]]:

@@ -95,6 +95,15 @@ class ModelSpec:
     def max_tokens(self) -> int:
         return self.sampling.max_tokens
 
+    def with_max_tokens(self, max_tokens: int | None) -> ModelSpec:
+        """This spec with every attempt's answer bounded to ``max_tokens`` (None: as it is);
+        the caller records ``max_tokens`` in the run's settings (it shapes what a page reads)."""
+        if not max_tokens:
+            return self
+        bound = tuple(replace(s, max_tokens=max_tokens) for s in self.retry_sampling)
+        sampling = replace(self.sampling, max_tokens=max_tokens)
+        return replace(self, sampling=sampling, retry_sampling=bound)
+
     @property
     def names(self) -> tuple[str, ...]:
         return (self.id, *self.aliases)

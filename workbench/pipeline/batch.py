@@ -124,11 +124,14 @@ def run_batch(
     progress: Progress | None = None,
     cancelled: Callable[[], bool] | None = None,
     outcome: BatchOutcome | None = None,
+    into: str | None = None,
 ) -> BatchOutcome:
     """Process ``files`` into one new run through the run writer (:mod:`workbench.pipeline.
-    runner`). Interrupted (any exception): finished pages stay, the run is marked cancelled,
-    the exception goes on. ``outcome`` is updated in place. Files are told apart by content:
-    two files with one name are two documents; the same content twice is processed once."""
+    runner`), or into run ``into`` of the store (its failed and missing pages only: "Retry
+    failed pages"; a run made with other settings is refused). Interrupted (any exception):
+    finished pages stay, the run is marked cancelled, the exception goes on. ``outcome`` is
+    updated in place. Files are told apart by content: two files with one name are two
+    documents; the same content twice is processed once."""
     outcome = outcome if outcome is not None else BatchOutcome()
     docs: list[Document] = []
     failed_inputs = 0
@@ -157,7 +160,10 @@ def run_batch(
         dpi=dpi,
         source="batch",
     )
-    job = RunJob.create(store, engine, spec, info)
+    if into:
+        job = RunJob.start(store.path(into), engine, spec, info)
+    else:
+        job = RunJob.create(store, engine, spec, info)
     job.failed_inputs = failed_inputs
     for d in docs:
         keep_original(store, d)

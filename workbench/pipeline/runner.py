@@ -158,22 +158,14 @@ def run_info(
 
 
 #: recorded settings that decide what a page's output is (a server's address, memory and
-#: concurrency knobs do not: a run may resume with other ones)
-_COMPARED = ("spec", "dpi", "max_tokens", "text_layer", "detect_tables", "handwriting_threshold")
-
-
-def with_max_tokens(spec: ModelSpec, max_tokens: int | None) -> ModelSpec:
-    """``spec`` with every attempt's answer bounded to ``max_tokens`` (None: as it is); the
-    caller records ``max_tokens`` in the run's settings (it shapes what a page reads)."""
-    if not max_tokens:
-        return spec
-    bound = [dataclasses.replace(s, max_tokens=max_tokens) for s in spec.retry_sampling]
-    sampling = dataclasses.replace(spec.sampling, max_tokens=max_tokens)
-    return dataclasses.replace(spec, sampling=sampling, retry_sampling=tuple(bound))
+#: concurrency knobs do not: a run may resume with other ones); the Runs list shows them
+SHAPING_SETTINGS = (
+    "spec", "dpi", "max_tokens", "text_layer", "detect_tables", "handwriting_threshold",
+)  # fmt: skip
 
 
 def _shaping(info: RunInfo) -> dict[str, str]:
-    kept = {k: str(info.settings[k]) for k in _COMPARED if k in info.settings}
+    kept = {k: str(info.settings[k]) for k in SHAPING_SETTINGS if k in info.settings}
     return {"engine": info.engine, "model": info.model, **kept}
 
 

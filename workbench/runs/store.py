@@ -23,7 +23,7 @@ import hashlib
 import re
 import secrets
 import shutil
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -76,6 +76,7 @@ class RunSummary:
     seconds_per_page: float | None
     status: str
     problem: str | None = None  # why the run is corrupt or incomplete, in words
+    settings: dict[str, str] = field(default_factory=dict)  # the manifest's settings, as text
 
 
 def new_run_id(name: str = "", when: datetime | None = None) -> str:
@@ -133,6 +134,7 @@ def summarize(run_dir: Path) -> RunSummary:
         seconds_per_page=sum(seconds) / len(seconds) if seconds else None,
         status=info.status.value,
         problem=problem,
+        settings={k: str(v) for k, v in info.settings.items()},
     )
 
 

@@ -19,6 +19,7 @@ import streamlit as st
 from PIL import Image
 
 from workbench.documents import Document, open_document
+from workbench.documents.unlock import WRONG_PASSWORD, unlock_pdf
 from workbench.errors import DocumentError, display_name
 from workbench.models.registry import PageSizing
 from workbench.pipeline.prepare import fit_size
@@ -62,12 +63,7 @@ def load_file(name: str, data: bytes, upload_id: str | None = None) -> LoadedFil
     so a 200 MB upload is not re-hashed on every rerun. ``name`` is shown escaped wherever it
     is shown (:func:`display_name`: a right-to-left override in it is not obeyed)."""
     name = display_name(name)
-    memo = state.VIEWER_SHA_MEMO.setdefault()
-    sha = memo.get(upload_id) if upload_id else None
-    if sha is None:
-        sha = hashlib.sha256(data).hexdigest()
-        if upload_id:
-            memo[upload_id] = sha
+    sha = content_sha(data, upload_id)
     doc, error = _open_cached(sha, name, data)
     password = state.VIEWER_PASSWORDS.get().get(sha)
     if doc is None and password and error and "encrypted" in error:
@@ -78,25 +74,27 @@ def load_file(name: str, data: bytes, upload_id: str | None = None) -> LoadedFil
     return LoadedFile(name, sha, doc, error)
 
 
+def content_sha(data: bytes, upload_id: str | None = None) -> str:
+    """The file's sha256, memoized for the session by its upload id when it has one."""
+    memo = state.VIEWER_SHA_MEMO.setdefault()
+    sha = memo.get(upload_id) if upload_id else None
+    if sha is None:
+        sha = hashlib.sha256(data).hexdigest()
+        if upload_id:
+            memo[upload_id] = sha
+    return sha
+
+
 @st.cache_resource(max_entries=16, show_spinner=False)
 def _unlocked(sha256: str, _data: bytes, password: str) -> tuple[bytes | None, str]:
-    """The PDF with its password removed (a copy the engines and their worker processes can
-    open, as they open any PDF), or None and why not."""
-    import pypdfium2 as pdfium
-    import pypdfium2.raw as pdfium_c
-
+    """The PDF with its password removed (:func:`workbench.documents.unlock.unlock_pdf`), or
+    None and why not."""
     try:
-        pdf = pdfium.PdfDocument(_data, password=password)
-    except pdfium.PdfiumError:
-        return None, "the PDF is encrypted and this password does not open it; try again"
-    try:
-        out = io.BytesIO()
-        pdf.save(out, flags=pdfium_c.FPDF_REMOVE_SECURITY)
-        return out.getvalue(), ""
-    except Exception as exc:  # a PDF PDFium opens but cannot copy
-        return None, f"the PDF opened with the password but could not be copied ({exc})"
-    finally:
-        pdf.close()
+        return unlock_pdf("", _data, password), ""
+    except DocumentError as exc:
+        if exc.reason == WRONG_PASSWORD:
+            return None, "the PDF is encrypted and this password does not open it; try again"
+        return None, exc.reason
 
 
 @st.cache_data(max_entries=16, show_spinner=False)  # ~11 MB a page at 200 DPI

@@ -14,8 +14,9 @@ from pathlib import Path
 import streamlit as st
 
 from workbench.errors import PageRangeError
-from workbench.ui import state
-from workbench.ui.files import LoadedFile, load_file
+from workbench.ui import state, workset
+from workbench.ui.files import LoadedFile, content_sha, load_file
+from workbench.ui.workset import KeptFile
 
 ASSETS = Path(__file__).resolve().parents[2] / "assets"
 UPLOAD_TYPES = ["pdf", "png", "jpg", "jpeg", "tif", "tiff", "webp", "bmp"]
@@ -59,30 +60,31 @@ def _inputs_open(held: int) -> None:
     page then starts within the first screen at 1100×800); otherwise as the user left it."""
     if held == 0:
         state.VIEWER_INPUTS_OPEN.set(True)
-    elif held > state.VIEWER_INPUTS_HELD.get():
-        state.VIEWER_INPUTS_OPEN.set(False)
+    elif held > state.VIEWER_INPUTS_HELD.get() or not state.VIEWER_INPUTS_OPEN.present():
+        state.VIEWER_INPUTS_OPEN.set(False)  # also back from another page with files kept
     state.VIEWER_INPUTS_HELD.set(held)
 
 
 def input_widgets() -> tuple[list[LoadedFile], str]:
     """The uploader and the sample picker (in a "Documents" expander that closes once files
     are loaded, never dropping them) and the page range; returns files and range spec."""
-    held = len(state.VIEWER_UPLOADS.get() or []) + len(state.VIEWER_SAMPLES.get() or [])
-    _inputs_open(held)
-    left, right = st.columns([3, 2], vertical_alignment="top")
     samples = sample_paths()
+    workset.restore([p.name for p in samples])
+    _inputs_open(workset.held())
+    left, right = st.columns([3, 2], vertical_alignment="top")
     with left.expander(
         "Documents: drop files, remove them, or try a sample",
         icon=":material/upload_file:",
         key=state.VIEWER_INPUTS_OPEN.key,
         on_change="rerun",
     ):
-        show_every_file(state.VIEWER_UPLOADS.key)
+        show_every_file(workset.uploader_key())
+        workset.kept_widget()
         uploads = st.file_uploader(
             "Drop PDFs or images (PNG, JPEG, TIFF, WebP, BMP)",
             type=UPLOAD_TYPES,
             accept_multiple_files=True,
-            key=state.VIEWER_UPLOADS.key,
+            key=workset.uploader_key(),
         )
         picked = st.pills(
             "…or try a sample",
@@ -91,7 +93,10 @@ def input_widgets() -> tuple[list[LoadedFile], str]:
             key=state.VIEWER_SAMPLES.key,
             wrap=True,
         )
-        files = [load_file(u.name, u.getvalue(), u.file_id) for u in uploads or []]
+        ups = [(u.name, u.getvalue(), u.file_id) for u in uploads or []]
+        live = [KeptFile(name, content_sha(data, fid), data) for name, data, fid in ups]
+        files = [load_file(f.name, f.data, f"kept-{f.sha256}") for f in workset.kept_files()]
+        files += [load_file(name, data, fid) for name, data, fid in ups]
         by_name = {p.name: p for p in samples}
         for name in picked or []:
             path = by_name.get(name)
@@ -100,6 +105,7 @@ def input_widgets() -> tuple[list[LoadedFile], str]:
         if files:  # every file by its full name (the uploader's chips shorten names)
             names = ", ".join(f.name for f in files)
             st.caption(f"{len(files)} file{'s' if len(files) != 1 else ''}: {names}")
+        workset.clear_button()
     with right:
         spec = st.text_input(
             "Pages",
@@ -107,6 +113,7 @@ def input_widgets() -> tuple[list[LoadedFile], str]:
             placeholder="all pages — or e.g. 1,3-5",
             help="1-based page numbers for every file: `1,3-5`, `4-` to the end; empty = all.",
         )
+    workset.remember(live, list(picked or []), spec or "")
     return files, spec or ""
 
 

@@ -126,6 +126,17 @@ def render_blocks(
         st.caption(f"{hidden} region(s) hidden (label filter or running headers/footers).")
 
 
+def selected_markdown(result: PageResult, selected: str | None) -> None:
+    """The Markdown of the selected region (as it stands in the page's Markdown), above the
+    page's: a click on a box shows its source in the Markdown tab as in Rendered."""
+    region = next((r for r in result.regions if r.id == selected), None)
+    if region is None:
+        return
+    text = assemble_page([region], result.page, include_furniture=True).strip()
+    st.caption(f"Selected **{region.id} · {region.label}**; the whole page below.")
+    st.code(text or f"[{region.label}: no text]", language="markdown", wrap_lines=True)
+
+
 def regions_json(result: PageResult) -> str:
     return json.dumps(result.model_dump(mode="json"), indent=2, ensure_ascii=False)
 

@@ -10,6 +10,7 @@ GPU readings come from :func:`workbench.ui.gpu.panel.sidebar_gpu`.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import streamlit as st
@@ -60,14 +61,14 @@ def _server_choice() -> engines.EngineChoice | None:
     s = settings()
     base_url = st.text_input("Base URL", s.base_url, key=state.SB_BASE_URL.key)
     api_key = st.text_input("API key", s.api_key or "", type="password", key=state.SB_API_KEY.key)
-    models, why = served_models(base_url.strip(), api_key or None)
-    if why:
-        st.warning(why, icon=":material/cloud_off:")
+    models = _while_lost(base_url.strip(), *_probe(base_url.strip(), api_key or None))
     if models and state.SB_SERVER_MODEL.get() not in models:
         state.SB_SERVER_MODEL.set(models[0])  # a new server: its first model
     model = st.selectbox(
         "Model", models, key=state.SB_SERVER_MODEL.key, placeholder="(none served)"
     )
+    if model:
+        state.SB_SERVER_LAST.setdefault()[base_url.strip()] = model
     cols = st.columns(2)
     concurrency = cols[0].number_input(
         "Pages in flight",
@@ -90,6 +91,56 @@ def _server_choice() -> engines.EngineChoice | None:
         timeout=float(timeout),
     )
     return engines.EngineChoice("vllm-server", options)
+
+
+def _probe(base_url: str, api_key: str | None) -> tuple[list[str], str | None]:
+    """The served models (or why none), recording since when the server has not answered."""
+    models, why = served_models(base_url, api_key)
+    lost = state.SB_SERVER_LOST.setdefault()
+    if why:
+        lost.setdefault(base_url, time.time())
+    else:
+        lost.pop(base_url, None)
+    return models, why
+
+
+def _while_lost(base_url: str, models: list[str], why: str | None) -> list[str]:
+    """The models to offer: those served, or, while a server that served a model does not
+    answer, that model still (its pages stay shown and its failed pages can be retried once it
+    is back: the engine, the result cache and the run are keyed by it)."""
+    if not why:
+        return models
+    since = state.SB_SERVER_LOST.get()[base_url]
+    st.warning(f"{why} (not answering since {_clock(since)})", icon=":material/cloud_off:")
+    last = state.SB_SERVER_LAST.get().get(base_url)
+    return [last] if last else []
+
+
+def _clock(since: float) -> str:
+    ago = max(0, round(time.time() - since))
+    when = time.strftime("%H:%M:%S", time.localtime(since))
+    return f"{when}, {ago // 60} min {ago % 60} s ago" if ago >= 60 else f"{when}, {ago} s ago"
+
+
+def server_lost(recheck: bool = False) -> str | None:
+    """One line for the page: the picked server does not answer, since when, and what to do;
+    None while it answers (or another engine is picked). ``recheck``: ask the server now, not
+    the list cached for up to 15 s (pages just failed, or the user retries them)."""
+    choice = engines.current_choice()
+    if choice is None or choice.kind != "vllm-server":
+        return None
+    url = str(getattr(choice.options, "base_url", ""))
+    if recheck:
+        served_models.clear()
+    _probe(url, getattr(choice.options, "api_key", None))
+    since = state.SB_SERVER_LOST.get().get(url)
+    if since is None:
+        return None
+    return (
+        f"The server at {url} is not answering (since {_clock(since)}). Pages already done "
+        "stay shown and saved; pages sent meanwhile fail. Once it answers again, "
+        "**Retry failed pages** processes every failed page."
+    )
 
 
 def _local_choice(hint: str | None) -> engines.EngineChoice | None:

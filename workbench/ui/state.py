@@ -103,6 +103,10 @@ SB_SERVER_MODEL: Slot[str | None] = Slot("sb_server_model", _none)
 SB_CONCURRENCY: Slot[int | None] = Slot("sb_concurrency", _none)
 SB_TIMEOUT: Slot[int | None] = Slot("sb_timeout", _none)
 SB_LOCAL_MODEL: Slot[str | None] = Slot("sb_local_model", _none)
+#: {base URL: time.time() when its model list first failed}: a server that stopped answering.
+SB_SERVER_LOST: Slot[dict[str, float]] = Slot("sb_server_lost", dict)
+#: {base URL: the model last picked there} (kept while that server does not answer).
+SB_SERVER_LAST: Slot[dict[str, str]] = Slot("sb_server_last", dict)
 #: What the memory planner predicts for the in-process vLLM engine (shown beside vLLM's own).
 SB_LOCAL_PREDICTED: Slot[dict[str, str]] = Slot("sb_local_predicted", dict)
 
@@ -123,6 +127,18 @@ GPU_VLLM_VERSION: Slot[str | None] = Slot("gpu_vllm_version", _none)
 VIEWER_UPLOADS: Slot[Any] = Slot("wb_uploads", _none)
 VIEWER_SAMPLES: Slot[list[str] | None] = Slot("wb_samples", _none)
 VIEWER_RANGE: Slot[str] = Slot("wb_range", str)
+#: The working set kept across pages and reloads (:mod:`workbench.ui.workset`): the uploader's
+#: key generation (a new one empties it), the files it held on this visit and those carried
+#: from earlier visits (``KeptFile`` by sha256), the carried files' widget, the samples and the
+#: range last picked, and the token naming the set on disk (``?docs=`` in the URL).
+VIEWER_UPLOADER_GEN: Slot[int] = Slot("wb_uploader_gen", int)
+VIEWER_LIVE: Slot[dict[str, Any]] = Slot("wb_live", dict)
+VIEWER_KEPT: Slot[dict[str, Any]] = Slot("wb_kept", dict)
+VIEWER_KEPT_PICK: Slot[list[str]] = Slot("wb_kept_pick", list)
+VIEWER_KEPT_SAMPLES: Slot[list[str]] = Slot("wb_kept_samples", list)
+VIEWER_KEPT_RANGE: Slot[str] = Slot("wb_kept_range", str)
+VIEWER_WORKSET: Slot[str | None] = Slot("wb_workset", _none)
+VIEWER_WORKSET_SAVED: Slot[Any] = Slot("wb_workset_saved", _none)
 #: The "Documents" expander holding the uploader and the samples (open while nothing is loaded,
 #: closed when files are added, so the page comes into view) and how many files it held.
 VIEWER_INPUTS_OPEN: Slot[bool] = Slot("wb_inputs_open", lambda: True)
@@ -136,6 +152,8 @@ VIEWER_PASSWORDS: Slot[dict[str, str]] = Slot("wb_passwords", dict)
 #: 0-based index into the (file, page) list (clamped every run) and that list's length.
 VIEWER_POS: Slot[int] = Slot("wb_pos", int)
 VIEWER_COUNT: Slot[int] = Slot("wb_count", lambda: 1)
+#: The files (sha256) the pager held when last drawn: a file added since is shown at once.
+VIEWER_FILES_SEEN: Slot[list[str]] = Slot("wb_files_seen", list)
 VIEWER_PAGE_INPUT: Slot[int] = Slot("wb_page_in", lambda: 1)
 VIEWER_FILE_INPUT: Slot[str | None] = Slot("wb_file_in", _none)
 VIEWER_PREV = Slot[Any]("wb_prev", _none)  # button keys
@@ -143,6 +161,7 @@ VIEWER_NEXT = Slot[Any]("wb_next", _none)
 VIEWER_STOP = Slot[Any]("wb_stop", _none)  # background processing: stop, resume, retry, cancel
 VIEWER_RESUME = Slot[Any]("wb_resume", _none)
 VIEWER_RETRY = Slot[Any]("wb_retry", _none)
+VIEWER_RETRY_ALL = Slot[Any]("wb_retry_all", _none)
 VIEWER_CANCEL: Family[Any] = Family("wb_cancel_{}", _none)
 #: The labels the user switched off (carried from page to page).
 VIEWER_HIDDEN: Slot[set[str]] = Slot("wb_hidden", set)
@@ -159,6 +178,8 @@ VIEWER_RUNS: Slot[dict[tuple[str, str], str]] = Slot("wb_runs", dict)
 VIEWER_SESSION: Slot[str | None] = Slot("wb_session", _none)
 #: How many of this session's pages were finished when the page was last drawn.
 VIEWER_SEEN_DONE: Slot[int] = Slot("wb_seen_done", int)
+#: How many of the selected pages had failed when the page was last drawn.
+VIEWER_SEEN_FAILED: Slot[int] = Slot("wb_seen_failed", int)
 
 # ------------------------------------------------------------------------ overlays
 #: The selected region id of the overlay with key k.
@@ -176,6 +197,9 @@ RUNS_STORE_DIR: Slot[str | None] = Slot("runs_store_dir", _none)
 RUNS_PICK: Slot[str | None] = Slot("runs_pick", _none)
 RUNS_CONFIRM_DELETE: Slot[str | None] = Slot("runs_confirm_delete", _none)
 OPEN_RUN: Slot[str | None] = Slot("open_run_id", _none)
+#: {run id: labels the user turned off in that run}, and the label pills of one of its pages.
+RUNS_HIDDEN: Slot[dict[str, set[str]]] = Slot("runs_hidden", dict)
+RUNS_LABELS: Family[list[str]] = Family("runs_labels_{}_{}", list)
 OPEN_DOCUMENT: Slot[str | None] = Slot("open_document", _none)
 OPEN_PAGE: Slot[int | None] = Slot("open_page", _none)
 

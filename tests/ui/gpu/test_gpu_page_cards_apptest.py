@@ -5,6 +5,7 @@ out-of-memory help finds a pasted error."""
 from __future__ import annotations
 
 import json
+import re
 import time
 from pathlib import Path
 
@@ -129,3 +130,28 @@ def test_page_plans_for_the_chosen_vllm_release_like_plan(no_gpu, capsys) -> Non
     assert serve == json.loads(capsys.readouterr().out)["serve_command"]
     notes = " ".join(m.value for m in at.markdown)
     assert "vLLM 0.26.0: " in notes and "unset (1.0) → 0.9" in notes
+
+
+def test_a_bare_oom_line_gets_its_likely_causes_with_numbers(no_gpu) -> None:
+    """Issue 30.6: the last line of an out-of-memory lists the likely causes in order, how to
+    tell them apart and the fixes as numbers (e859558: the generic entry only)."""
+    at = _page("h100-h200")
+    at.text_area(key="gpu_oom_paste").set_value(
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 5.34 GiB"
+    ).run()
+    assert not at.exception
+    shown = " ".join(i.value for i in at.info)
+    assert "Only the last line: the likely causes, most likely first" in shown
+    assert shown.count("*How to tell:*") == 4
+    assert re.search(r"1\. \*\*The vision encoder's batch.*max_num_batched_tokens=\d+", shown, re.S)
+
+
+def test_no_profile_text_ends_in_two_full_stops(no_gpu) -> None:
+    """Issue 30.9: the T4 and V100 profiles read "… or a newer GPU.." on the GPU page."""
+    for name in ("t4", "v100", "cpu", "l4"):
+        at = AppTest.from_file(str(PAGE), default_timeout=60)
+        at.session_state["profile"] = name
+        at.run()
+        assert not at.exception
+        texts = [c.value for c in at.caption] + [e.value for e in at.error]
+        assert not [t for t in texts if ".." in t.replace("...", "")], name

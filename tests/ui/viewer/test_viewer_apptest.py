@@ -374,3 +374,32 @@ def test_the_page_on_screen_is_processed_before_the_rest_of_the_document() -> No
     assert sorted(k.rsplit("#", 1)[-1] for k in eng.order) == ["1", "2", "3", "4"]
     assert "page 3 of 4" in stats(at)
     assert any("(4 p.)" in b.label for b in at.get("download_button"))
+
+
+def test_the_selection_follows_in_the_markdown_tab_and_it_wraps() -> None:
+    """Issue 30.7: a box picked on the page shows its Markdown in the Markdown tab too (only
+    Rendered followed on e859558), and the raw Markdown wraps (it was cut off at 1100 px)."""
+    at = upload(app().run(), LATEX)
+    page_md = [c for c in at.code if c.language == "markdown"]
+    assert len(page_md) == 1 and page_md[0].proto.wrap_lines  # the page's Markdown, wrapped
+    at = at.selectbox(key="wb_ov_0_pick").set_value("r4").run()
+    assert not at.exception
+    md = [c for c in at.code if c.language == "markdown"]
+    assert len(md) == 2 and md[0].proto.wrap_lines
+    assert "Running head" not in md[0].value and md[0].value.strip() in md[1].value
+    assert md[0].value.strip().startswith("|")  # r4 is the table: its Markdown, not the page's
+    assert any("Selected **r4 · table**" in c.value for c in at.caption)
+
+
+def test_a_file_added_is_shown() -> None:
+    """Issue 30.9: adding a file (or a sample) to those loaded shows it; on e859558 the pager
+    stayed on the page it was on, the new file out of sight."""
+    at = upload(app().run(), LATEX)
+    at = at.number_input(key="wb_page_in").set_value(3).run()
+    assert "latex.pdf · page 3 of 4" in stats(at)
+    at = upload(at, LATEX, CENSUS)
+    assert "census.pdf · page 1 of 1" in stats(at)
+    sample = next(o for o in at.pills(key="wb_samples").options if o.startswith("sf424"))
+    at = settle(at.pills(key="wb_samples").set_value([sample]).run())
+    assert f"{sample} · page 1 of" in stats(at)  # the sample, shown
+    assert not at.exception

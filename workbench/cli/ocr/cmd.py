@@ -55,6 +55,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from workbench.cli import plain_help
 from workbench.cli.ocr.job import (
     EXIT_DISK_FULL,
     EXIT_FAILED,
@@ -91,7 +92,6 @@ from workbench.pipeline.runner import (
     RunJob,
     run_documents,
     run_info,
-    with_max_tokens,
 )
 from workbench.runs.lock import check_free
 from workbench.settings import Settings
@@ -103,10 +103,14 @@ def register(sub: Any) -> None:
     p = sub.add_parser(
         "ocr",
         help="OCR PDFs and images into a run folder",
-        description=__doc__,
+        description=plain_help(__doc__ or ""),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("inputs", nargs="+", metavar="INPUT", type=Path)
+    p.add_argument(
+        "--password",
+        help="opens password-protected PDFs among the inputs (never written anywhere)",
+    )
     p.add_argument("--out", required=True, type=Path, metavar="DIR")
     p.add_argument("--engine", default="cpu", choices=["cpu", "vllm-server", "vllm"])
     p.add_argument("--pages", metavar="SPEC", help="page range such as 1,3-5 (default: all)")
@@ -210,20 +214,23 @@ def build_engine(args: argparse.Namespace, settings: Settings) -> tuple[Any, Mod
         raise EngineUnavailable(
             f"no model spec matches the served model {engine.model!r}; pass --spec MODEL_ID"
         )
-    spec = with_max_tokens(spec, getattr(args, "max_tokens", None))
+    spec = spec.with_max_tokens(getattr(args, "max_tokens", None))
     fit_in_flight(engine, spec)  # no --concurrency: as many pages as the server's KV cache holds
     return engine, spec
 
 
-def _open_inputs(paths: list[Path], settings: Settings) -> tuple[list[DocumentSource], int]:
-    """Read every input once for its facts; one ``error:`` line per bad one. Same content
-    twice: kept once. Their bytes are let go: each is read again at its turn (issue 31.5)."""
+def _open_inputs(
+    paths: list[Path], settings: Settings, password: str | None = None
+) -> tuple[list[DocumentSource], int]:
+    """Read every input once for its facts (an encrypted PDF with ``password``); one
+    ``error:`` line per bad one. Same content twice: kept once. Their bytes are let go: each
+    is read again at its turn (issue 31.5)."""
     documents: list[DocumentSource] = []
     seen: dict[str, Path] = {}
     failures = 0
     for path in paths:
         try:
-            doc = probe_input(path, settings)
+            doc = probe_input(path, settings, password)
         except DocumentError as exc:
             say("error", f"{display_name(path)}: {exc.reason}")
             failures += 1
@@ -252,7 +259,7 @@ def run(args: argparse.Namespace) -> int:
     paths, skipped = expand_inputs(args.inputs)
     for line in skipped:
         say("warning", line)
-    documents, failures = _open_inputs(paths, settings)
+    documents, failures = _open_inputs(paths, settings, args.password)
     wanted: list[tuple[DocumentSource, list[int]]] = []
     for doc in documents:
         try:

@@ -14,7 +14,7 @@ from workbench.engines.factory import EngineOptions
 from workbench.errors import EngineUnavailable, display_name
 from workbench.models.registry import ModelSpec, get_spec
 from workbench.pipeline.process import OnPage
-from workbench.pipeline.runner import DocumentPlan, RunJob, RunOutcome, with_max_tokens
+from workbench.pipeline.runner import DocumentPlan, RunJob, RunOutcome
 from workbench.schema import PageResult, PageStatus
 from workbench.settings import Settings
 
@@ -82,7 +82,7 @@ def engine_options(
         raise EngineUnavailable("--engine vllm needs --model MODEL_ID")
     spec = get_spec(args.spec or args.model)
     # Planned for the run's own output bound: pages in flight depend on it.
-    bounded = with_max_tokens(spec, getattr(args, "max_tokens", None))
+    bounded = spec.with_max_tokens(getattr(args, "max_tokens", None))
     launch = local_launch(bounded, args.profile) if plan_here else None
     engine_args = dict(launch.kwargs) if launch is not None else {}
     engine_args.update(extra_engine_args(getattr(args, "engine_arg", None) or []))

@@ -128,6 +128,25 @@ def references(
     return refs
 
 
+CER_NAME = "CER vs reference (reading order)"
+#: What each metric shown measures, said where it is shown (issue 30.5: a CER of 0.24 on a
+#: table read right cell by cell, in another order, read as bad OCR).
+METRIC_HELP = {
+    "similarity": "how much of A's text B has too, in the same order (1 − character edits "
+    "/ the longer text), whitespace ignored.",
+    "s/page": "seconds the engine took per page.",
+    "tokens": "tokens the model wrote (0 for the CPU engine).",
+    "regions": "layout boxes found.",
+    CER_NAME: "character edits needed to turn the run's text into the reference, divided by "
+    "the reference's length, with both read in their own order (lower is better). A table "
+    "read column by column against a reference read row by row counts many edits even when "
+    "every cell is right: word F1 tells the two apart.",
+    "word F1 vs reference": "the words the run and the reference have in common, in any "
+    "order (harmonic mean of precision and recall; higher is better). High word F1 with a "
+    "high CER means the right text in another order (tables, columns).",
+}
+
+
 def reference_note(doc: str, kept: bool, any_ref: bool) -> str:
     """Where the CER's reference comes from, or why there is none, in one line."""
     if kept and any_ref:
@@ -266,7 +285,7 @@ def render(
         "s/page": (da.seconds_per_page, db.seconds_per_page if db else None),
         "tokens": (da.tokens, db.tokens if db else None),
         "regions": (da.regions, db.regions if db else None),
-        "CER vs reference": (da.cer, db.cer if db else None),
+        CER_NAME: (da.cer, db.cer if db else None),
         "word F1 vs reference": (da.word_f1, db.word_f1 if db else None),
     }
     # Similarity belongs to the pair: one value between the sides' columns.
@@ -277,6 +296,8 @@ def render(
     ]
     st.dataframe(pd.DataFrame(rows), hide_index=True)
     st.caption(reference_note(doc_a, original is not None, bool(refs)))
+    with st.expander("What each metric measures"):
+        st.markdown("\n".join(f"- **{k}**: {v}" for k, v in METRIC_HELP.items()))
     st.markdown("**Per page**")
     st.dataframe(shown_table(table), hide_index=True, width="stretch")
     c1, c2 = st.columns(2)

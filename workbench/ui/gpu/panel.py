@@ -334,7 +334,7 @@ def render_gpu_page() -> None:
     profile = current_profile()
     st.subheader(f"Profile: {profile.label}")
     st.caption(
-        f"{profile.reason}. One profile at a time: the sidebar's; change it there. "
+        f"{profile.reason.rstrip('.')}. One profile at a time: the sidebar's; change it there. "
         f"Tuned for: {', '.join(c.label for c in profile.cards) or 'no card'}."
     )
     if not profile.supported:

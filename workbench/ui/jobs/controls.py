@@ -71,3 +71,24 @@ class SessionControls:
                 sess.failed.discard((sha256, page))
                 self._start()
                 self._cond.notify_all()
+
+    def retry_failed(self, session: str) -> int:
+        """Process again every failed page of ``session``'s ask (a server that went away:
+        their cached results dropped, their run pages replaced once done), and the pages of
+        documents that failed as a whole; returns how many pages go back to the engine."""
+        with self._cond:
+            sess = self._sessions.get(session)
+            if sess is None:
+                return 0
+            ekey, count = sess.ask.ekey, len(sess.failed)
+            for doc in sess.ask.docs:
+                for page in doc.pages:
+                    result = self._cache.get(doc.sha256, page, ekey)
+                    if result is None or not result.error or (doc.sha256, page) in sess.failed:
+                        continue
+                    self._cache.drop(doc.sha256, page, ekey)
+                    count += 1
+            sess.failed.clear()
+            self._start()
+            self._cond.notify_all()
+        return count

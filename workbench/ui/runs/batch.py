@@ -20,7 +20,9 @@ from functools import partial
 
 import streamlit as st
 
+from workbench.engines.base import Engine
 from workbench.errors import WorkbenchError
+from workbench.models.registry import ModelSpec
 from workbench.pipeline.batch import (
     BatchJob,
     BatchOutcome,
@@ -31,6 +33,7 @@ from workbench.pipeline.batch import (
     start_batch,
     unsupported_note,
 )
+from workbench.runs.store import RunSummary
 from workbench.settings import Settings
 from workbench.ui import state
 from workbench.ui.inputs import show_every_file
@@ -173,3 +176,53 @@ def render() -> None:
     run = partial(run_batch, files, engine, spec, get_store(), run_name, settings)
     state.BATCH_JOB.set(start_batch(run, outcome, run_name or files[0][0]))
     st.rerun()  # the page again, with the batch's progress in place of the form
+
+
+def retry_failed(run: RunSummary) -> None:
+    """A batch run with failed or missing pages: "Retry failed pages" processes them again,
+    into the same run, from the originals the store keeps, with the engine it was made with
+    (the sidebar's or the embedded one), as a batch (its progress above, Cancel included)."""
+    if run.settings.get("source") != "batch" or run.status not in ("partial", "cancelled"):
+        return
+    job: BatchJob | None = state.BATCH_JOB.get()
+    if (job is not None and job.running) or not st.button(
+        "Retry failed pages",
+        key="runs_retry_batch",
+        icon=":material/refresh:",
+        help="Processes this run's failed and missing pages again, into this run; the pages "
+        "done are kept. Once the server answers again, one click.",
+    ):
+        return
+    store = get_store()
+    files, missing = [], []
+    for d in store.open(run.id).info.documents:
+        path = store.source(d.sha256)
+        if path is None:
+            missing.append(d.name)
+        else:
+            files.append((d.name, path.read_bytes()))
+    if missing:
+        st.warning(f"No original kept of {', '.join(missing)} (the store keeps PDFs only).")
+    try:
+        engine, spec = _engine_for(run.engine)
+    except WorkbenchError as exc:
+        st.error(f"Cannot retry: {exc}")
+        return
+    if not files:
+        return
+    outcome = BatchOutcome(run_id=run.id)
+    state.BATCH_LAST.set(outcome)
+    state.BATCH_CANCEL_CLICKED.pop()
+    settings = Settings.from_env(store_dir=store.root)
+    bound = partial(run_batch, files, engine, spec, store, run.name, settings, into=run.id)
+    state.BATCH_JOB.set(start_batch(bound, outcome, run.name))
+    st.rerun()  # the page again, with the batch's progress
+
+
+def _engine_for(name: str) -> tuple[Engine, ModelSpec]:
+    """The engine a run named ``name`` was made with, among those a batch can use here."""
+    for factory in engine_choices().values():
+        engine, spec = factory()
+        if engine.name == name:
+            return engine, spec
+    raise WorkbenchError(f"the run was made with the {name} engine: pick it in the sidebar first")

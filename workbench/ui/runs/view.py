@@ -12,6 +12,8 @@ are written (at most every :data:`FOLLOW_S`), so its table, pickers and view kee
 from __future__ import annotations
 
 import re
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -20,9 +22,10 @@ import streamlit as st
 
 from workbench.markdown.assemble import assemble_page
 from workbench.markdown.display import MAX_CHARS, bound_regions, bound_text
-from workbench.pipeline.batch import writing
+from workbench.pipeline.batch import BatchJob, writing
+from workbench.pipeline.runner import SHAPING_SETTINGS
 from workbench.runs.store import RunReader, RunSummary, summarize
-from workbench.ui import editor, exports_view, state
+from workbench.ui import editor, exports_view, state, workset
 from workbench.ui.compare.parts import short_model
 from workbench.ui.page_facts import widen_main
 from workbench.ui.runs.common import (
@@ -34,6 +37,7 @@ from workbench.ui.runs.common import (
     store_location_widget,
     zoom_control,
 )
+from workbench.ui.viewer import live as viewer_live
 
 OPEN_RUN, OPEN_DOC, OPEN_PAGE = state.OPEN_RUN, state.OPEN_DOCUMENT, state.OPEN_PAGE
 #: Seconds between two looks at a run a batch is writing: a whole-page redraw at most this
@@ -59,28 +63,51 @@ TABLE_COLUMNS = [
     "engine · model",
     "pages",
     "s/page",
+    "settings",
     "date",
     "problem",
     "run",
 ]
 
 
-def runs_table(runs: list[RunSummary]) -> pd.DataFrame:
+def settings_text(settings: dict[str, str]) -> str:
+    """What made the run's pages what they are, beside the model: who ran it and the settings
+    that shape a page's output (two runs of one document with other settings differ here)."""
+
+    def value(text: str) -> str:
+        return text[:-2] if text.endswith(".0") else text  # "dpi 200", not "dpi 200.0"
+
+    said = [settings["source"].split(":")[0]] if settings.get("source") else []  # "compare"
+    said += [f"{k} {value(settings[k])}" for k in SHAPING_SETTINGS if k != "spec" and k in settings]
+    return " · ".join(said)
+
+
+def runs_table(
+    runs: list[RunSummary], live: Callable[[str], BatchJob | None] = writing
+) -> pd.DataFrame:
     """One row per run, most useful first: document, status, engine · model, pages, speed,
-    date, why a run is incomplete, and the run id last."""
-    rows = [
-        {
+    settings, date, why a run is incomplete, and the run id last. A run a batch is writing
+    (``live``) counts as the batch does: its pages so far, their pace, how many of how many."""
+    rows = []
+    for r in runs:
+        row = {
             "document": ", ".join(r.documents) or "—",
             "status": [r.status],  # a list: drawn as a coloured badge
             "engine · model": f"{r.engine} · {r.model.rsplit('/', 1)[-1]}",
             "pages": r.pages,
             "s/page": round(r.seconds_per_page, 2) if r.seconds_per_page is not None else None,
+            "settings": settings_text(r.settings),
             "date": r.created.strftime("%Y-%m-%d %H:%M") if r.created else "?",
             "problem": r.problem or "",
             "run": r.id,
         }
-        for r in runs
-    ]
+        job = live(r.id)
+        if job is not None:
+            pages, total = max(job.outcome.done, r.pages), job.outcome.total
+            pace = (time.monotonic() - job.started) / pages if pages else None
+            row["pages"], row["s/page"] = pages, round(pace, 2) if pace else None
+            row["document"] = f"batch, {pages} of {total} pages so far: {row['document']}"
+        rows.append(row)
     return pd.DataFrame(rows, columns=TABLE_COLUMNS)
 
 
@@ -94,9 +121,10 @@ def _column_config(table: pd.DataFrame) -> dict[str, Any]:
         "engine · model": st.column_config.TextColumn(width="medium"),
         "pages": st.column_config.NumberColumn(width=60),
         "s/page": st.column_config.NumberColumn(width=70, format="%.2f"),
+        "settings": st.column_config.TextColumn(width=120),
         "date": st.column_config.TextColumn(width=135),
         "problem": st.column_config.TextColumn(width="medium"),
-        "run": st.column_config.TextColumn(width="medium"),
+        "run": st.column_config.TextColumn(width="small"),  # also named in the picker below
     }
     if not table["problem"].astype(bool).any():
         config["problem"] = None  # hidden while no run has one
@@ -154,6 +182,7 @@ def render() -> None:
         _confirm_delete(run)
     if run.status == "cancelled":
         _how_to_resume(run_id, run)
+    batch_view.retry_failed(run)
 
     if run.status == "corrupt":
         st.error(f"This run cannot be read: {run.problem}")
@@ -207,7 +236,31 @@ def _how_to_resume(run_id: str, run: RunSummary) -> None:
     if reader.info.settings.get("source") == "viewer" and c2.button(
         "Resume in the Viewer", key="runs_resume", icon=":material/play_arrow:"
     ):
-        _switch("viewer")
+        _resume_in_viewer(reader)
+
+
+def _resume_in_viewer(reader: RunReader) -> None:
+    """Reopen the run's documents in the Viewer from the originals the store keeps, and let
+    the Viewer's processing go on (it continues in this run: same file, same settings)."""
+    store = get_store()
+    found, missing = [], []
+    for d in reader.info.documents:
+        path = store.source(d.sha256)
+        if path is None:
+            missing.append(d.name)
+        else:
+            found.append(workset.KeptFile(d.name, d.sha256, path.read_bytes()))
+    if missing:
+        st.warning(
+            f"The store keeps no original of {', '.join(missing)} (it keeps PDFs only): "
+            "drop it in the Viewer to resume.",
+            icon=":material/warning:",
+        )
+        if not found:
+            return
+    workset.open_documents(found)
+    viewer_live.resume()
+    _switch("viewer")
 
 
 def _open(run_id: str) -> None:
@@ -259,6 +312,31 @@ def _delete(run_id: str) -> None:
     st.toast(f"Deleted {run_id}")
 
 
+def _label_pills(run_id: str, labels: list[str], counts: dict[str, int], where: str) -> list[str]:
+    """The label filter of one run's page: every label on, except those the user turned off
+    in this run (kept per run, so one run's page never hides another run's boxes)."""
+    hidden = state.RUNS_HIDDEN.setdefault().setdefault(run_id, set())
+    slot = state.RUNS_LABELS(run_id, where)
+    if not slot.present():
+        slot.set([lab for lab in labels if lab not in hidden])
+
+    def changed() -> None:
+        shown = set(slot.get() or [])
+        hidden.difference_update(shown)
+        hidden.update(set(labels) - shown)
+
+    picked = st.pills(
+        "Labels",
+        labels,
+        selection_mode="multi",
+        key=slot.key,
+        format_func=lambda lab: f"{lab} {counts[lab]}",
+        on_change=changed,
+        label_visibility="collapsed",
+    )
+    return list(picked or [])
+
+
 def viewer(reader: RunReader) -> None:
     """Read-only view of one run's pages (regions over the image, Markdown beside)."""
     docs = reader.documents
@@ -300,15 +378,7 @@ def viewer(reader: RunReader) -> None:
     for r in regions or []:
         counts[r.label.value] = counts.get(r.label.value, 0) + 1
     labels = sorted(counts, key=lambda lab: -counts[lab])
-    visible = st.pills(
-        "Labels",
-        labels,
-        selection_mode="multi",
-        default=labels,
-        key=f"runs_labels_{page}_{layer}",
-        format_func=lambda lab: f"{lab} {counts[lab]}",
-        label_visibility="collapsed",
-    )
+    visible = _label_pills(reader.info.id, labels, counts, f"{doc}_{page}_{layer}")
     result = stored.result
     st.caption(
         f"{doc} · page {page} · {result.width}×{result.height} page_px · {result.engine}/"

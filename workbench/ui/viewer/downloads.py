@@ -19,6 +19,7 @@ from collections.abc import Callable
 import pandas as pd
 import streamlit as st
 
+from workbench.exports.formats import readable
 from workbench.markdown.assemble import assemble_document
 from workbench.schema import PageResult
 from workbench.ui import exports_view
@@ -45,6 +46,7 @@ def figure_download(
 ) -> tuple[Callable[[], bytes | str], str, str]:
     """As :func:`with_figures`, with the data as a callable: the ZIP is compressed only when
     the user clicks (a rerun never pays for it)."""
+    markdown = readable(markdown)
     linked = list(dict.fromkeys(_FIGURE_LINK.findall(markdown)))
     if not linked:
         return lambda: markdown, f"{stem}.md", "text/markdown"

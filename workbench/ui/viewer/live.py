@@ -32,6 +32,7 @@ from workbench.ui.jobs.records import Ask, DocAsk, Progress, Waiting
 from workbench.ui.jobs.worker import board
 from workbench.ui.results import results
 from workbench.ui.runs.common import get_store
+from workbench.ui.sidebar import served_models
 
 POLL_S = 1.0  # a poll is a script run: often enough to show pages as they finish, rare enough
 #              to leave the session free for clicks
@@ -95,10 +96,13 @@ def show(progress: Progress, focus: Focus, pos: int, drawn: bool) -> None:
         st.warning(note, icon=":material/warning:")
     if progress.pending:
         (_poll if drawn else _poll_focus)(session_id(), focus, drawn, pos)
+    elif progress.stopped and progress.left and (progress.current or progress.waiting):
+        _stopping(session_id())
     elif progress.stopped and progress.left:
         with st.container(horizontal=True, vertical_alignment="center"):
             st.info(
-                f"Processing stopped: {progress.left} page(s) not processed.",
+                f"Processing stopped: {progress.left} page(s) not processed; "
+                f"{progress.done} of {progress.asked} done and saved.",
                 icon=":material/pause_circle:",
             )
             st.button(
@@ -108,6 +112,52 @@ def show(progress: Progress, focus: Focus, pos: int, drawn: bool) -> None:
                 on_click=board().resume,
                 args=(session_id(),),
             )
+
+
+@st.fragment(run_every=POLL_S)
+def _stopping(session: str) -> None:
+    """Stop was pressed while a page was in flight on an engine that cannot cut it short: it
+    is finished and saved first; the page is drawn again once it is, with the counts then
+    true (the counts at the click were one page off)."""
+    p = board().progress(session)
+    if not (p.current or p.waiting):
+        st.rerun()
+    st.info(
+        f"Stopping: {p.current or 'the page in flight'} is finished and saved first; "
+        f"then {max(p.left - 1, 0)} page(s) will be left.",
+        icon=":material/pause_circle:",
+    )
+
+
+def failed_row(failed: int) -> None:
+    """How many of the selected pages failed, and one button that sends every one of them
+    again (a server that went away and came back: one click, not one per page)."""
+    if failed <= 0:
+        return
+    with st.container(horizontal=True, vertical_alignment="center"):
+        st.caption(
+            f":material/error: {failed} page{'s' if failed != 1 else ''} failed "
+            "(each says why on its page)",
+            width="content",
+        )
+        st.button(
+            "Retry failed pages",
+            key=state.VIEWER_RETRY_ALL.key,
+            icon=":material/refresh:",
+            on_click=_retry_failed,
+            args=(session_id(),),
+        )
+
+
+def _retry_failed(session: str) -> None:
+    board().retry_failed(session)
+    state.VIEWER_SEEN_FAILED.set(0)
+    served_models.clear()  # the server is asked again, not the list cached while it was away
+
+
+def resume() -> None:
+    """Let this session's stopped processing go on (its next ask is taken up)."""
+    board().resume(session_id())
 
 
 def retry_button(sha256: str, page: int, ekey: str) -> None:

@@ -40,7 +40,7 @@ from workbench.ui.overlay.element import (
 )
 from workbench.ui.page_facts import show_stats, widen_main
 from workbench.ui.results import results
-from workbench.ui.sidebar import show_description
+from workbench.ui.sidebar import server_lost, show_description
 from workbench.ui.viewer import live as viewer_live
 from workbench.ui.viewer import runs as viewer_runs
 from workbench.ui.viewer.downloads import downloads
@@ -271,9 +271,10 @@ def _page_view(
                 image_jpeg=jpeg,
             )
         # Each tab scrolls inside a bounded box: a long page's JSON ran thousands of pixels.
-        with tabs[1]:
+        with tabs[1]:  # the selection follows here too: its Markdown first, then the page's
+            mv.selected_markdown(result, get_selection(ov_key) or chosen)
             md = mv.page_markdown(result, furniture) or "(empty)"
-            st.code(md, language="markdown", height=TAB_HEIGHT)
+            st.code(md, language="markdown", height=TAB_HEIGHT, wrap_lines=True)
         with tabs[2]:
             table, dumped = _regions_tab((f.sha256, page, ekey, id(result)), result)
             st.dataframe(table, hide_index=True, height=260)
@@ -289,6 +290,25 @@ def _regions_tab(key: tuple[object, ...], _result: PageResult) -> tuple[pd.DataF
     engine key and the result object, which a retried page replaces), built once, not on
     every rerun (a hidden tab is drawn all the same)."""
     return pd.DataFrame(mv.regions_table(_result)), mv.regions_json(_result)
+
+
+def _show_added(items: list[tuple[Selected, int]]) -> None:
+    """A file just added (dropped, or a sample picked) is shown: the pager goes to its first
+    page (it went on showing the page it was on, the new file out of sight)."""
+    shas = list(dict.fromkeys(s.file.sha256 for s, _ in items))
+    seen = state.VIEWER_FILES_SEEN.get()
+    new = [sha for sha in shas if sha not in seen]
+    state.VIEWER_FILES_SEEN.set(shas)
+    if seen and new:
+        state.VIEWER_POS.set(next(i for i, (s, _) in enumerate(items) if s.file.sha256 == new[0]))
+
+
+def _failed(items: list[tuple[Selected, int]], ekey: str) -> int:
+    """How many of the selected pages the result cache holds as failed."""
+    cache = results()
+    return sum(
+        1 for s, p in items if (r := cache.get(s.file.sha256, p, ekey)) is not None and r.error
+    )
 
 
 def viewer_page() -> None:
@@ -311,15 +331,25 @@ def viewer_page() -> None:
                 icon=":material/upload_file:",
             )
         return
+    said = st.empty()  # a server that stopped answering is said here, above the pages
     engine, spec, ekey = _load_engine()
     show_description(engines.current_choice())
     items = [(s, p) for s in selected for p in s.pages]
+    _show_added(items)
     progress = None
     if engine is not None:  # the worker takes the page on screen first, then the rest
         here = min(max(state.VIEWER_POS.get(), 0), len(items) - 1)
         cur, cur_page = items[here]
         progress = viewer_live.ask(selected, engine, spec, ekey, (cur.file.sha256, cur_page))
     slot = st.container()  # the progress of the pages being processed shows here
+    if engine is not None:
+        failed = _failed(items, ekey) + (progress.failed if progress else 0)
+        lost = server_lost(recheck=failed > state.VIEWER_SEEN_FAILED.get())  # new failures
+        state.VIEWER_SEEN_FAILED.set(failed)
+        if lost:  # said once: the pages below keep what is done
+            said.warning(lost, icon=":material/cloud_off:")
+        with slot:
+            viewer_live.failed_row(failed)
     pos = _pager(items)
     sel, page = items[pos]
     result = results().get(sel.file.sha256, page, ekey) if engine else None
