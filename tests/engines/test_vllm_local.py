@@ -367,3 +367,46 @@ def test_real_vllm_reads_a_page_and_frees_memory() -> None:
     finally:
         engine.close()
     assert torch.cuda.mem_get_info()[0] > free_before - 2 * 2**30  # at most 2 GiB kept
+
+
+def test_pages_sent_while_the_engine_dies_are_answered_not_lost(
+    fake_vllm: SimpleNamespace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A page handed to the loop while it was failing the pages in flight was queued where
+    nobody read it, and its caller waited for good (seen once under CI's load). The verdict
+    on the death is made slow here, so callers keep sending pages while it is made."""
+    import workbench.engines.vllm_local as local
+
+    verdict = local.dead_in_process
+
+    def slow_verdict(exc: BaseException, pages: int) -> Any:
+        time.sleep(0.2)
+        return verdict(exc, pages)
+
+    monkeypatch.setattr(local, "dead_in_process", slow_verdict)
+    engine = VllmLocalEngine("m/ocr", {"max_num_seqs": 256})
+    llm = FakeLLM.last
+    assert llm is not None
+
+    def dead_step() -> list[Any]:  # the EngineCore is gone: the next step raises
+        raise fv.EngineDeadError("EngineCore encountered an issue. See stack trace (above).")
+
+    llm.llm_engine.step = dead_step  # type: ignore[method-assign]
+    done: list[Any] = []
+
+    def prepared(n: int) -> Iterator[PageRequest]:
+        for i in range(30):
+            time.sleep(0.01)  # pages are prepared while others are in the engine
+            yield _page(n * 100 + i)
+
+    def caller(n: int) -> None:
+        done.extend(engine.run(prepared(n)))
+
+    callers = [threading.Thread(target=caller, args=(n,), daemon=True) for n in range(4)]
+    for thread in callers:
+        thread.start()
+    for thread in callers:
+        thread.join(10)
+        assert not thread.is_alive()  # every caller got an answer for every page
+    assert len(done) == 120 and {o.error for o in done} == {str(engine.dead)}
+    engine.close()

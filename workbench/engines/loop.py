@@ -188,13 +188,14 @@ class EngineLoop:
             self._die(exc)
 
     def _die(self, exc: BaseException) -> None:
+        # One critical section: a request submitted from now on is answered by submit()
+        # itself (``dead`` is set), never left in a queue nobody reads.
         with self._cond:
             pending = [*self._live.values(), *self._adds]
             self._live, self._adds = {}, []
-        why = self._dead(exc, len(pending)) or f"the vLLM engine loop failed: {exc!r}"
-        log.error("vLLM engine loop stopped: %s", why)
-        with self._cond:
+            why = self._dead(exc, len(pending)) or f"the vLLM engine loop failed: {exc!r}"
             self.dead = why
+        log.error("vLLM engine loop stopped: %s", why)
         for request in pending:  # in flight, or queued and never added: the same answer
             if not request.aborted:
                 request.on_done(None, why)
