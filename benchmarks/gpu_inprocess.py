@@ -29,6 +29,7 @@ The JSON (``--json``) is written after every stage, so a run cut short keeps wha
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import signal
@@ -38,6 +39,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +47,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.gpu_throughput import inputs, prepare, spec_for  # noqa: E402
+from workbench.cli.ocr.cmd import build_engine as _CLI_BUILD_ENGINE  # noqa: E402
+
+_PATCH_LOCK = threading.Lock()
 
 
 def gpu_used_mib() -> float | None:
@@ -84,26 +89,36 @@ def raw_round(engine: Any, pages: list[Any]) -> dict[str, Any]:
     return {"pages": len(pages), "seconds": seconds, "tokens": tokens}
 
 
+@contextlib.contextmanager
+def _cli_engine(engine: Any, spec: Any) -> Iterator[None]:
+    """The CLI's ``build_engine`` returns ``engine`` (and its ``close`` does nothing: the
+    engine is shared) for the duration; the CLI's own function is put back whatever happens,
+    also when two rounds overlap (a round cut short by the EngineCore's kill)."""
+    from workbench.cli.ocr import cmd
+
+    with _PATCH_LOCK:
+        cmd.build_engine = lambda _a, _s: (engine, spec)  # type: ignore[assignment]
+        engine.close = lambda: None
+    try:
+        yield
+    finally:
+        with _PATCH_LOCK:
+            cmd.build_engine = _CLI_BUILD_ENGINE  # type: ignore[assignment]
+            engine.__dict__.pop("close", None)
+
+
 def cli_round(
     args: argparse.Namespace, engine: Any, files: list[Path], out: Path
 ) -> dict[str, Any]:
     """The CLI's ``ocr`` on ``files`` in this process, with ``engine`` as the one it builds."""
     from workbench.cli import main
-    from workbench.cli.ocr import cmd
 
-    spec = spec_for(args)
     target = str(files[0]) if len(files) == 1 else str(files[0].parent)
     argv = ["ocr", target, "--out", str(out), "--engine", "vllm", "--model", args.model,
             "--max-tokens", str(args.max_tokens), "--quiet"]  # fmt: skip
-    built = cmd.build_engine
-    cmd.build_engine = lambda _a, _s: (engine, spec)  # type: ignore[assignment]
-    engine.close = lambda: None  # the CLI closes its engine at the end: not this shared one
     started = time.perf_counter()
-    try:
+    with _cli_engine(engine, spec_for(args)):
         code = main(argv)
-    finally:
-        cmd.build_engine = built  # type: ignore[assignment]
-        del engine.close
     seconds = time.perf_counter() - started
     manifest = json.loads((out / "manifest.json").read_text())
     statuses = [p["status"] for p in manifest.get("pages", [])]
@@ -210,6 +225,8 @@ def stage_kill(args: argparse.Namespace, engine: Any, report: dict[str, Any]) ->
     for pid in pids:
         os.kill(pid, signal.SIGKILL)
     runner.join(300)
+    if runner.is_alive():
+        raise RuntimeError("the run did not end within 300 s of the EngineCore's kill")
     stopped_s = time.perf_counter() - killed_at
     first = {"pids_killed": pids, "stopped_s": stopped_s, "dead": str(engine.dead), **result}
     engine.close()

@@ -91,3 +91,6 @@ def test_inprocess_stages_on_one_engine(tmp_path: Path, monkeypatch: pytest.Monk
     assert callers["a_in_vllm_when_b_sent"] == 6  # the engine's slots were full
     assert callers["a_done_when_b_back"] < 30 and callers["a_cancelled"] > 0
     assert callers["in_vllm_before_cancel"] > 0 and callers["cancel_to_none_in_vllm_s"] < 5
+    from workbench.cli.ocr import cmd
+
+    assert cmd.build_engine is gpu_inprocess._CLI_BUILD_ENGINE  # the CLI is left as it was

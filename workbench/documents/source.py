@@ -53,8 +53,8 @@ class DocumentSource:
 
     def open(self) -> Document:
         """The document, read from its file now; the caller closes it."""
-        data = _read(self.path, self.settings, self.password)
-        if hashlib.sha256(data).hexdigest() != self.sha256:
+        sha, data = _read(self.path, self.settings, self.password)
+        if sha != self.sha256:
             raise DocumentError(self.name, "the file changed while the run went on; run again")
         return open_document(self.path.name, data, self.settings)
 
@@ -63,22 +63,24 @@ class DocumentSource:
 AnyDocument = Document | DocumentSource
 
 
-def _read(path: Path, settings: Settings, password: str | None) -> bytes:
-    """The file's bytes (an encrypted PDF unlocked with ``password``: a plain copy)."""
-    data = read_input(path, settings)  # refuses FIFOs/devices without blocking
-    return unlock_pdf(path.name, data, password) if password else data
+def _read(path: Path, settings: Settings, password: str | None) -> tuple[str, bytes]:
+    """The file's sha256 and its bytes to open (an encrypted PDF unlocked with ``password``:
+    a plain copy, whose bytes differ at each unlocking; the document is known by its file)."""
+    raw = read_input(path, settings)  # refuses FIFOs/devices without blocking
+    sha = hashlib.sha256(raw).hexdigest()
+    return sha, (unlock_pdf(path.name, raw, password) if password else raw)
 
 
 def probe_input(path: Path, settings: Settings, password: str | None = None) -> DocumentSource:
     """Read and open ``path`` once for its facts (a DocumentError when it cannot be read);
     ``password`` opens an encrypted PDF (:func:`~workbench.documents.unlock.unlock_pdf`)."""
-    data = _read(path, settings, password)
+    sha, data = _read(path, settings, password)
     doc = open_document(path.name, data, settings)
     try:
         return DocumentSource(
             path,
             doc.name,
-            hashlib.sha256(data).hexdigest(),
+            sha,
             doc.kind,
             doc.page_count,
             settings,
