@@ -410,3 +410,19 @@ def test_pages_sent_while_the_engine_dies_are_answered_not_lost(
         assert not thread.is_alive()  # every caller got an answer for every page
     assert len(done) == 120 and {o.error for o in done} == {str(engine.dead)}
     engine.close()
+
+
+def test_vllm_017s_llm_without_enqueue_chat_takes_the_same_pages(
+    fake_vllm: SimpleNamespace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Chandra's launcher pins vLLM 0.17, whose LLM has no enqueue_chat: the loop renders and
+    adds each chat with the two steps 0.17's own LLM.chat takes."""
+    monkeypatch.setattr(sys.modules["vllm"], "LLM", fv.FakeLLM017)
+    engine = VllmLocalEngine("m/ocr")
+    thinking = {"enable_thinking": False}
+    pages = [_page(0), _page(1, chat_template_kwargs=thinking), _page(2, "BAD")]
+    outputs = {o.key: o for o in engine.run(pages)}
+    assert outputs["p0"].raw == "width 50" and outputs["p1"].raw == "width 51"
+    assert "prompt is longer than max_model_len" in (outputs["p2"].error or "")
+    llm = FakeLLM.last
+    assert isinstance(llm, fv.FakeLLM017) and llm.rendered == [None, thinking]

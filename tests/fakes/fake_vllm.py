@@ -143,6 +143,8 @@ class _Engine:
 
 
 class FakeLLM:
+    """vLLM 0.26–0.34's ``LLM`` (``enqueue_chat``); :class:`FakeLLM017` is 0.17's."""
+
     last: FakeLLM | None = None
     tokens = 4  # steps (tokens) an ordinary answer takes
     step_s = 0.002
@@ -180,6 +182,40 @@ class FakeLLM:
         """The EngineCore process is gone: the next step (and every call after) raises."""
         self.dead = True
 
+    def _preprocess_chat_one(
+        self, conversation: list[Any], chat_template_kwargs: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        """vLLM's rendering of one chat (here: what the answer will be)."""
+        self.llm_engine._alive()
+        user = conversation[-1]["content"]
+        image = next(part["image_pil"] for part in user if part.get("type") == "image_pil")
+        prompt = next((part["text"] for part in user if part.get("type") == "text"), "")
+        if prompt == "BAD":
+            raise ValueError("prompt is longer than max_model_len")
+        return {"prompt": prompt, "width": image.width, "template": chat_template_kwargs}
+
+    def _render_and_add_requests(
+        self, prompts: list[dict[str, Any]], params: list[Any], *, priorities: list[int]
+    ) -> list[str]:
+        ids = []
+        for prompt, sampling, rank in zip(prompts, params, priorities, strict=True):
+            if prompt["prompt"] == "LOOP" and sampling.temperature == 0:
+                text, finish, needed = LOOP, "length", min(sampling.max_tokens, 64)
+            elif sampling.ignore_eos:
+                text, finish, needed = "x " * sampling.max_tokens, "length", sampling.max_tokens
+            else:
+                text, finish, needed = f"width {prompt['width']}", "stop", self.tokens
+            external = str(next(self._ids))
+            request = _Request(
+                external, f"{external}-1a2b3c4d", text, finish, needed, prompt["template"],
+                priority=rank, arrival=int(external),
+            )  # fmt: skip
+            self.rendered.append(prompt["template"])
+            self.texts[external] = text
+            self.llm_engine.queue.append(request)
+            ids.append(request.internal)
+        return ids
+
     def enqueue_chat(
         self,
         messages: list[Any],
@@ -188,31 +224,11 @@ class FakeLLM:
         chat_template_kwargs: dict[str, Any] | None = None,
         priority: list[int] | None = None,
     ) -> list[str]:
-        self.llm_engine._alive()
-        ids = []
-        priorities = priority or [0] * len(messages)
-        for conversation, params, rank in zip(messages, sampling_params, priorities, strict=True):
-            user = conversation[-1]["content"]
-            image = next(part["image_pil"] for part in user if part.get("type") == "image_pil")
-            prompt = next((part["text"] for part in user if part.get("type") == "text"), "")
-            if prompt == "BAD":
-                raise ValueError("prompt is longer than max_model_len")
-            if prompt == "LOOP" and params.temperature == 0:
-                text, finish, needed = LOOP, "length", min(params.max_tokens, 64)
-            elif params.ignore_eos:
-                text, finish, needed = "x " * params.max_tokens, "length", params.max_tokens
-            else:
-                text, finish, needed = f"width {image.width}", "stop", self.tokens
-            external = str(next(self._ids))
-            request = _Request(
-                external, f"{external}-1a2b3c4d", text, finish, needed, chat_template_kwargs,
-                priority=rank, arrival=int(external),
-            )  # fmt: skip
-            self.rendered.append(chat_template_kwargs)
-            self.texts[external] = text
-            self.llm_engine.queue.append(request)
-            ids.append(request.internal)
-        return ids
+        """vLLM 0.26 and later: both steps for each conversation."""
+        prompts = [self._preprocess_chat_one(c, chat_template_kwargs) for c in messages]
+        return self._render_and_add_requests(
+            prompts, list(sampling_params), priorities=priority or [0] * len(prompts)
+        )
 
     def chat(
         self,
@@ -227,6 +243,12 @@ class FakeLLM:
             for output in self.llm_engine.step():
                 outputs[output.request_id] = output
         return [outputs[i.rsplit("-", 1)[0]] for i in ids]
+
+
+class FakeLLM017(FakeLLM):
+    """vLLM 0.17's ``LLM``: no ``enqueue_chat``, only the two steps its ``chat`` takes."""
+
+    enqueue_chat = None  # type: ignore[assignment]
 
 
 def module() -> types.ModuleType:

@@ -17,8 +17,14 @@ def _params(function: object) -> set[str]:
 
 
 def test_llm_enqueues_one_chat_with_its_template_kwargs() -> None:
-    params = _params(vllm.LLM.enqueue_chat)
-    assert {"messages", "sampling_params", "use_tqdm", "chat_template_kwargs", "priority"} <= params
+    """``enqueue_chat`` (0.26 and later), or on 0.17 the two steps its ``LLM.chat`` takes."""
+    if hasattr(vllm.LLM, "enqueue_chat"):
+        params = _params(vllm.LLM.enqueue_chat)
+        wanted = {"messages", "sampling_params", "use_tqdm", "chat_template_kwargs", "priority"}
+        assert wanted <= params
+        return
+    assert {"conversation", "chat_template_kwargs"} <= _params(vllm.LLM._preprocess_chat_one)
+    assert {"prompts", "params", "priorities"} <= _params(vllm.LLM._render_and_add_requests)
 
 
 def test_priority_scheduling_is_an_engine_argument_the_release_takes() -> None:

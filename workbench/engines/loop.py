@@ -22,8 +22,9 @@ Contract
   out of memory), ``dead(exc, pages)`` names the error every pending request gets, and the loop
   stops: nothing more is sent to that engine. The app's process is never taken down: vLLM's
   EngineCore runs in a process of its own.
-* Works with vLLM 0.26–0.33 (``enqueue_chat`` returns the internal request id; a finished
-  output carries the id it was given, the internal id before its random suffix).
+* Works with vLLM 0.17–0.34: ``enqueue_chat`` (0.26 and later), or on 0.17 the two steps its
+  ``LLM.chat`` takes; either returns the internal request id, and a finished output carries
+  the id it was given, the internal id before its random suffix (``tests/vllm_contract``).
 """
 
 from __future__ import annotations
@@ -123,13 +124,7 @@ class EngineLoop:
         if request.aborted:
             return
         try:
-            ids = self._llm.enqueue_chat(
-                [request.conversation],
-                [request.params],
-                use_tqdm=False,
-                priority=[request.priority],
-                chat_template_kwargs=request.template_kwargs or None,
-            )
+            ids = self._enqueue(request)
         except Exception as exc:  # this page's fault (a prompt too long, a bad image)
             if self._dead(exc, len(self._live) + 1) is not None:
                 raise
@@ -138,6 +133,29 @@ class EngineLoop:
         request.internal = str(ids[0])
         request.started = time.monotonic()
         self._live[external_id(request.internal)] = request
+
+    def _enqueue(self, request: Submitted) -> list[str]:
+        """Render one chat and add it to vLLM; its internal request ids."""
+        enqueue_chat = getattr(self._llm, "enqueue_chat", None)
+        if callable(enqueue_chat):  # vLLM 0.26 and later
+            return list(
+                enqueue_chat(
+                    [request.conversation],
+                    [request.params],
+                    use_tqdm=False,
+                    priority=[request.priority],
+                    chat_template_kwargs=request.template_kwargs or None,
+                )
+            )
+        # vLLM 0.17 (Chandra's pin) has no enqueue_chat: the two steps its LLM.chat takes
+        # (vllm/entrypoints/llm.py: _preprocess_chat_one, then _render_and_add_requests).
+        prompt = self._llm._preprocess_chat_one(
+            request.conversation, chat_template_kwargs=request.template_kwargs or None
+        )
+        added = self._llm._render_and_add_requests(
+            [prompt], [request.params], priorities=[request.priority]
+        )
+        return list(added)
 
     def _abort(self, requests: list[Submitted]) -> None:
         if not requests:
