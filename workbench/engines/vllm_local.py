@@ -246,13 +246,17 @@ class VllmLocalEngine:
         self.dead = self.dead or dead
         return str(self.dead)
 
+    def _params(self, sampling: Sampling) -> Any:
+        """vLLM's SamplingParams for ``sampling`` (the contract lane builds them too)."""
+        return self._sampling_params(**sampling_params_kwargs(sampling))
+
     def _send(self, run: _Run, page: _Page, sampling: Sampling) -> None:
         request = page.attempts.request
         with self._lock:
             ahead = sum(p.sent is not None for p in run.live.values() if p is not page)
         sent = Submitted(
             conversation=build_messages(request, image_pil_part(request.image)),
-            params=self._sampling_params(**sampling_params_kwargs(sampling)),
+            params=self._params(sampling),
             template_kwargs=request.chat_template_kwargs,
             on_done=functools.partial(self._answered, run, page, sampling),
             priority=ahead,  # this run's pages already in vLLM: a newcomer's goes first
