@@ -13,7 +13,8 @@ with the plan's arguments and the plan's pages in flight) is loaded once. Then:
     engine (the CLI's own code: open, render and prepare in workers, the engine, parse, write
     every page into a run folder), timed end to end.
 * ``callers``: two callers on the engine at once: one page alone (median of 3), then the same
-  page while another caller has 200 pages in flight; then Cancel of the 200 and how long until
+  page while another caller runs 200 pages, at the plan's pages in flight and fewer, with and
+  without the newcomer's pause (:data:`VARIANTS`); then Cancel of the 200 and how long until
   vLLM itself holds none of them (``get_num_unfinished_requests``).
 * ``kill``: set (a) through the CLI's code again; after 20 pages the EngineCore process is
   killed (SIGKILL); what the run reports; the engine is rebuilt and the same run resumed:
@@ -127,16 +128,23 @@ def cli_round(
 
 
 def stage_rates(args: argparse.Namespace, engine: Any, report: dict[str, Any]) -> None:
+    """Raw and the workbench alternated round by round on each set; ``--wb-in-flight N``
+    adds a workbench mode with the engine resized to N pages in flight."""
+    plan_size = engine.concurrency
+    sizes = {"workbench": plan_size} | {f"workbench@{n}": n for n in args.wb_in_flight}
     for name in args.sets:
         files = inputs(args, args.work, name)
         pages = prepare(args, files)
-        rows: dict[str, list[dict[str, Any]]] = {"raw": [], "workbench": []}
+        rows: dict[str, list[dict[str, Any]]] = {"raw": []} | {mode: [] for mode in sizes}
         for round_no in range(args.rounds):
             print(f"rates {name}: round {round_no + 1} raw", flush=True)
             rows["raw"].append(raw_round(engine, pages))
-            print(f"rates {name}: round {round_no + 1} workbench", flush=True)
-            out = Path(tempfile.mkdtemp(prefix=f"wb-{name}-", dir=args.work))
-            rows["workbench"].append(cli_round(args, engine, files, out / "run"))
+            for mode, size in sizes.items():
+                print(f"rates {name}: round {round_no + 1} {mode}", flush=True)
+                engine.resize(size)
+                out = Path(tempfile.mkdtemp(prefix=f"wb-{name}-", dir=args.work))
+                rows[mode].append(cli_round(args, engine, files, out / "run"))
+            engine.resize(plan_size)
             report.setdefault("rates", {})[name] = summarize(rows)
             save(args, report)
         print(json.dumps(report["rates"][name]), flush=True)
@@ -147,16 +155,32 @@ def summarize(rows: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
     for mode, runs in rows.items():
         rates = [r["pages"] / r["seconds"] for r in runs if r.get("seconds")]
         out[f"{mode}_pages_s"] = statistics.median(rates) if rates else None
-    if out.get("raw_pages_s") and out.get("workbench_pages_s"):
-        out["ratio"] = out["workbench_pages_s"] / out["raw_pages_s"]
+    for mode in rows:
+        if mode != "raw" and out.get("raw_pages_s") and out.get(f"{mode}_pages_s"):
+            key = "ratio" if mode == "workbench" else f"ratio_{mode}"
+            out[key] = out[f"{mode}_pages_s"] / out["raw_pages_s"]
     return out
 
 
+#: The ``callers`` stage's variants: pages in flight for the long caller (None: the plan's) and
+#: whether other runs pause while a newcomer's page is in vLLM (engines/gate.py).
+VARIANTS: dict[str, tuple[int | None, bool]] = {
+    "plan+pause": (None, True), "plan": (None, False), "64+pause": (64, True),
+    "32+pause": (32, True),
+}  # fmt: skip
+
+
 def stage_callers(args: argparse.Namespace, engine: Any, report: dict[str, Any]) -> None:
+    """One page alone, then one page beside a 200-page caller in each variant (see VARIANTS):
+    once right after the long caller filled its slots (its prefills queued in vLLM) and twice
+    once it streams (10 of its pages done); then Cancel of the long caller."""
     import dataclasses
+
+    from workbench.engines.vllm_local import PAUSE
 
     pages = prepare(args, inputs(args, args.work, "a"))
     single = pages[-1].request
+    plan_size = engine.concurrency
 
     def one(key: str) -> float:
         started = time.perf_counter()
@@ -165,33 +189,53 @@ def stage_callers(args: argparse.Namespace, engine: Any, report: dict[str, Any])
         return time.perf_counter() - started
 
     alone = statistics.median(one(f"alone-{i}") for i in range(3))
-    long = [dataclasses.replace(p.request, key=f"a#{i}") for i, p in enumerate(pages[:200])]
+    result: dict[str, Any] = {"alone_s": alone, "plan_in_flight": plan_size, "variants": {}}
+    for name in args.caller_variants:
+        size, pause = VARIANTS[name]
+        engine.resize(size or plan_size)
+        engine._gate.pause = PAUSE if pause else 0.0
+        row = _beside(engine, name, [p.request for p in pages[:200]], one)
+        row["median_ratio"] = statistics.median([row["ramp_s"], *row["steady_s"]]) / alone
+        result["variants"][name] = row
+        report["callers"] = result
+        save(args, report)
+        print(name, json.dumps(row), flush=True)
+    engine.resize(plan_size)
+    engine._gate.pause = PAUSE
+
+
+def _beside(engine: Any, name: str, requests: list[Any], one: Any) -> dict[str, Any]:
+    """One variant of the ``callers`` stage: newcomers beside a long caller, then its Cancel."""
+    import dataclasses
+
+    long = [dataclasses.replace(r, key=f"{name}#{i}") for i, r in enumerate(requests)]
     done: list[Any] = []
     caller = threading.Thread(target=lambda: done.extend(engine.run(long)), daemon=True)
     caller.start()
-    deadline = time.monotonic() + 60
-    while engine.unfinished() < min(200, engine.concurrency) and time.monotonic() < deadline:
-        time.sleep(0.01)
-    in_vllm = engine.unfinished()
-    beside = one("beside")
-    a_done_at_b = len(done)
-    before = engine.unfinished()
+    row: dict[str, Any] = {"in_flight": engine.concurrency, "pause": engine._gate.pause > 0}
+    row["filled_s"] = _wait(lambda: engine.unfinished() >= min(len(long), engine.concurrency))
+    row["in_vllm_when_sent"] = engine.unfinished()
+    row["ramp_s"] = one(f"{name}-ramp")
+    _wait(lambda: len(done) >= 10, 120)
+    row["a_done_at_steady"] = len(done)
+    row["steady_s"] = [one(f"{name}-steady-{i}") for i in range(2)]
+    row["in_vllm_before_cancel"] = engine.unfinished()
     started = time.perf_counter()
     engine.cancel([r.key for r in long])
-    while engine.unfinished() > 0 and time.perf_counter() - started < 30:
-        time.sleep(0.005)
-    drained = time.perf_counter() - started
+    _wait(lambda: engine.unfinished() == 0, 30)
+    row["cancel_to_none_in_vllm_s"] = time.perf_counter() - started
     caller.join(60)
-    cancelled = sum(o.error == "cancelled by the user" for o in done)
-    report["callers"] = {
-        "alone_s": alone, "beside_s": beside, "ratio": beside / alone,
-        "a_in_vllm_when_b_sent": in_vllm, "a_done_when_b_back": a_done_at_b,
-        "in_vllm_before_cancel": before, "cancel_to_none_in_vllm_s": drained,
-        "a_cancelled": cancelled, "a_finished": len(done) - cancelled,
-        "engine_concurrency": engine.concurrency,
-    }  # fmt: skip
-    save(args, report)
-    print(json.dumps(report["callers"]), flush=True)
+    row["a_cancelled"] = sum(o.error == "cancelled by the user" for o in done)
+    row["a_finished"] = len(done) - row["a_cancelled"]
+    return row
+
+
+def _wait(condition: Any, limit: float = 60.0) -> float:
+    """Poll ``condition`` every 5 ms for up to ``limit`` seconds; the seconds it took."""
+    started = time.perf_counter()
+    while not condition() and time.perf_counter() - started < limit:
+        time.sleep(0.005)
+    return time.perf_counter() - started
 
 
 def engine_core_pids() -> list[int]:
@@ -257,7 +301,10 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--stages", nargs="+", default=["rates", "callers", "kill"],
                         choices=["rates", "callers", "kill"])  # fmt: skip
     parser.add_argument("--sets", nargs="+", choices=["a", "b"], default=["a", "b"])
+    parser.add_argument("--caller-variants", nargs="+", choices=list(VARIANTS),
+                        default=list(VARIANTS))  # fmt: skip
     parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--wb-in-flight", type=int, nargs="*", default=[])
     parser.add_argument("--long-pages", type=int, default=256)
     parser.add_argument("--docs", type=int, default=128)
     parser.add_argument("--sizes", type=int, nargs="+", default=[1, 2])

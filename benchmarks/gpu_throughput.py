@@ -51,6 +51,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks import vllm_breakdown  # noqa: E402
 from benchmarks.pdf_sets import folder, long_pdf  # noqa: E402
 
 MODES = ("server-raw", "server-cli", "local")
@@ -338,11 +339,14 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         for round_no in range(args.rounds if server_modes else 0):
             for mode in server_modes:  # alternated: raw, cli, raw, cli, ...
                 print(f"{name}: {mode} round {round_no + 1} ...", file=sys.stderr, flush=True)
+                before = vllm_breakdown.read(args.base_url) if args.base_url else None
                 row = (
                     server_raw(args, pages)
                     if mode == "server-raw"
                     else run_cli(args, files[name], "vllm-server")
                 )
+                after = vllm_breakdown.read(args.base_url) if args.base_url else None
+                row["vllm"] = vllm_breakdown.between(before, after, row.get("seconds", 0.0))
                 modes.setdefault(mode, []).append(row)
                 _save(args, results)  # after each run: a run cut off leaves what it measured
     report = _save(args, results)

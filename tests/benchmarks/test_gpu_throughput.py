@@ -72,14 +72,15 @@ def test_inprocess_stages_on_one_engine(tmp_path: Path, monkeypatch: pytest.Monk
     argv = ["--model", MODEL, "--long-pages", "30", "--docs", "3", "--sizes", "1", "2",
             "--max-tokens", "16", "--rounds", "2", "--work", str(tmp_path),
             "--json", str(tmp_path / "in.json")]  # fmt: skip
-    report = gpu_inprocess.main([*argv, "--stages", "rates", "kill"])
+    report = gpu_inprocess.main([*argv, "--stages", "rates", "kill", "--wb-in-flight", "3"])
     rates = report["rates"]
     for name, pages in (("a", 30), ("b", 4)):
         rounds = rates[name]["rounds"]
         assert [r["pages"] for r in rounds["raw"]] == [pages, pages]
         assert [r["pages"] for r in rounds["workbench"]] == [pages, pages]
         assert all(r["exit"] == 0 for r in rounds["workbench"])
-        assert rates[name]["ratio"] > 0
+        assert [r["pages"] for r in rounds["workbench@3"]] == [pages, pages]
+        assert rates[name]["ratio"] > 0 and rates[name]["ratio_workbench@3"] > 0
     kill = report["kill"]
     assert kill["first"]["exit"] == 1 and "EngineCore" in kill["first"]["dead"]
     assert kill["resumed"]["exit"] == 0
@@ -87,10 +88,18 @@ def test_inprocess_stages_on_one_engine(tmp_path: Path, monkeypatch: pytest.Monk
     assert len(built) == 2 and built[0].closed and built[1].closed  # rebuilt, then closed
 
     monkeypatch.setattr(fv.FakeLLM, "tokens", 200)  # 0.4 s a page: the caller of 30 is slow
+    variants = ["plan+pause", "32+pause"]
+    argv += ["--caller-variants", *variants]
     callers = gpu_inprocess.main([*argv, "--stages", "callers"])["callers"]
-    assert callers["a_in_vllm_when_b_sent"] == 6  # the engine's slots were full
-    assert callers["a_done_when_b_back"] < 30 and callers["a_cancelled"] > 0
-    assert callers["in_vllm_before_cancel"] > 0 and callers["cancel_to_none_in_vllm_s"] < 5
+    assert callers["alone_s"] > 0 and list(callers["variants"]) == variants
+    plan, wide = (callers["variants"][name] for name in variants)
+    assert plan["in_vllm_when_sent"] == 6 == plan["in_flight"]  # the engine's slots were full
+    assert wide["in_flight"] == 32 and wide["in_vllm_when_sent"] == 30  # every page of A
+    for row in (plan, wide):
+        assert row["a_done_at_steady"] >= 10 and len(row["steady_s"]) == 2
+        assert row["a_cancelled"] + row["a_finished"] == 30 and row["cancel_to_none_in_vllm_s"] < 5
+    assert plan["a_cancelled"] > 0 and plan["in_vllm_before_cancel"] > 0  # 6 at a time: slow
+    assert built[-1].concurrency == 6  # the plan's pages in flight again afterwards
     from workbench.cli.ocr import cmd
 
     assert cmd.build_engine is gpu_inprocess._CLI_BUILD_ENGINE  # the CLI is left as it was

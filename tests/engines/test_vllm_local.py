@@ -245,6 +245,30 @@ def test_a_newcomers_page_is_prefilled_before_another_runs_backlog(
         assert a_before_b >= engine.concurrency - 8  # behind the whole backlog, as measured
 
 
+@pytest.mark.parametrize("pause", [True, False])
+def test_other_runs_add_no_pages_while_a_newcomers_page_is_in_vllm(
+    fake_vllm: SimpleNamespace, monkeypatch: pytest.MonkeyPatch, pause: bool
+) -> None:
+    """Each prefill chunk added beside a newcomer's page slows every step it decodes in; the
+    other runs hold their next pages until its page is done (bounded by PAUSE seconds)."""
+    monkeypatch.setattr(FakeLLM, "tokens", 20)
+    monkeypatch.setattr(FakeLLM, "prefill_per_step", 4)  # A's pages end a few at each step
+    engine = VllmLocalEngine("m/ocr", {"max_num_seqs": 64})
+    if not pause:
+        engine._gate.pause = 0.0
+    llm = FakeLLM.last
+    assert llm is not None
+    seen = _second_caller(engine, 200)
+    seen["thread"].join(60)
+    assert seen["b"].ok and seen["a_done"] == 200
+    b_id = seen["b_id"]
+    added_beside_b = llm.llm_engine.added_before_end[b_id] - int(b_id)
+    if pause:
+        assert added_beside_b == 0
+    else:
+        assert added_beside_b > 0  # A's finished pages were replaced while B decoded
+
+
 def test_cancel_aborts_one_callers_pages_in_vllm_at_once(fake_vllm: SimpleNamespace) -> None:
     FakeLLM.tokens = 50
     engine = VllmLocalEngine("m/ocr", {"max_num_seqs": 8})
@@ -426,3 +450,12 @@ def test_vllm_017s_llm_without_enqueue_chat_takes_the_same_pages(
     assert "prompt is longer than max_model_len" in (outputs["p2"].error or "")
     llm = FakeLLM.last
     assert isinstance(llm, fv.FakeLLM017) and llm.rendered == [None, thinking]
+
+
+def test_resize_changes_the_pages_in_flight_from_now_on(fake_vllm: SimpleNamespace) -> None:
+    engine = VllmLocalEngine("m/ocr", {"max_num_seqs": 64})
+    engine.resize(3)
+    outs = list(engine.run(_page(i) for i in range(10)))
+    llm = FakeLLM.last
+    assert llm is not None and len(outs) == 10
+    assert engine.concurrency == 3 and llm.llm_engine.most_running <= 3

@@ -93,6 +93,8 @@ class _Engine:
     prefill_steps: int = 1
     prefill_per_step: int = 10**6
     finished: list[str] = field(default_factory=list)  # external ids, in the order they ended
+    last_added: int = 0  # the arrival number of the latest request added
+    added_before_end: dict[str, int] = field(default_factory=dict)  # id -> last_added at its end
 
     def _alive(self) -> None:
         if self.llm.dead:
@@ -130,6 +132,7 @@ class _Engine:
                 done.append(request)
         self.queue = [r for r in self.queue if r not in done]
         self.finished += [r.external for r in done]
+        self.added_before_end.update((r.external, self.last_added) for r in done)
         return [
             SimpleNamespace(
                 request_id=r.external,
@@ -213,6 +216,7 @@ class FakeLLM:
             self.rendered.append(prompt["template"])
             self.texts[external] = text
             self.llm_engine.queue.append(request)
+            self.llm_engine.last_added = request.arrival
             ids.append(request.internal)
         return ids
 

@@ -17,6 +17,15 @@ Contract
   with every slot held by a 200-page caller, a one-page caller waited for the first of those
   pages to finish, 47 s, because they all finish together; with the reserve it is sent at once.
   Ordinary tickets stay first come, first served among themselves.
+* **Newcomers first** (``pause`` seconds, 0 = off): while a slot taken by a fresh ticket is
+  held, ordinary tickets of other owners (callers) are not granted, so the other callers add
+  no new pages to vLLM and the newcomer's page decodes in steps that carry no new prefill
+  chunks (a step carrying a full chunk takes several times a plain decode step). The pause
+  is bounded: once fresh slots have been held ``pause`` seconds in a row, ordinary tickets
+  are granted again until no fresh slot is held, so a stream of newcomers can slow the others
+  but never stop them.
+  :meth:`release` says how many of the slots it gives back were fresh, and whose. A caller
+  is never held by its own fresh slot: a long run's first page must not stall its second.
 * :meth:`Gate.resize` changes ``size`` at any time; slots held above a smaller size are kept
   until released. Thread-safe; never blocks except for the lock.
 """
@@ -24,7 +33,8 @@ Contract
 from __future__ import annotations
 
 import threading
-from collections import deque
+import time
+from collections import Counter, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -35,6 +45,7 @@ class Ticket:
 
     on_grant: Callable[[], None] | None = None
     fresh: bool = False  # its caller has nothing in flight: it may use the reserve
+    owner: object = None  # its caller (a newcomer pauses the others, never itself)
     granted: bool = False
     left: bool = field(default=False, repr=False)
 
@@ -42,16 +53,25 @@ class Ticket:
 class Gate:
     """``size`` slots handed out first come, first served (see the module contract)."""
 
-    def __init__(self, size: int, reserve: int = 0) -> None:
+    def __init__(self, size: int, reserve: int = 0, pause: float = 0.0) -> None:
         self.size = max(1, int(size))
         self.reserve = max(0, int(reserve))
+        self.pause = max(0.0, float(pause))
         self.held = 0
+        self._fresh: Counter[int] = Counter()  # owner's id -> its fresh slots still held
+        self._fresh_since: float | None = None  # when fresh_held last went above 0
         self._queue: deque[Ticket] = deque()
         self._lock = threading.Lock()
 
-    def enter(self, on_grant: Callable[[], None] | None = None, *, fresh: bool = False) -> Ticket:
+    def enter(
+        self,
+        on_grant: Callable[[], None] | None = None,
+        *,
+        fresh: bool = False,
+        owner: object = None,
+    ) -> Ticket:
         """Queue for one slot; the ticket may come back granted already."""
-        ticket = Ticket(on_grant, fresh)
+        ticket = Ticket(on_grant, fresh, owner)
         with self._lock:
             self._queue.append(ticket)
             granted = self._grant()
@@ -66,15 +86,18 @@ class Gate:
             ticket.left = True
             if ticket.granted:
                 self.held -= 1
+                self._fresh_released(1 if ticket.fresh else 0, ticket.owner)
             else:
                 self._queue.remove(ticket)
             granted = self._grant()
         self._notify(granted)
 
-    def release(self, count: int = 1) -> None:
-        """Give back ``count`` slots held by granted tickets that are done."""
+    def release(self, count: int = 1, fresh: int = 0, owner: object = None) -> None:
+        """Give back ``count`` slots held by granted tickets that are done, ``fresh`` of them
+        granted to fresh tickets of ``owner``."""
         with self._lock:
             self.held = max(0, self.held - count)
+            self._fresh_released(min(fresh, count), owner)
             granted = self._grant()
         self._notify(granted)
 
@@ -90,14 +113,50 @@ class Gate:
         with self._lock:
             return len(self._queue)
 
+    @property
+    def paused(self) -> bool:
+        """Whether ordinary tickets wait for a newcomer's page now (module contract)."""
+        with self._lock:
+            return self._paused()
+
+    def _paused(self) -> bool:
+        if not self.pause or self._fresh_since is None:
+            return False
+        return time.monotonic() - self._fresh_since < self.pause
+
+    @property
+    def fresh_held(self) -> int:
+        """Slots granted to fresh tickets and not released yet."""
+        with self._lock:
+            return sum(self._fresh.values())
+
+    def _fresh_released(self, count: int, owner: object) -> None:
+        if count:
+            self._fresh[id(owner)] -= count
+            self._fresh = +self._fresh  # drop owners at zero
+        if not self._fresh:
+            self._fresh_since = None
+
+    def _held_back(self, ticket: Ticket, paused: bool) -> bool:
+        """An ordinary ticket waits while another owner's newcomer page is in flight."""
+        if ticket.fresh or not paused:
+            return False
+        return any(owner != id(ticket.owner) for owner in self._fresh)
+
     def _grant(self) -> list[Ticket]:
         granted = []
+        paused = self._paused()
         for ticket in list(self._queue):  # in order: the first that fit are granted
             limit = self.size + (self.reserve if ticket.fresh else 0)
-            if self.held < limit:
+            if self.held < limit and not self._held_back(ticket, paused):
                 self._queue.remove(ticket)
                 ticket.granted = True
                 self.held += 1
+                if ticket.fresh:
+                    self._fresh[id(ticket.owner)] += 1
+                    if self._fresh_since is None:
+                        self._fresh_since = time.monotonic()
+                        paused = self._paused()
                 granted.append(ticket)
             elif self.held >= self.size + self.reserve:
                 break  # nobody else fits

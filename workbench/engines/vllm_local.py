@@ -19,7 +19,9 @@ Contract
   caller chose another) and each page goes with the number of its run's pages already in
   vLLM as its priority, so a newcomer's page is prefilled before the backlog of another run
   (measured on the H200 with vLLM 0.26, FCFS: a one-page caller waited 47 s behind a
-  200-page caller's prefills; ``benchmarks/gpu_inprocess_results.md``).
+  200-page caller's prefills; ``benchmarks/gpu_inprocess_results.md``). While a newcomer's
+  page is in vLLM the other runs add no pages for up to :data:`PAUSE` seconds, so its decode
+  steps carry no new prefill chunks.
 * :meth:`cancel` (by key, or everything) aborts those requests inside vLLM at once and their
   pages yield ``cancelled by the user``; other runs are untouched. A run whose consumer stops
   early aborts its own pages in flight.
@@ -65,6 +67,10 @@ log = logging.getLogger(__name__)
 #: Slots kept beyond ``concurrency`` for a run with nothing in flight (a newcomer's page is
 #: sent at once); taken out of vLLM's ``max_num_seqs`` when the plan would use all of them.
 RESERVE = 8
+# Seconds other runs add no pages while a newcomer's page is in vLLM (engines/gate.py): long
+# enough for a page of 4 k tokens beside a full batch, short enough that a stream of one-page
+# callers only slows a long run.
+PAUSE = 5.0
 
 INSTALL_HINT = "vLLM is not installed: pip install -e '.[vllm]' (needs an NVIDIA GPU)"
 
@@ -143,12 +149,18 @@ class VllmLocalEngine:
         if seqs and wanted + RESERVE > seqs:  # the reserve must fit in what vLLM runs at once
             wanted = seqs - RESERVE if seqs > 2 * RESERVE else seqs
         self.concurrency = max(1, wanted)
-        self._gate = Gate(self.concurrency, RESERVE if not seqs or seqs > 2 * RESERVE else 0)
+        reserve = RESERVE if not seqs or seqs > 2 * RESERVE else 0
+        self._gate = Gate(self.concurrency, reserve, PAUSE if reserve else 0.0)
         self._lock = threading.Lock()
         self._runs: set[_Run] = set()
         self._loop = EngineLoop(self._llm, self._died)
 
     # ------------------------------------------------------------------ introspection
+    def resize(self, pages: int) -> None:
+        """Keep at most ``pages`` in flight from now on; slots held above it drain as they end."""
+        self.concurrency = max(1, int(pages))
+        self._gate.resize(self.concurrency)
+
     def _read_actual(self) -> dict[str, int | None]:
         config = _path(self._llm, "llm_engine.vllm_config")
         max_len = _path(config, "model_config.max_model_len")
@@ -335,28 +347,32 @@ class VllmLocalEngine:
         with self._lock:
             self._runs.add(run)
         ticket: Ticket | None = None
-        exhausted, holding = False, 0
+        exhausted, holding, fresh = False, 0, 0  # fresh: slots taken as a newcomer
         try:
             while True:
                 run.wake.clear()
                 with self._lock:
                     ready, run.ready = list(run.ready), deque()
                 if ready:
-                    self._gate.release(len(ready))  # before yielding: the slots work meanwhile
-                    holding -= len(ready)
+                    freed = min(fresh, len(ready))
+                    self._gate.release(
+                        len(ready), freed, run
+                    )  # before yielding: slots work meanwhile
+                    holding, fresh = holding - len(ready), fresh - freed
                     yield from ready
                     continue
                 if exhausted and holding == 0:
                     return
                 if not exhausted and ticket is None:
-                    ticket = self._gate.enter(run.wake.set, fresh=holding == 0)
+                    ticket = self._gate.enter(run.wake.set, fresh=holding == 0, owner=run)
                 if ticket is not None and ticket.granted:
-                    ticket = None
+                    took_fresh, ticket = ticket.fresh, None
                     request = next(source, None)
                     if request is None:
                         exhausted = True
-                        self._gate.release()
+                        self._gate.release(1, int(took_fresh), run)
                         continue
+                    fresh += took_fresh
                     holding += 1
                     self._start(run, request)
                     continue
@@ -369,4 +385,6 @@ class VllmLocalEngine:
                 run.live.clear()
                 self._runs.discard(run)
             self._loop.abort([p.sent for p in live if p.sent is not None])
-            self._gate.release(holding)  # finished or not, this run's slots are free now
+            self._gate.release(
+                holding, fresh, run
+            )  # finished or not, this run's slots are free now
