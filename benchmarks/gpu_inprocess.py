@@ -329,12 +329,13 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     save(args, report)
     print(json.dumps(report["engine"]), flush=True)
     try:
-        if "rates" in args.stages:
-            stage_rates(args, engine, report)
-        if "callers" in args.stages:
-            stage_callers(args, engine, report)
-        if "kill" in args.stages:
-            engine = stage_kill(args, engine, report)
+        for stage in args.stages:  # in the order given: the first matter most on a short hold
+            if stage == "rates":
+                stage_rates(args, engine, report)
+            elif stage == "callers":
+                stage_callers(args, engine, report)
+            else:
+                engine = stage_kill(args, engine, report)
     finally:
         engine.close()
         time.sleep(2)
