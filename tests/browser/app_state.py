@@ -32,3 +32,17 @@ def open_viewer(page: Any, app_url: str) -> None:
     page.goto(app_url + "/viewer")
     connected(page)
     expect(page.get_by_test_id("stFileUploaderDropzone")).to_be_visible()
+
+
+def pick_profile(page: Any, label: str) -> None:
+    """Choose the sidebar's tuning profile (with no GPU it starts on the CPU one)."""
+    box = (
+        page.get_by_test_id("stSidebar")
+        .get_by_test_id("stSelectbox")
+        .filter(has_text="Tuning profile")
+    )
+    box.click()
+    # The dropdown draws only the options near the current one (a virtual list): typing
+    # narrows it to the wanted one wherever the list was scrolled.
+    page.keyboard.type(label)
+    page.get_by_role("option", name=label, exact=True).click()

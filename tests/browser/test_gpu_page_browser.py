@@ -13,17 +13,9 @@ import pytest
 pytest.importorskip("playwright")
 from playwright.sync_api import expect
 
+from tests.browser.app_state import pick_profile
+
 pytestmark = pytest.mark.browser
-
-
-def _pick_profile(page: Any, label: str) -> None:
-    box = (
-        page.get_by_test_id("stSidebar")
-        .get_by_test_id("stSelectbox")
-        .filter(has_text="Tuning profile")
-    )
-    box.click()
-    page.get_by_role("option", name=label, exact=True).click()
 
 
 def test_gpu_page_one_profile_card_and_readable_reasons_at_1100(
@@ -31,10 +23,11 @@ def test_gpu_page_one_profile_card_and_readable_reasons_at_1100(
 ) -> None:
     page.set_viewport_size({"width": 1100, "height": 800})
     page.goto(app_url + "/gpu")
-    expect(page.get_by_text("Memory plan", exact=True)).to_be_visible()
+    expect(page.get_by_text("Profile: ", exact=False).first).to_be_visible()
     expect(page.get_by_text("Plan with profile")).to_have_count(0)
-    _pick_profile(page, "L4 (24 GB, Ada)")
+    pick_profile(page, "L4 (24 GB, Ada)")
     expect(page.get_by_text("Profile: L4 (24 GB, Ada)")).to_be_visible()
+    expect(page.get_by_text("Memory plan", exact=True)).to_be_visible()
     memory = page.locator(".st-key-gpu_total_gib input")
     expect(memory).to_have_value("22.03")  # an L4's total as CUDA reports it
     page.get_by_text("Memory plan", exact=True).scroll_into_view_if_needed()
@@ -53,7 +46,7 @@ def test_gpu_page_one_profile_card_and_readable_reasons_at_1100(
     table.scroll_into_view_if_needed()
     page.screenshot(path=str(shots / "gpu-l4-settings-1100.png"))
 
-    _pick_profile(page, "H100 / H200 (80-141 GB, Hopper)")
+    pick_profile(page, "H100 / H200 (80-141 GB, Hopper)")
     expect(memory).to_have_value("79.11")
     expect(serve).to_contain_text("--kv-cache-dtype auto")
     paste = page.locator(".st-key-gpu_oom_paste textarea")

@@ -23,6 +23,7 @@ import pytest
 pytest.importorskip("playwright")
 from playwright.sync_api import expect
 
+from tests.browser.app_state import pick_profile
 from tests.browser.test_compare_browser import use_store
 from tests.ui.runs_seed import seed
 
@@ -84,6 +85,7 @@ def test_gpu_plan_no_fit_has_no_command_and_numbers_multiply_out(
 ) -> None:
     _size(page, size)
     page.goto(app_url + "/gpu")
+    pick_profile(page, "Generic 24 GB card (safe settings)")  # no GPU here: a card's profile
     expect(page.get_by_text("Memory plan", exact=True)).to_be_visible()
     _plan(page, "8")
     no_fit = page.get_by_test_id("stAlertContentError").get_by_text("Does not fit.")

@@ -7,12 +7,14 @@ without losing the eight.
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 pytest.importorskip("playwright")
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import expect
 
 from tests.browser import app_state
@@ -28,7 +30,14 @@ PAGE_IN_VIEW = 200
 
 
 def _clipped(page: Any, testid: str) -> bool:
-    """Whether an element of the uploader hides some of its content (scrolls or clips)."""
+    """Whether an element of the uploader hides some of its content (scrolls or clips), once
+    the layout has settled: the chips are drawn by the browser as soon as files are picked, the
+    page's style may land a moment later on a loaded machine (CI saw one such moment), so this
+    waits up to 5 s for the full list and answers for what the user is then left with."""
+    js = f"() => {{ const e = document.querySelector('[data-testid={testid}]');"
+    js += " return e !== null && e.scrollHeight <= e.clientHeight + 1; }"
+    with contextlib.suppress(PlaywrightTimeout):  # still clipped: judged below
+        page.wait_for_function(js, timeout=5000)
     return bool(page.get_by_test_id(testid).evaluate("e => e.scrollHeight > e.clientHeight + 1"))
 
 

@@ -11,8 +11,15 @@ from workbench.gpu.telemetry import read_snapshot
 PAGE = Path(__file__).resolve().parents[3] / "pages" / "gpu.py"
 
 
+def _planned() -> AppTest:
+    """The GPU page with a card's profile picked (with no GPU the sidebar's is the CPU one)."""
+    at = AppTest.from_file(str(PAGE), default_timeout=60)
+    at.session_state["profile"] = "generic-24gb"
+    return at.run()
+
+
 def test_gpu_page_shows_plan_and_commands() -> None:
-    at = AppTest.from_file(str(PAGE), default_timeout=60).run()
+    at = _planned()
     assert not at.exception
     assert at.title[0].value == "GPU"
     metrics = {m.label: m.value for m in at.metric}
@@ -34,7 +41,7 @@ def test_gpu_page_shows_plan_and_commands() -> None:
 
 
 def test_gpu_page_shows_advice_when_the_model_cannot_fit() -> None:
-    at = AppTest.from_file(str(PAGE), default_timeout=60).run()
+    at = _planned()
     at.selectbox(key="gpu_model").set_value("allenai/olmOCR-2-7B-1025").run()
     at.number_input(key="gpu_total_gib").set_value(16.0).run()
     assert at.number_input(key="gpu_total_gib").value == 16.0  # an edit is kept

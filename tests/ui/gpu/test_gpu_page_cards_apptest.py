@@ -155,3 +155,22 @@ def test_no_profile_text_ends_in_two_full_stops(no_gpu) -> None:
         assert not at.exception
         texts = [c.value for c in at.caption] + [e.value for e in at.error]
         assert not [t for t in texts if ".." in t.replace("...", "")], name
+
+
+def test_with_no_gpu_the_app_names_the_profile_as_the_gpu_command_does(
+    no_gpu, capsys, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 30 item 9: with no GPU the app defaulted to "Generic 24 GB" while
+    ``python -m workbench gpu`` said "cpu"; both say the CPU profile now, and the GPU page says
+    how to plan for a card."""
+    monkeypatch.setattr("workbench.cli.gpu_cmd.read_snapshot", lambda **_: NO_GPU)
+    code = main(["gpu"])
+    out = capsys.readouterr().out
+    assert code == 0 and "profile: cpu (CPU only (embedded engine))" in out
+    at = AppTest.from_file(str(PAGE), default_timeout=60)
+    at.run()
+    assert not at.exception
+    assert at.session_state["profile"] == "cpu"
+    assert at.subheader[1].value == "Profile: CPU only (embedded engine)"
+    hint = " ".join(i.value for i in at.info)
+    assert "pick the profile of its card in the sidebar" in hint and "Generic 24 GB" in hint

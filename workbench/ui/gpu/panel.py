@@ -29,7 +29,7 @@ from workbench.gpu.commands import (
     serve_command,
 )
 from workbench.gpu.planner import GiB, MemoryPlan, MiB, plan_for_model
-from workbench.gpu.profiles import Profile, get_profile, profile_names
+from workbench.gpu.profiles import Profile, detect_profile, get_profile, profile_names
 from workbench.gpu.target import PlanTarget, planning_profile, targets
 from workbench.gpu.telemetry import GpuSnapshot, History, read_snapshot
 from workbench.models.registry import all_specs, find_architecture
@@ -40,8 +40,10 @@ from workbench.ui.page_facts import widen_main
 
 
 def _detected(snap: GpuSnapshot) -> Profile:
-    """The GPU's profile; with no GPU, the one ``plan`` assumes (generic-24gb's card)."""
-    return planning_profile(snap.first)
+    """The GPU's profile, as ``python -m workbench gpu`` names it: with no GPU, the CPU one
+    (the GPU page then says which card ``plan`` assumes and how to plan for another)."""
+    gpu = snap.first
+    return detect_profile(gpu.name if gpu else None, gpu.total_bytes if gpu else None)
 
 
 def _label(name: str) -> str:
@@ -341,8 +343,9 @@ def render_gpu_page() -> None:
         st.error(f"Unsupported by vLLM: {profile.reason}")
     elif profile.card is None:
         st.info(
-            "This profile runs the embedded CPU engine: there is no vLLM to plan. Pick the "
-            "profile of the card to plan for in the sidebar."
+            "This profile runs the embedded CPU engine: there is no vLLM to plan. To plan a "
+            "vLLM deployment, pick the profile of its card in the sidebar (`python -m "
+            f"workbench plan` with no `--profile` assumes {planning_profile(None).label})."
         )
     else:
         _plan_section(snap, profile)
