@@ -99,7 +99,7 @@ def _cli_engine(engine: Any, spec: Any) -> Iterator[None]:
     shared) for the duration; the request's own method is put back whatever happens, also
     when two rounds overlap (a round cut short by the EngineCore's kill)."""
     with _PATCH_LOCK:
-        RunRequest.open = lambda _self: (engine, spec)  # type: ignore[method-assign]
+        RunRequest.open = lambda _self, **_: (engine, spec)  # type: ignore[method-assign]
         engine.close = lambda: None
     try:
         yield

@@ -26,6 +26,7 @@ from workbench import __version__
 from workbench.engines.base import Engine
 from workbench.engines.factory import CpuOptions, EngineOptions, LocalOptions, build_engine
 from workbench.errors import EngineUnavailable
+from workbench.gpu.inflight import fit_in_flight
 from workbench.models.registry import CPU_SPEC, ModelSpec, get_spec, match_served_model
 from workbench.pipeline.prepare import render_dpi
 from workbench.schema import DocumentInfo, RunInfo
@@ -78,13 +79,12 @@ class RunRequest:
         ``max_tokens``."""
         return engine_spec(engine, self.spec_id).with_max_tokens(self.max_tokens)
 
-    def open(self) -> tuple[Engine, ModelSpec]:
+    def open(self, *, own_process: bool = False) -> tuple[Engine, ModelSpec]:
         """The engine and its spec; a server engine given no concurrency is sized to what its
         server's KV cache holds. Raises :class:`EngineUnavailable` (the engine is closed)
-        when no spec matches the served model."""
-        from workbench.gpu.inflight import fit_in_flight
-
-        engine = self.build()
+        when no spec matches the served model. ``own_process``: see
+        :func:`~workbench.engines.factory.build_engine`."""
+        engine = self.build(own_process=own_process)
         try:
             spec = self.spec_of(engine)
         except BaseException:
