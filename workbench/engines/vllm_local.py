@@ -55,7 +55,7 @@ from typing import Any
 
 from workbench.engines.base import DEFAULT_IN_FLIGHT, EngineOutput, PageProgress, PageRequest
 from workbench.engines.dead import dead_in_process
-from workbench.engines.gate import Gate, Ticket
+from workbench.engines.gate import PAUSE, RESERVE, Gate, Ticket
 from workbench.engines.loop import EngineLoop, Submitted
 from workbench.engines.messages import build_messages, image_pil_part, sampling_params_kwargs
 from workbench.engines.repetition import MAX_ATTEMPTS, PageAttempts
@@ -64,13 +64,6 @@ from workbench.schema import Sampling
 
 log = logging.getLogger(__name__)
 
-#: Slots kept beyond ``concurrency`` for a run with nothing in flight (a newcomer's page is
-#: sent at once); taken out of vLLM's ``max_num_seqs`` when the plan would use all of them.
-RESERVE = 8
-# Seconds other runs add no pages while a newcomer's page is in vLLM (engines/gate.py): long
-# enough for a page of 4 k tokens beside a full batch, short enough that a stream of one-page
-# callers only slows a long run.
-PAUSE = 5.0
 
 INSTALL_HINT = "vLLM is not installed: pip install -e '.[vllm]' (needs an NVIDIA GPU)"
 
