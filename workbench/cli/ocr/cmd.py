@@ -84,6 +84,7 @@ from workbench.errors import (
     WorkbenchError,
     display_name,
 )
+from workbench.gpu.engine_watch import watching
 from workbench.gpu.inflight import fit_in_flight
 from workbench.models.registry import ModelSpec, get_spec, match_served_model
 from workbench.pipeline.process import render_dpi
@@ -97,6 +98,10 @@ from workbench.runs.lock import check_free
 from workbench.settings import Settings
 
 SUFFIXES = {".pdf", ".png", ".jpg", ".jpeg", ".tif", ".tiff", ".webp", ".bmp"}
+
+
+#: Seconds between reads of vLLM's numbers during a run (a read costs ~1 ms: metrics_parser.py)
+WATCH_S = 0.5
 
 
 def register(sub: Any) -> None:
@@ -326,7 +331,11 @@ def _run_job(
         plan = job.plan(doc, pages)
         plans.append(plan)
         announce(plan, job, args.quiet)
-    outcome = run_documents(job, plans, on_page=progress_printer(args.quiet, engine))
+    with watching(engine, WATCH_S) as watcher:  # vLLM's own numbers (None: not vLLM)
+        outcome = run_documents(job, plans, on_page=progress_printer(args.quiet, engine))
+        summary = watcher.stop() if watcher is not None else None
+    if summary is not None and not args.quiet:
+        say("", summary.line())
     return report(args, outcome, failures)
 
 
