@@ -49,7 +49,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import ModuleType
 from typing import Any
 
@@ -59,6 +59,7 @@ from workbench.engines.gate import PAUSE, RESERVE, Gate, Ticket
 from workbench.engines.loop import EngineLoop, Submitted
 from workbench.engines.messages import build_messages, image_pil_part, sampling_params_kwargs
 from workbench.engines.repetition import MAX_ATTEMPTS, PageAttempts
+from workbench.engines.stats import EngineStats, stats_from_metrics
 from workbench.errors import CANCELLED, EngineDeadError, EngineUnavailable
 from workbench.schema import Sampling
 
@@ -124,7 +125,12 @@ class VllmLocalEngine:
         self.model = model
         self.max_attempts = max_attempts
         # Priority scheduling: a newcomer's page before another run's backlog (module doc).
-        args: dict[str, Any] = {"max_model_len": -1, "scheduling_policy": "priority"}
+        # Stats logging on: LLM.get_metrics() (stats()) needs it; vLLM's LLM turns it off.
+        args: dict[str, Any] = {
+            "max_model_len": -1,
+            "scheduling_policy": "priority",
+            "disable_log_stats": False,
+        }
         args.update(engine_args or {})
         if max_model_len is not None:
             args["max_model_len"] = max_model_len
@@ -177,6 +183,19 @@ class VllmLocalEngine:
             info[key] = "?" if value is None else str(value)
         info["pages in flight"] = str(self.concurrency)
         return info
+
+    def stats(self) -> EngineStats | None:
+        """What vLLM is doing now (``LLM.get_metrics()``, mapped by engines/stats.py; the KV
+        cache's size from :attr:`actual` when vLLM's metrics omit it). None when this vLLM
+        reports nothing (stats logging off, closed, no such API); never raises."""
+        llm = self._llm
+        try:
+            found = stats_from_metrics(llm.get_metrics(), "in-process") if llm else None
+        except Exception:  # a status reading must never fail a page or a sidebar
+            return None
+        if found is not None and found.kv_tokens is None and self.actual.get("kv_tokens"):
+            found = replace(found, kv_tokens=self.actual["kv_tokens"])
+        return found
 
     def unfinished(self) -> int:
         """Requests vLLM itself holds now (running or waiting in its scheduler)."""

@@ -79,6 +79,7 @@ from workbench.errors import (
     WorkbenchError,
     display_name,
 )
+from workbench.gpu.engine_watch import watching
 from workbench.models.registry import ModelSpec
 from workbench.pipeline.request import RunRequest, RunShape
 from workbench.pipeline.runner import DocumentPlan, RunJob, run_documents
@@ -86,6 +87,10 @@ from workbench.runs.lock import check_free
 from workbench.settings import Settings
 
 SUFFIXES = {".pdf", ".png", ".jpg", ".jpeg", ".tif", ".tiff", ".webp", ".bmp"}
+
+
+#: Seconds between reads of vLLM's numbers during a run (a read costs ~1 ms: metrics_parser.py)
+WATCH_S = 0.5
 
 
 def register(sub: Any) -> None:
@@ -294,7 +299,11 @@ def _run_job(
         plan = job.plan(doc, pages)
         plans.append(plan)
         announce(plan, job, out.quiet)
-    outcome = run_documents(job, plans, on_page=progress_printer(out.quiet, engine))
+    with watching(engine, WATCH_S) as watcher:  # vLLM's own numbers (None: not vLLM)
+        outcome = run_documents(job, plans, on_page=progress_printer(out.quiet, engine))
+        summary = watcher.stop() if watcher is not None else None
+    if summary is not None and not out.quiet:
+        say("", summary.line())
     return report(out, outcome, failures)
 
 

@@ -75,10 +75,10 @@ from workbench.engines.server.calls import (
 from workbench.engines.server.info import (
     Answer,
     ServerFacts,
-    probe_kv_tokens,
     served_models,
     unreachable,
 )
+from workbench.engines.stats import EngineStats, probe_kv_tokens, read_server_stats
 from workbench.errors import (
     CANCELLED,
     ConnectionLost,
@@ -188,6 +188,10 @@ class VllmServerEngine:
     def kv_tokens(self) -> int | None:
         """The server's KV cache in tokens (vLLM's ``/metrics``), or None."""
         return probe_kv_tokens(self._http(), self.base_url)
+
+    def stats(self) -> EngineStats | None:
+        """What vLLM is doing now (its ``/metrics``: engines/stats.py); None, never raises."""
+        return read_server_stats(self.base_url, self._http())
 
     def resize(self, pages: int) -> None:
         """Keep ``pages`` in flight from now on (the HTTP pool is made again to match)."""
