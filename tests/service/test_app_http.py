@@ -153,7 +153,13 @@ def test_delete_a_run(service: Service) -> None:
     with service.client() as client:
         keep = submit(client, FORM).json()["id"]
         gone = submit(client, TWO).json()["id"]
+        followed: list[list[tuple[str, dict]]] = []
+        follower = threading.Thread(target=lambda: followed.append(_events(client, gone)))
+        follower.start()
         assert client.delete(f"/v1/runs/{gone}").status_code == 204  # stopped first if running
+        follower.join(60)
+        assert not follower.is_alive(), "the stream of a deleted run ends"
+        assert followed[0][-1][0] in ("end", "error")
         assert client.get(f"/v1/runs/{gone}").json()["error"]["code"] == "unknown_run"
         assert not (service.store / gone).exists()
         assert wait_finished(client, keep)["status"] == "done"

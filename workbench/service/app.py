@@ -194,7 +194,8 @@ def create_app(
 
     @v1.get("/runs/{run_id}/events", response_class=EventSourceResponse)
     async def run_events(run_id: str) -> AsyncIterator[ServerSentEvent]:
-        """``progress`` events (a :class:`RunProgress` each, when it changed), then ``end``."""
+        """``progress`` events (a :class:`RunProgress` each, when it changed), then ``end``
+        (or ``error`` with a code, when the run is deleted while followed)."""
         progress = _progress(run_id)
         seen = -1
         while True:
@@ -205,7 +206,13 @@ def create_app(
                 yield ServerSentEvent(event="end", data=progress.model_dump(mode="json"))
                 return
             await asyncio.sleep(STREAM_TICK_S)
-            progress = _progress(run_id)
+            try:
+                progress = _progress(run_id)
+            except ApiError as exc:  # deleted while followed: said, then the stream ends
+                yield ServerSentEvent(
+                    event="error", data={"code": exc.code, "message": exc.message}
+                )
+                return
 
     @v1.delete("/runs/{run_id}", status_code=204)
     async def delete_run(run_id: str) -> Response:
