@@ -147,6 +147,8 @@ def test_an_api_run_is_in_the_apps_store_and_an_app_run_in_the_api(service: Serv
         listed = {r["id"]: r for r in client.get("/v1/runs").json()}
         assert listed[writer.info.id]["name"] == "made by the app"
         assert listed[run_id]["source"] == "api"
+        store.delete(run_id)  # as the app's Runs page deletes it
+        assert client.get(f"/v1/runs/{run_id}").json()["error"]["code"] == "unknown_run"
 
 
 def test_delete_a_run(service: Service) -> None:

@@ -114,6 +114,26 @@ def test_upload_and_page_limits(guarded: Service, tmp_path: Path) -> None:
             client.post("/v1/runs", files={"files": ("big.pdf", big)}), 413, "file_too_large"
         )
         assert "1 MB" in message
+        just_over = (DATA / "latex_subfig_captions.pdf").read_bytes() * 2
+        over = client.post("/v1/runs", files={"files": ("over.pdf", just_over[: (1 << 20) + 10])})
+        assert _refused(over, 413, "file_too_large").startswith("over.pdf: ")
+
+        def chunked():  # type: ignore[no-untyped-def]  # no Content-Length: counted as it comes
+            boundary = b"--b0undary"
+            yield boundary + b'\r\nContent-Disposition: form-data; name="files"; '
+            yield b'filename="big.pdf"\r\nContent-Type: application/pdf\r\n\r\n'
+            for _ in range(40):
+                yield b"%PDF-1.4 " + b"x" * (64 * 1024)
+            yield b"\r\n" + boundary + b"--\r\n"
+
+        streamed = client.post(
+            "/v1/runs",
+            content=chunked(),
+            headers={"Content-Type": "multipart/form-data; boundary=b0undary"},
+        )
+        # refused as the bytes came, before the parser reached the file's end (a refusal
+        # after the parse would name the file, as "over.pdf" above)
+        assert not _refused(streamed, 413, "file_too_large").startswith("big.pdf")
         message = _refused(submit(client, "dd0293_p1-2.pdf"), 413, "too_many_pages")
         assert "2 pages" in message and "1" in message
         one = submit(client, "dd0293_p1-2.pdf", pages="2")

@@ -43,7 +43,14 @@ from workbench.errors import StoreError
 from workbench.runs.lock import check_free
 from workbench.service import errors, results
 from workbench.service.errors import ApiError, ErrorResponse
-from workbench.service.intake import Limits, check_documents, folder_inputs, save_uploads
+from workbench.service.intake import (
+    FORM_ROOM,
+    BodyLimit,
+    Limits,
+    check_documents,
+    folder_inputs,
+    save_uploads,
+)
 from workbench.service.jobs import RunManager, RunProgress
 from workbench.service.telemetry import engine_telemetry
 
@@ -108,6 +115,7 @@ def create_app(
         "Markdown, regions and exports. Guide: docs/service.md.",
     )
     errors.install(app)
+    app.add_middleware(BodyLimit, limit=limits.max_upload_bytes + FORM_ROOM)
     store = manager.store
     engine = manager.engine
     open_v1 = APIRouter(prefix="/v1")

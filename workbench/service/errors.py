@@ -87,6 +87,8 @@ def install(app: FastAPI) -> None:
         return JSONResponse(_body("invalid_request", "; ".join(parts) or "invalid request"), 422)
 
     @app.exception_handler(StarletteHTTPException)
-    async def _http(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
+    async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        if isinstance(exc.__cause__, ApiError):  # FastAPI wraps what stopped the body's parse
+            return await _api(request, exc.__cause__)
         code = _HTTP_CODES.get(exc.status_code, "http_error")
         return JSONResponse(_body(code, str(exc.detail)), exc.status_code)

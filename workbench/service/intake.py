@@ -15,12 +15,14 @@ from dataclasses import dataclass
 from pathlib import Path, PurePath
 
 from fastapi import UploadFile
+from fastapi.responses import JSONResponse
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from workbench.cli.ocr.cmd import expand_inputs
 from workbench.documents import DocumentSource, parse_page_range, probe_input
 from workbench.errors import DocumentError, PageRangeError, display_name
 from workbench.runs.store import RunStore
-from workbench.service.errors import ApiError, document_error
+from workbench.service.errors import ApiError, ErrorBody, ErrorResponse, document_error
 from workbench.settings import Settings
 
 CHUNK = 1 << 20
@@ -37,6 +39,50 @@ class Limits:
     @classmethod
     def from_settings(cls, settings: Settings, roots: tuple[Path, ...] = ()) -> Limits:
         return cls(settings.max_file_mb * 1024 * 1024, settings.max_pages, roots)
+
+
+#: Room in a request beside its files (multipart headers, form fields).
+FORM_ROOM = 1 << 20
+
+
+class BodyLimit:
+    """ASGI middleware: a POST whose body would pass ``limit`` bytes is refused with 413
+    ``file_too_large`` before it is stored: at once when its Content-Length says so, else
+    (a chunked body) the moment the bytes received pass it. Without it the multipart parser
+    would spool any size to disk before the endpoint could look."""
+
+    def __init__(self, app: ASGIApp, limit: int) -> None:
+        self.app = app
+        self.limit = limit
+
+    def _refusal(self) -> ApiError:
+        mb = (self.limit - FORM_ROOM) // (1024 * 1024)
+        return ApiError(
+            413, "file_too_large", f"the upload is larger than {mb} MB (--max-upload-mb)"
+        )
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "POST":
+            await self.app(scope, receive, send)
+            return
+        length = dict(scope["headers"]).get(b"content-length", b"")
+        if length.isdigit() and int(length) > self.limit:
+            refusal = self._refusal()
+            body = ErrorResponse(error=ErrorBody(code=refusal.code, message=refusal.message))
+            await JSONResponse(body.model_dump(), 413)(scope, receive, send)
+            return
+        seen = 0
+
+        async def counted() -> Message:
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.limit:
+                    raise self._refusal()  # answered by the app's ApiError handler
+            return message
+
+        await self.app(scope, counted, send)
 
 
 def _safe_name(name: str | None, index: int) -> str:

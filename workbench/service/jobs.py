@@ -159,11 +159,13 @@ class RunManager:
     def progress(self, run_id: str) -> RunProgress | None:
         """A snapshot of the run's progress: this process's runs as they go, others (the
         app's, earlier ones) from their manifest; None when the store has no such run."""
+        path = self.store.path(run_id)
         with self._lock:
             active = self._active.get(run_id)
-            if active is not None:
+            if active is not None and (not active.progress.finished or path.is_dir()):
                 return active.progress.model_copy(deep=True)
-        path = self.store.path(run_id)
+            if active is not None:  # finished, then deleted by someone else (the app)
+                del self._active[run_id]
         if not path.is_dir():
             return None
         summary = summarize(path)
