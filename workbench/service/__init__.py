@@ -1,0 +1,14 @@
+"""``python -m workbench serve``: the OCR service, an HTTP front end on the same core as the
+app and the CLI (FastAPI on uvicorn; endpoints in :mod:`workbench.service.app`, the API's
+guide in docs/service.md).
+
+* :mod:`~workbench.service.cmd`: the command, its flags and the one engine it opens (the
+  CLI's own engine-opening path, :func:`workbench.cli.ocr.cmd.build_engine`).
+* :mod:`~workbench.service.jobs`: runs submitted to the service, processed in the background
+  on that one engine by the one run writer (:class:`~workbench.pipeline.runner.RunJob`) into
+  the app's run store, so the app's Runs page lists them and the service lists the app's.
+* :mod:`~workbench.service.errors`: JSON errors with a stable ``code``.
+* :mod:`~workbench.service.results`: Markdown, regions and exports of stored runs.
+
+A front end: it imports neither streamlit nor :mod:`workbench.ui` (.importlinter contracts).
+"""
