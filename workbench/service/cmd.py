@@ -2,7 +2,7 @@
 in :mod:`workbench.service.app`).
 
 One engine for the whole process, opened at start by the CLI's own path
-(:func:`workbench.cli.ocr.cmd.build_engine`: the same ``--engine``/``--base-url``/``--model``
+(:func:`workbench.cli.ocr.job.engine_request`: the same ``--engine``/``--base-url``/``--model``
 flags as ``ocr``): the embedded CPU engine by default, or a vLLM server (``--engine
 vllm-server --base-url URL``), or vLLM in this process. Runs are written into the app's run
 store (``WORKBENCH_STORE_DIR`` or ``--store``), so the app lists them.
@@ -36,7 +36,11 @@ def register(sub: Any) -> None:
     )
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (127.0.0.1)")
     p.add_argument("--port", type=int, default=8765, help="port to listen on (8765)")
-    p.add_argument("--api-key", help="key clients must send (default: WORKBENCH_SERVICE_KEY)")
+    p.add_argument(
+        "--api-key",
+        dest="service_key",
+        help="key clients must send (default: WORKBENCH_SERVICE_KEY)",
+    )
     p.add_argument("--max-upload-mb", type=int, metavar="MB", help="most MB one upload holds")
     p.add_argument("--max-pages", type=int, metavar="N", help="most pages of one document")
     p.add_argument(
@@ -51,24 +55,16 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--runs-at-once", type=int, default=2, metavar="N", help="runs processed together (2)"
     )
-    e = p.add_argument_group("engine (as for the ocr command)")
-    e.add_argument("--engine", default="cpu", choices=["cpu", "vllm-server", "vllm"])
-    e.add_argument("--base-url", help="OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1")
-    e.add_argument("--server-api-key", help="the vLLM server's key (WORKBENCH_API_KEY)")
-    e.add_argument("--model", help="served model name (vllm-server) or model id (vllm)")
-    e.add_argument("--spec", help="model spec id, when the served name does not match one")
-    e.add_argument("--concurrency", type=int, help="pages in flight (default: what fits)")
-    e.add_argument("--workers", type=int, metavar="N", help="--engine cpu: worker processes")
-    e.add_argument("--timeout", type=float, help="seconds per request to the engine")
-    e.add_argument("--max-tokens", type=int, metavar="N", help="most tokens of a page's answer")
-    e.add_argument("--profile", help="GPU tuning profile for --engine vllm")
+    from workbench.cli.ocr.job import add_engine_flags
+
+    add_engine_flags(p.add_argument_group("engine (as for the ocr command)"), "--server-api-key")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     import uvicorn
 
-    from workbench.cli.ocr.cmd import build_engine
+    from workbench.cli.ocr.job import engine_request
     from workbench.runs.store import RunStore
     from workbench.service.app import create_app
     from workbench.service.intake import Limits
@@ -80,13 +76,12 @@ def run(args: argparse.Namespace) -> int:
         store_dir=args.store,
         max_file_mb=args.max_upload_mb,
         max_pages=args.max_pages,
-        service_key=args.api_key,
-        api_key=args.server_api_key,
+        service_key=args.service_key,
+        api_key=args.api_key,
     )
     if args.runs_at_once < 1:
         raise EngineUnavailable(f"--runs-at-once must be 1 or more, not {args.runs_at_once}")
-    engine_args = argparse.Namespace(**{**vars(args), "api_key": settings.api_key})
-    engine, spec = build_engine(engine_args, settings)  # the CLI's path: one rule
+    engine, spec = engine_request(args, settings).open()  # the CLI's reader and rule
     manager = RunManager(
         engine, spec, settings, RunStore(settings.store_dir), runs_at_once=args.runs_at_once
     )

@@ -33,7 +33,8 @@ from workbench.documents import DocumentSource
 from workbench.engines.base import Engine
 from workbench.models.registry import ModelSpec
 from workbench.pipeline.process import render_dpi
-from workbench.pipeline.runner import DocumentPlan, RunJob, run_documents, run_info
+from workbench.pipeline.request import run_info
+from workbench.pipeline.runner import DocumentPlan, RunJob, run_documents
 from workbench.runs.store import RunStore, summarize
 from workbench.schema import PageResult, PageStatus, RunStatus
 from workbench.settings import Settings

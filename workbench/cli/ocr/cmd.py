@@ -63,6 +63,7 @@ from workbench.cli.ocr.job import (
     EXIT_UNCLEAN,
     EXIT_USAGE,
     Output,
+    add_engine_flags,
     announce,
     progress_printer,
     report,
@@ -106,7 +107,6 @@ def register(sub: Any) -> None:
         help="opens password-protected PDFs among the inputs (never written anywhere)",
     )
     p.add_argument("--out", required=True, type=Path, metavar="DIR")
-    p.add_argument("--engine", default="cpu", choices=["cpu", "vllm-server", "vllm"])
     p.add_argument("--pages", metavar="SPEC", help="page range such as 1,3-5 (default: all)")
     p.add_argument("--dpi", type=int, help="PDF rendering DPI (default: the model's rule)")
     p.add_argument(
@@ -114,54 +114,7 @@ def register(sub: Any) -> None:
         choices=["pdfium", "poppler"],
         help="PDF rasterizer: pdfium (default, built in) or poppler (needs pdftoppm)",
     )
-    p.add_argument("--base-url", help="OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1")
-    p.add_argument("--api-key")
-    p.add_argument("--model", help="served model name (vllm-server) or model id (vllm)")
-    p.add_argument("--spec", help="model spec id, when the served name does not match one")
-    p.add_argument(
-        "--concurrency",
-        type=int,
-        help="pages in flight (default: as many as the server's KV cache holds; for --engine "
-        "vllm, as many as the plan's)",
-    )
-    p.add_argument(
-        "--workers",
-        type=int,
-        metavar="N",
-        help="--engine cpu: pages in parallel in N worker processes (default: 1)",
-    )
-    cpu = p.add_argument_group("--engine cpu settings (recorded in the run; see the sidebar)")
-    cpu.add_argument(
-        "--text-layer",
-        choices=["auto", "never", "only"],
-        help="PDF text layer: auto (default: read it where trustworthy, OCR the rest), "
-        "never (OCR every page, as a scan), only (the layer alone, no OCR)",
-    )
-    cpu.add_argument("--no-tables", action="store_true", help="no table detection")
-    cpu.add_argument(
-        "--handwriting-threshold",
-        type=float,
-        metavar="CONF",
-        help="median Tesseract confidence (0-100) under which a page is read as handwriting "
-        "(default: 60)",
-    )
-    p.add_argument("--timeout", type=float, help="seconds per request")
-    p.add_argument(
-        "--max-tokens", type=int, metavar="N", help="most tokens a page's answer may have"
-    )
-    p.add_argument(
-        "--engine-arg",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="--engine vllm: a vllm.LLM keyword over the planned ones (VALUE as JSON if it parses)",
-    )
-    p.add_argument("--profile", help="GPU tuning profile for --engine vllm")
-    p.add_argument(
-        "--max-num-batched-tokens", type=int, metavar="N",
-        help="--engine vllm: tokens vLLM schedules per step (4096: one page per vision-encoder "
-        "step, the fix when vLLM ran out of GPU memory in the encoder)",
-    )  # fmt: skip
+    add_engine_flags(p)
     p.add_argument("--run-name", help="name of the run; the same name resumes it")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
     p.add_argument(
