@@ -254,6 +254,9 @@ def test_other_runs_add_no_pages_while_a_newcomers_page_is_in_vllm(
     other runs hold their next pages until its page is done (bounded by PAUSE seconds)."""
     monkeypatch.setattr(FakeLLM, "tokens", 20)
     monkeypatch.setattr(FakeLLM, "prefill_per_step", 4)  # A's pages end a few at each step
+    # B decodes for 20 steps of 10 ms: time for A's thread to add pages when nothing holds it,
+    # even on a loaded machine (at 2 ms a step a starved thread missed the window).
+    monkeypatch.setattr(FakeLLM, "step_s", 0.01)
     engine = VllmLocalEngine("m/ocr", {"max_num_seqs": 64})
     if not pause:
         engine._gate.pause = 0.0
