@@ -108,8 +108,9 @@ def _chart(history: StatsHistory, height: int) -> None:
     rows = pd.DataFrame(history.rows())
     if len(rows) < 2:
         return
-    rows["time"] = pd.to_datetime(rows["time"], unit="s")
-    st.line_chart(rows.set_index("time")[["KV cache %", "running", "waiting"]], height=height)
+    rows["seconds ago"] = (rows["time"] - rows["time"].max()).round(1)  # readable, not a clock
+    shown = rows.set_index("seconds ago")[["KV cache %", "running", "waiting"]]
+    st.line_chart(shown, height=height)
 
 
 @st.fragment(run_every=POLL_S)
