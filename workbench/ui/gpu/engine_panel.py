@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import pandas as pd
 import streamlit as st
 
-from workbench.engines.stats import EngineStats, read_server_stats
+from workbench.engines.stats import EngineStats, metrics_url, read_server_stats
 from workbench.gpu.engine_watch import Expected, StatsHistory, compare, engine_stats
 from workbench.ui import engines, state
 
@@ -78,7 +78,7 @@ def _read(src: Source) -> tuple[StatsHistory, EngineStats | None]:
 def _missing(src: Source) -> str:
     if src.key.startswith("local:") and not src.label:
         return "vLLM telemetry: the engine loads with the first page."
-    return f"vLLM telemetry: {src.label}/metrics does not answer (server lost or not vLLM)."
+    return f"vLLM telemetry: {metrics_url(src.label)} does not answer (server lost or not vLLM)."
 
 
 def _figures(reading: EngineStats) -> str:
