@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import pandas as pd
 import streamlit as st
 
-from workbench.engines.stats import EngineStats, read_server_stats
+from workbench.engines.stats import EngineStats, metrics_url, read_server_stats
 from workbench.gpu.engine_watch import Expected, StatsHistory, compare, engine_stats
 from workbench.ui import engines, state
 
@@ -78,7 +78,7 @@ def _read(src: Source) -> tuple[StatsHistory, EngineStats | None]:
 def _missing(src: Source) -> str:
     if src.key.startswith("local:") and not src.label:
         return "vLLM telemetry: the engine loads with the first page."
-    return f"vLLM telemetry: {src.label}/metrics does not answer (server lost or not vLLM)."
+    return f"vLLM telemetry: {metrics_url(src.label)} does not answer (server lost or not vLLM)."
 
 
 def _figures(reading: EngineStats) -> str:
@@ -108,8 +108,9 @@ def _chart(history: StatsHistory, height: int) -> None:
     rows = pd.DataFrame(history.rows())
     if len(rows) < 2:
         return
-    rows["time"] = pd.to_datetime(rows["time"], unit="s")
-    st.line_chart(rows.set_index("time")[["KV cache %", "running", "waiting"]], height=height)
+    rows["seconds ago"] = (rows["time"] - rows["time"].max()).round(1)  # readable, not a clock
+    shown = rows.set_index("seconds ago")[["KV cache %", "running", "waiting"]]
+    st.line_chart(shown, height=height)
 
 
 @st.fragment(run_every=POLL_S)
