@@ -62,12 +62,6 @@ def kv_dtype_bytes(kv_cache_dtype: str) -> int:
     return KV_DTYPE_BYTES.get(kv_cache_dtype, 1)
 
 
-def page_dimensions(sizing: PageSizing, cap: int | None = None) -> tuple[int, int]:
-    """(width, height) of the page the plan assumes: :func:`workbench.models.planned_page`,
-    the same sizing rule the pipeline applies (min_pixels, grid and image files included)."""
-    return planned_page(sizing, cap)
-
-
 def bytes_per_block(arch: Architecture, block_size: int, kv_cache_dtype: str) -> int:
     return (block_size * 2 * arch.kv_layers * arch.kv_heads * arch.head_dim) * kv_dtype_bytes(
         kv_cache_dtype
@@ -221,7 +215,7 @@ def plan_memory(
     version = behaviour(vllm_version)
     utilization = kv_budget.utilization(version, profile.util_cap, total_bytes, free, MARGIN_BYTES)
     util = utilization.value
-    width, height = page_dimensions(sizing or spec.sizing, profile.page_longest_edge)
+    width, height = planned_page(sizing or spec.sizing, profile.page_longest_edge)
     vision = arch.vision_tokens(width, height)
     enc = choose_budget(
         arch, version, profile_mnbt=mnbt, page_tokens=vision, total_bytes=total_bytes, util=util
@@ -358,7 +352,7 @@ def _advice(plan: MemoryPlan, spec: ModelSpec, profile: Profile, max_tokens: int
         )
         edge = max(plan.page_width, plan.page_height)
         smaller = int(edge * 0.75)
-        w2, h2 = page_dimensions(PageSizing(longest_edge=smaller), None)
+        w2, h2 = planned_page(PageSizing(longest_edge=smaller), None)
         saved = plan.vision_tokens - arch.vision_tokens(w2, h2)
         if saved > 0:
             tips.append(

@@ -30,7 +30,7 @@ from workbench.documents import Document, open_document
 from workbench.engines.base import Engine
 from workbench.errors import WorkbenchError, display_name
 from workbench.models.registry import ModelSpec
-from workbench.pipeline.process import render_dpi
+from workbench.pipeline.prepare import render_dpi
 from workbench.pipeline.request import run_info
 from workbench.pipeline.runner import RunJob, run_documents
 from workbench.runs.store import RunStore
