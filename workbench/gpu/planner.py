@@ -1,7 +1,7 @@
 """Memory planner: the longest ``max_model_len`` that fits, pure arithmetic, no GPU needed.
 
-It mirrors how the planned vLLM release sizes its KV cache (shared/notes/vllm.md §3; 0.34's
-extensible cache: :mod:`workbench.gpu.kv_budget`):
+It mirrors how the planned vLLM release sizes its KV cache (benchmarks/vllm_releases.md, read
+from each release's source; 0.34's extensible cache: :mod:`workbench.gpu.kv_budget`):
 
 ``util_eff``   ``min(profile cap, (free - margin) / total)``; margin = 1 GiB because the CUDA
                context alone took 529 MiB on an H200 before vLLM's free-memory check

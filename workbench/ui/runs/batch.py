@@ -20,6 +20,7 @@ from functools import partial
 
 import streamlit as st
 
+from workbench.documents import FILE_TYPES
 from workbench.engines.base import Engine
 from workbench.errors import WorkbenchError
 from workbench.models.registry import ModelSpec
@@ -136,7 +137,7 @@ def render() -> None:
         uploads = (
             st.file_uploader(
                 "Documents for the batch",
-                type=["pdf", "png", "jpg", "jpeg", "tif", "tiff", "webp", "bmp"],
+                type=list(FILE_TYPES),
                 accept_multiple_files=True,
                 key="batch_files",
             )

@@ -37,10 +37,8 @@ from workbench.schema import Region
 from workbench.settings import Settings
 from workbench.ui import engines, state
 from workbench.ui.files import display_jpeg
-from workbench.ui.markdown_view import sanitize
 from workbench.ui.overlay.element import (
     FIT_WIDTH,
-    LABEL_COLORS,
     ZOOMS,
     Outline,
     render_page_overlay,
@@ -48,14 +46,6 @@ from workbench.ui.overlay.element import (
 
 ONLY_HERE = "#ff00aa"  # region with no partner on the other side (dashed outline)
 LABEL_DIFFERS = "#ffa000"  # partner found, but with another label (solid outline)
-
-
-def label_colors() -> dict[str, str]:
-    return {str(k): v for k, v in LABEL_COLORS.items()}
-
-
-#: Model text made safe for ``st.markdown(unsafe_allow_html=True)`` (the viewer's nh3 rules).
-safe_html = sanitize
 
 
 # ---------------------------------------------------------------- store

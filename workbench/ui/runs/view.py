@@ -27,12 +27,12 @@ from workbench.pipeline.request import SHAPING_SETTINGS
 from workbench.runs.store import RunReader, RunSummary, summarize
 from workbench.ui import editor, exports_view, state, workset
 from workbench.ui.compare.parts import short_model
+from workbench.ui.markdown_view import sanitize
 from workbench.ui.page_facts import widen_main
 from workbench.ui.runs.common import (
     get_store,
     open_reader,
     page_image,
-    safe_html,
     show_page,
     store_location_widget,
     zoom_control,
@@ -413,4 +413,4 @@ def viewer(reader: RunReader) -> None:
         # Wide tables scroll inside the column instead of running off the page.
         st.html("<style>.st-key-runs_md table { display: block; overflow-x: auto; }</style>")
         with st.container(key="runs_md"):
-            st.markdown(safe_html(text) or "_(no text)_", unsafe_allow_html=True)
+            st.markdown(sanitize(text) or "_(no text)_", unsafe_allow_html=True)
