@@ -38,7 +38,7 @@ from workbench.runs.store import RunSummary
 from workbench.settings import Settings
 from workbench.ui import state
 from workbench.ui.inputs import show_every_file
-from workbench.ui.runs.common import engine_choices, get_store
+from workbench.ui.kit import engine_choices, get_store
 
 #: Seconds between two redraws of a running batch's progress (a fragment: the rest of the
 #: page is not rerun by it; clicks are answered by their own reruns meanwhile).

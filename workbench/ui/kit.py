@@ -1,5 +1,6 @@
-"""Shared pieces of the Runs and Compare pages: the store location, cached page reads,
-overlays, safe Markdown, and the seam to the engine the sidebar selected.
+"""The pages' shared kit (Viewer, Runs, Compare, Batch, the sidebar): the store location,
+cached page reads, overlays, the label filter (:func:`label_pills`), and the seam to the
+engine the sidebar selected.
 
 Session state
 -------------
@@ -164,6 +165,40 @@ def show_page(
         alt=alt,
         outlines=outlines,
     )
+
+
+def label_pills(
+    labels: Sequence[str],
+    counts: Mapping[str, int],
+    slot: Any,
+    hidden: set[str],
+    *,
+    wrap: bool | None = None,
+) -> list[str]:
+    """The label filter over a page's boxes: one pill per label with its count, all on but
+    those in ``hidden``; ``slot`` is the widget's typed state key (:mod:`workbench.ui.state`)
+    and ``hidden`` the labels the user turned off, kept where the caller keeps them (per run,
+    per Viewer session), updated as pills are toggled; ``wrap`` as :func:`st.pills` takes it.
+    Returns the labels switched on."""
+    if not slot.present():
+        slot.set([lab for lab in labels if lab not in hidden])
+
+    def changed() -> None:
+        shown = set(slot.get() or [])
+        hidden.difference_update(shown)
+        hidden.update(set(labels) - shown)
+
+    picked = st.pills(
+        "Labels",
+        list(labels),
+        selection_mode="multi",
+        key=slot.key,
+        format_func=lambda lab: f"{lab} {counts[lab]}",
+        on_change=changed,
+        label_visibility="collapsed",
+        wrap=wrap,
+    )
+    return list(picked or [])
 
 
 def _width_for(zoom: float) -> int:
