@@ -64,8 +64,9 @@ def _targets(pdf_path: Path, spec_id: str) -> list[tuple[int, float]]:
     """(page index, PDFium scale) giving each page the model's size, as the workbench sizes it."""
     import pypdfium2 as pdfium
 
+    from workbench.models import fit_size
     from workbench.models.registry import get_spec
-    from workbench.pipeline.prepare import fit_size, render_dpi
+    from workbench.pipeline.prepare import render_dpi
     from workbench.settings import Settings
 
     spec, settings = get_spec(spec_id), Settings()
@@ -76,7 +77,9 @@ def _targets(pdf_path: Path, spec_id: str) -> list[tuple[int, float]]:
         scale = render_dpi(spec, settings.dpi) / 72
         if w_pt * h_pt * scale * scale > settings.max_pixels:
             scale = math.sqrt(settings.max_pixels / (w_pt * h_pt))
-        want = fit_size(math.ceil(w_pt * scale), math.ceil(h_pt * scale), spec.sizing)
+        want = fit_size(
+            math.ceil(w_pt * scale), math.ceil(h_pt * scale), spec.sizing, is_image=False
+        )
         out.append((i, want[0] / w_pt))
     return out
 
@@ -98,7 +101,7 @@ def prepare_seconds(pdf_path: Path, spec_id: str) -> float:
     size into PNG scanlines, checked for grey and deflated (what the CLI's workers do)."""
     from workbench.documents import open_document
     from workbench.models.registry import get_spec
-    from workbench.pipeline.prepare import prepare_pages
+    from workbench.pipeline.feed import prepare_pages
 
     doc = open_document(pdf_path.name, pdf_path.read_bytes())
     spec = get_spec(spec_id)
@@ -113,7 +116,7 @@ def encoders(pdf_path: Path, spec_id: str, limit: int = 12) -> tuple[float, floa
     from workbench.documents import open_document
     from workbench.engines.png import encode_png
     from workbench.models.registry import get_spec
-    from workbench.pipeline.prepare import prepare_pages
+    from workbench.pipeline.feed import prepare_pages
 
     doc = open_document(pdf_path.name, pdf_path.read_bytes())
     pages = [

@@ -15,8 +15,9 @@ from PIL import Image
 from workbench.documents import draw as pdfdraw
 from workbench.documents import open_document
 from workbench.engines import png
+from workbench.models import fit_size
 from workbench.models.registry import get_spec
-from workbench.pipeline.prepare import fit_size, prepare_pages
+from workbench.pipeline.feed import prepare_pages
 
 DATA = Path(__file__).resolve().parent / "data"
 LIGHTON = get_spec("lightonai/LightOnOCR-2-1B")
@@ -51,7 +52,7 @@ def test_a_canvas_that_does_not_fit_is_refused() -> None:
 )
 def test_prepared_pages_are_the_png_of_the_pages_pixels(name: str, mode: str) -> None:
     doc = open_document(name, (DATA / name).read_bytes())
-    fit = partial(fit_size, sizing=LIGHTON.sizing)
+    fit = partial(fit_size, sizing=LIGHTON.sizing, is_image=False)
     for page in prepare_pages(doc, None, LIGHTON, workers=0):
         plain = doc.page(page.index, 200, fit=fit)  # drawn into a fresh array, then a PIL image
         assert page.png == png.encode_png(plain.image)

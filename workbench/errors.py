@@ -39,6 +39,12 @@ class PageRangeError(WorkbenchError, ValueError):
     """A page range such as ``1,3-5`` is malformed or outside the document."""
 
 
+class UsageError(WorkbenchError):
+    """The command was asked something it cannot do as asked (a flag that does not apply to
+    the engine picked, a value out of range); the message names the argument. Nothing was
+    started: the CLI prints it and exits 2."""
+
+
 class EngineUnavailable(WorkbenchError):
     """An engine cannot start here (package missing, server down, no GPU); says how to fix it."""
 

@@ -12,7 +12,7 @@ import pytest
 from tests.fakes.openai_server import FakeOpenAIServer
 from workbench.cli import main
 from workbench.cli.ocr.job import extra_engine_args
-from workbench.errors import EngineUnavailable
+from workbench.errors import UsageError
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 MODEL = "lightonai/LightOnOCR-2-1B"
@@ -45,7 +45,7 @@ def test_engine_args_are_json_when_they_parse_and_refused_elsewhere(
         "max_num_batched_tokens": 4096,
         "enforce_eager": True,
     }
-    with pytest.raises(EngineUnavailable, match="KEY=VALUE"):
+    with pytest.raises(UsageError, match="KEY=VALUE"):
         extra_engine_args(["load_format"])
     pdf = str(DATA / "census_12s0324.pdf")
     code = main(["ocr", pdf, "--out", str(tmp_path / "r"), "--engine-arg", "enforce_eager=true"])

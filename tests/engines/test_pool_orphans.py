@@ -22,7 +22,7 @@ PARENT = textwrap.dedent(
     from tests.engines.test_pool_logging import build_probe
 
     engine = ProcessPoolEngine(build_probe, 2)  # forkserver workers: the app's engine pool
-    prepare._pool(2).submit(os.getpid).result()  # fork workers: the CLI's page pool
+    prepare.worker_pool(2).submit(os.getpid).result()  # fork workers: the CLI's page pool
     print("ready", flush=True)
     time.sleep(600)
     """

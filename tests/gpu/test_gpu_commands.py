@@ -31,7 +31,7 @@ def test_precedence_spec_then_profile_then_plan() -> None:
         },
     )
     plan = _plan()
-    kw = engine_kwargs(spec.id, spec, get_profile("a100-80g"), plan)
+    kw = engine_kwargs(spec.id, spec, plan)
     assert kw["model"] == "lightonai/LightOnOCR-2-1B"
     assert kw["max_num_seqs"] == 128  # a100-80g, small model
     assert kw["trust_remote_code"] is True
@@ -47,7 +47,7 @@ def test_precedence_spec_then_profile_then_plan() -> None:
 
 def test_serve_command_spelling_and_round_trip() -> None:
     plan = _plan()
-    kw = engine_kwargs("lightonai/LightOnOCR-2-1B", None, get_profile("a100-80g"), plan)
+    kw = engine_kwargs("lightonai/LightOnOCR-2-1B", None, plan)
     cmd = serve_command(kw)
     assert cmd.startswith("vllm serve lightonai/LightOnOCR-2-1B --gpu-memory-utilization 0.9 ")
     argv = shlex.split(cmd)
@@ -68,7 +68,7 @@ def test_auto_max_model_len_and_true_booleans() -> None:
 
 
 def test_llm_snippet_is_python_that_rebuilds_the_kwargs() -> None:
-    kw = engine_kwargs("lightonai/LightOnOCR-2-1B", None, get_profile("generic-24gb"), _plan())
+    kw = engine_kwargs("lightonai/LightOnOCR-2-1B", None, _plan())
     src = llm_snippet(kw)
     assert src.startswith("import vllm\n")
     captured: dict = {}
@@ -83,7 +83,7 @@ def test_server_only_flags_stay_out_of_engine_args() -> None:
     spec = get_spec("lightonai/LightOnOCR-3-0.8B")
     profile = get_profile("a100-80g")
     plan = plan_memory(spec, profile, 80 * GiB)
-    kw = engine_kwargs(spec.id, spec, profile, plan)
+    kw = engine_kwargs(spec.id, spec, plan)
     assert "default_chat_template_kwargs" not in kw
     argv = serve_argv(kw)
     flag = argv.index("--default-chat-template-kwargs")

@@ -58,3 +58,31 @@ def test_no_gpu_says_so() -> None:
     empty = GpuSnapshot(time=0.0, error="NVML Shared Library Not Found")
     with pytest.raises(EngineUnavailable, match="needs an NVIDIA GPU"):
         plan_local_launch(get_spec("lightonai/LightOnOCR-2-1B"), snapshot=empty)
+
+
+def test_one_launch_value_is_what_the_plan_and_models_commands_print(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Issue 32.2: the launch is assembled once (gpu.launch.Launch); the commands read it."""
+    import json
+
+    from workbench.cli import main
+    from workbench.gpu.launch import plan_launch
+    from workbench.gpu.profiles import get_profile
+    from workbench.gpu.target import resolve_target
+    from workbench.gpu.telemetry import read_snapshot
+
+    model = "lightonai/LightOnOCR-2-1B"
+    argv = ["--gpu-memory", "80", "--profile", "a100-80g", "--json"]
+    assert main(["plan", "--model", model, "--vllm-version", "0.26.0", *argv]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    target = resolve_target(read_snapshot(with_processes=False), "a100-80g", None, 80.0, 0.0)
+    launch = plan_launch(model, get_profile("a100-80g"), target.total_bytes, target.free_bytes,
+                         vllm_version="0.26.0")  # fmt: skip
+    assert printed["engine_args"] == launch.kwargs
+    assert printed["serve_command"] == launch.serve_command
+    assert printed["example_python"] == launch.example_python
+    assert launch.serve_command.startswith(f"vllm serve {model} ")
+    assert main(["models", "--model", model, *argv]) == 0
+    [record] = json.loads(capsys.readouterr().out)
+    assert record["engine"]["serve_command"].startswith(f"vllm serve {model} ")

@@ -25,12 +25,11 @@ from workbench.gpu.planner import (
     GiB,
     MiB,
     bytes_per_block,
-    page_dimensions,
     plan_for_model,
     plan_memory,
 )
 from workbench.gpu.profiles import get_profile
-from workbench.models import PageSizing, get_spec
+from workbench.models import PageSizing, get_spec, planned_page
 
 CARDS = {
     "24": ("generic-24gb", 24 * GiB),
@@ -62,7 +61,7 @@ def reference_plan(model: str, card: str, version: str) -> dict[str, int]:
     small = arch.params_b <= 3.0
     eng = profile.engine_args(small=small)
     util = profile.util_cap
-    w, h = page_dimensions(sizing, profile.page_longest_edge)
+    w, h = planned_page(sizing, profile.page_longest_edge)
     vision = arch.vision_tokens(w, h)
     enc = choose_budget(
         arch, behaviour(version), profile_mnbt=eng["max_num_batched_tokens"],
@@ -161,13 +160,13 @@ def test_bytes_per_block_matches_vllm_notes() -> None:
 
 
 def test_page_dimensions() -> None:
-    assert page_dimensions(PageSizing(dpi=192)) == (1632, 2112)  # 8.5x192, 11x192
-    assert page_dimensions(PageSizing(dpi=192), cap=1280) == (989, 1280)
-    assert page_dimensions(PageSizing(longest_edge=1288)) == (995, 1288)
+    assert planned_page(PageSizing(dpi=192)) == (1632, 2112)  # 8.5x192, 11x192
+    assert planned_page(PageSizing(dpi=192), cap=1280) == (989, 1280)
+    assert planned_page(PageSizing(longest_edge=1288)) == (995, 1288)
     # dots.ocr: 200 DPI 1700x2200, snapped down to a 28-px grid: 1680x2184
-    assert page_dimensions(PageSizing(dpi=200, grid=28)) == (1680, 2184)
+    assert planned_page(PageSizing(dpi=200, grid=28)) == (1680, 2184)
     # min_short_edge upscales: 72 DPI letter 612x792 -> short side 1024: 1024x1325
-    assert page_dimensions(PageSizing(dpi=72, min_short_edge=1024)) == (1024, 1325)
+    assert planned_page(PageSizing(dpi=72, min_short_edge=1024)) == (1024, 1325)
 
 
 def test_free_memory_lowers_utilization() -> None:
@@ -246,11 +245,11 @@ def test_deepseek_output_budget_is_capped_by_the_context() -> None:
 
 def test_page_dimensions_apply_min_pixels_and_image_files() -> None:
     # min_pixels grows a tiny page (the pipeline does the same, through fit_size)
-    assert page_dimensions(PageSizing(longest_edge=100, min_pixels=200 * 200)) == (175, 228)
+    assert planned_page(PageSizing(longest_edge=100, min_pixels=200 * 200)) == (175, 228)
     # Chandra: an image file gets a 1536 px short side, a PDF page 1024; the plan takes the
     # larger (72 DPI letter: 612x792 -> PDF 1024x1325, image 1536x1988)
     sizing = PageSizing(dpi=72, min_short_edge=1024, image_min_short_edge=1536)
-    assert page_dimensions(sizing) == (1536, 1988)
+    assert planned_page(sizing) == (1536, 1988)
 
 
 def test_unknown_model_and_unsupported_profile_raise_plan_error() -> None:

@@ -6,7 +6,7 @@ import pytest
 from PIL import Image
 
 from workbench.models import PageSizing, fit_size, get_spec, planned_page
-from workbench.pipeline.process import model_input
+from workbench.pipeline.prepare import sized
 
 
 def test_min_short_edge_longest_edge_and_max_pixels() -> None:
@@ -50,7 +50,7 @@ def test_pipeline_and_planner_size_alike(model: str, is_image: bool) -> None:
     sizing = get_spec(model).sizing
     for size in ((612, 792), (1700, 2200), (3000, 4000), (30, 40)):
         image = Image.new("L", size, 255)
-        sent = model_input(image, sizing, is_image=is_image).size
+        sent = sized(image, sizing, is_image=is_image).size
         assert sent == fit_size(*size, sizing, is_image=is_image)
     # the planner's page is the larger of the PDF and image-file sizes of a letter page
     w, h = planned_page(sizing)

@@ -13,7 +13,8 @@ from workbench.documents import open_document
 from workbench.engines.base import EngineOutput, PageRequest
 from workbench.models.registry import CPU_SPEC, ModelSpec, PageSizing
 from workbench.parsers.base import ParseContext, ParsedPage, register
-from workbench.pipeline.process import model_input, process
+from workbench.pipeline.prepare import sized
+from workbench.pipeline.process import process
 from workbench.schema import Attempt, BBox, Label, PageStatus, Region, Sampling
 
 
@@ -83,11 +84,11 @@ SPEC = ModelSpec(
 
 def test_sizing_rules() -> None:
     img = Image.new("RGB", (1700, 2200))
-    assert model_input(img, PageSizing(longest_edge=1540)).size == (1190, 1540)
-    assert model_input(img, PageSizing(max_pixels=1_000_000, grid=28)).size[0] % 28 == 0
+    assert sized(img, PageSizing(longest_edge=1540)).size == (1190, 1540)
+    assert sized(img, PageSizing(max_pixels=1_000_000, grid=28)).size[0] % 28 == 0
     small = Image.new("RGB", (500, 800))
-    assert model_input(small, PageSizing(min_short_edge=1000)).size == (1000, 1600)
-    assert model_input(small, PageSizing()) is small
+    assert sized(small, PageSizing(min_short_edge=1000)).size == (1000, 1600)
+    assert sized(small, PageSizing()) is small
 
 
 def test_vlm_output_is_parsed_into_page_px_of_the_sent_image() -> None:

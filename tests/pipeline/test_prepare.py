@@ -21,10 +21,11 @@ from workbench.documents import open_document
 from workbench.engines.base import PageRequest
 from workbench.engines.png import encode_png
 from workbench.errors import DocumentError
+from workbench.models import fit_size
 from workbench.models.registry import ModelSpec, PageSizing, get_spec
 from workbench.pipeline import prepare
-from workbench.pipeline.prepare import fit_size, prepare_pages
-from workbench.pipeline.process import model_input
+from workbench.pipeline.feed import prepare_pages
+from workbench.pipeline.prepare import sized
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 LIGHTON = get_spec("lightonai/LightOnOCR-2-1B")  # longest edge 1540 at 200 DPI
@@ -51,8 +52,8 @@ def test_pages_have_the_rule_size_and_png_is_lossless(sizing: PageSizing) -> Non
     spec = spec_with(sizing)
     for page in prepare_pages(doc, None, spec, workers=0):
         rendered = doc.page(page.index, sizing.dpi)  # the old way: render at DPI, then resize
-        assert page.size == model_input(rendered.image, sizing).size
-        assert page.size == fit_size(*rendered.image.size, sizing=sizing)
+        assert page.size == sized(rendered.image, sizing).size
+        assert page.size == fit_size(*rendered.image.size, sizing=sizing, is_image=False)
         assert page.png is not None
         decoded = Image.open(io.BytesIO(page.png))
         assert decoded.size == page.size

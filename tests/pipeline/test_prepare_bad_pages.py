@@ -19,7 +19,8 @@ from workbench.documents import open_document
 from workbench.engines.server.engine import VllmServerEngine
 from workbench.errors import DocumentError
 from workbench.models.registry import get_spec
-from workbench.pipeline.prepare import UnreadablePage, prepare_pages
+from workbench.pipeline.feed import prepare_pages
+from workbench.pipeline.prepare import UnreadablePage
 from workbench.pipeline.process import process_document
 from workbench.schema import PageStatus
 

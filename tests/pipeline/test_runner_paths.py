@@ -23,12 +23,12 @@ import pytest
 from PIL import Image
 from streamlit.testing.v1 import AppTest
 
-import workbench.cli.ocr.cmd as ocr_cmd
 from tests.ui.settle import settle
 from workbench.cli import main
 from workbench.engines.base import EngineOutput, PageRequest
 from workbench.models.registry import CPU_SPEC
 from workbench.pipeline.batch import run_batch
+from workbench.pipeline.request import RunRequest
 from workbench.runs.store import RunReader, RunStore
 from workbench.schema import BBox, Label, Region
 from workbench.settings import Settings
@@ -109,7 +109,7 @@ def manifest(run_dir: Path) -> dict[str, object]:
 
 
 def run_cli(tmp_path: Path, pdf: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setattr(ocr_cmd, "build_engine", lambda args, settings: (FigureEngine(), CPU_SPEC))
+    monkeypatch.setattr(RunRequest, "open", lambda self, **_: (FigureEngine(), CPU_SPEC))
     out = tmp_path / "cli"
     assert main(["ocr", str(pdf), "--out", str(out), "--quiet"]) == 0
     return out

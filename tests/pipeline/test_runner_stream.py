@@ -31,7 +31,7 @@ from workbench.engines.server.engine import VllmServerEngine
 from workbench.errors import DocumentError
 from workbench.models.registry import CPU_SPEC, get_spec
 from workbench.pipeline import feed
-from workbench.pipeline.prepare import prepare_pages
+from workbench.pipeline.feed import prepare_pages
 from workbench.pipeline.request import run_info
 from workbench.pipeline.runner import RunJob, run_documents
 from workbench.schema import PageImage, RunStatus
@@ -177,7 +177,7 @@ def test_pages_ahead_are_bounded_across_documents_and_files_removed(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     pool = CountingPool()
-    monkeypatch.setattr(feed, "_pool", lambda _workers: pool)
+    monkeypatch.setattr(feed, "worker_pool", lambda _workers: pool)
     made: list[str] = []
     real_mkstemp = feed.tempfile.mkstemp
 
@@ -225,12 +225,12 @@ def test_a_page_that_cannot_be_rendered_takes_its_place_and_the_stream_goes_on(
     """``unreadable``: what the hook returns stands in the bad page's place (issue 25's
     UnreadablePage); without the hook the error is raised at that page's turn."""
     pool = CountingPool()
-    monkeypatch.setattr(feed, "_pool", lambda _workers: pool)
-    real_work, real_render = feed._work, feed._render
+    monkeypatch.setattr(feed, "worker_pool", lambda _workers: pool)
+    real_work, real_render = feed.work, feed.render
 
     def work(job: Any) -> Any:
         if job.name == "sf424_page2.pdf":
-            return feed._Refused(job.name, "page 1 cannot be rendered (damaged)")
+            return feed.Refused(job.name, "page 1 cannot be rendered (damaged)")
         return real_work(job)
 
     def render(doc: Document, index: int, *args: Any) -> Any:
@@ -238,8 +238,8 @@ def test_a_page_that_cannot_be_rendered_takes_its_place_and_the_stream_goes_on(
             raise DocumentError(doc.name, "page 1 cannot be rendered (damaged)")
         return real_render(doc, index, *args)
 
-    monkeypatch.setattr(feed, "_work", work)
-    monkeypatch.setattr(feed, "_render", render)
+    monkeypatch.setattr(feed, "work", work)
+    monkeypatch.setattr(feed, "render", render)
     docs = documents(["census_12s0324.pdf", "sf424_page2.pdf", "va210966_p1.pdf"])
     items = [(d, f"n{i}", [1]) for i, d in enumerate(docs)]
     placed: list[tuple[str, int, str]] = []

@@ -17,7 +17,7 @@ from workbench.engines.base import PageRequest
 from workbench.engines.cpu import get_cpu_engine
 from workbench.markdown.assemble import assemble_page
 from workbench.models.registry import CPU_SPEC, get_spec
-from workbench.pipeline.prepare import prepare_pages
+from workbench.pipeline.feed import prepare_pages
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 

@@ -12,7 +12,7 @@ from PIL import Image, ImageFilter
 
 from workbench.documents import open_document
 from workbench.models.registry import CPU_SPEC, get_spec
-from workbench.pipeline.process import model_input
+from workbench.pipeline.prepare import sized
 from workbench.settings import Settings
 from workbench.ui.files import display_image, display_jpeg
 
@@ -25,7 +25,7 @@ def test_display_copy_matches_the_downscaled_model_page(name: str, spec: object)
     data = (DATA / name).read_bytes()
     doc = open_document(name, data, Settings())
     dpi = float(spec.sizing.dpi or 200)  # type: ignore[attr-defined]
-    full = model_input(doc.page(1, dpi).image, spec.sizing)  # type: ignore[attr-defined]
+    full = sized(doc.page(1, dpi).image, spec.sizing)  # type: ignore[attr-defined]
     before = Image.open(io.BytesIO(display_jpeg(full, 700))).convert("L")
     now = Image.open(
         io.BytesIO(display_image.__wrapped__("sha", name, 1, dpi, spec.sizing, 700, doc))  # type: ignore[attr-defined]

@@ -41,7 +41,7 @@ def _launch(spec: Any, profile: Profile, gib: float) -> tuple[Any, dict[str, Any
     plan, _arch, _spec = plan_for_model(spec.id, profile, int(gib * GiB))
     if not plan.fits:
         return None
-    return plan, commands.engine_kwargs(spec.id, spec, profile, plan)
+    return plan, commands.engine_kwargs(spec.id, spec, plan)
 
 
 def _serve_parser() -> Any:

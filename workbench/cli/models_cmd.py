@@ -21,8 +21,7 @@ import json
 from typing import Any
 
 from workbench.errors import PlanError
-from workbench.gpu.commands import engine_kwargs, serve_command
-from workbench.gpu.planner import plan_for_model
+from workbench.gpu.launch import plan_launch
 from workbench.gpu.profiles import profile_names
 from workbench.gpu.target import PlanTarget, card_keys, resolve_target
 from workbench.gpu.telemetry import read_snapshot
@@ -55,14 +54,13 @@ def _engine(spec: ModelSpec, target: PlanTarget) -> dict[str, Any] | None:
     card = target.card.key if target.card else None
     out: dict[str, Any] = {"gpu": target.source, "card": card, "profile": profile.name}
     try:
-        plan, _arch, _spec = plan_for_model(spec.id, profile, target.total_bytes, target.free_bytes)
+        launch = plan_launch(spec.id, profile, target.total_bytes, target.free_bytes)
     except PlanError as exc:  # the CPU profile, T4, V100: no vLLM plan, and why
         return {**out, "fits": False, "advice": [str(exc)]}
-    out["fits"] = plan.fits
-    if not plan.fits:
-        return {**out, "advice": list(plan.advice)}
-    kwargs = engine_kwargs(spec.id, spec, profile, plan)
-    return {**out, "llm_kwargs": kwargs, "serve_command": serve_command(kwargs)}
+    out["fits"] = launch.plan.fits
+    if not launch.plan.fits:
+        return {**out, "advice": list(launch.plan.advice)}
+    return {**out, "llm_kwargs": launch.kwargs, "serve_command": launch.serve_command}
 
 
 def describe(spec: ModelSpec, engine: dict[str, Any] | None) -> dict[str, Any]:

@@ -33,8 +33,7 @@ from typing import Any
 
 from workbench.errors import PlanError
 from workbench.gpu import compat, oom_help, release_plans, vllm_versions
-from workbench.gpu.commands import engine_kwargs, example_curl, example_python, serve_command
-from workbench.gpu.planner import plan_for_model
+from workbench.gpu.launch import plan_launch
 from workbench.gpu.profiles import profile_names
 from workbench.gpu.target import card_keys, resolve_target
 from workbench.gpu.telemetry import read_snapshot
@@ -100,17 +99,17 @@ def run(args: argparse.Namespace) -> int:
         args.used_memory,
     )
     which = release_plans.which_vllm(getattr(args, "vllm_version", None))
-    plan, _arch, spec = plan_for_model(
+    launch = plan_launch(
         args.model, target.profile, target.total_bytes, target.free_bytes,
         vllm_version=which.version,
     )  # fmt: skip
-    kwargs = engine_kwargs(plan.model_id, spec, target.profile, plan)
+    plan, spec = launch.plan, launch.spec
     out: dict[str, Any] = {"gpu": target.source, "card": target.card.key if target.card else None}
     out.update(plan.to_json())
-    out["engine_args"] = kwargs
-    out["serve_command"] = serve_command(kwargs)
-    out["example_curl"] = example_curl(spec)
-    out["example_python"] = example_python(spec)
+    out["engine_args"] = launch.kwargs
+    out["serve_command"] = launch.serve_command
+    out["example_curl"] = launch.example_curl
+    out["example_python"] = launch.example_python
     out["probe_command"] = f"python -m workbench probe --model {plan.model_id} --here"
     errors, myths = oom_help.for_profile(target.profile.name)
     out["if_out_of_memory"] = {
@@ -118,7 +117,7 @@ def run(args: argparse.Namespace) -> int:
         "myths": [oom_help.myth_json(m) for m in myths],
         "explain": 'python -m workbench plan --explain-error "<pasted error>"',
     }
-    out["vllm"] = vllm_facts(which, plan, spec, target, kwargs)
+    out["vllm"] = vllm_facts(which, plan, spec, target, launch.kwargs)
     if args.json:
         print(json.dumps(out, indent=2))
     else:

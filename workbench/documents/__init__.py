@@ -1,5 +1,6 @@
 """Documents: PDFs and images opened and identified (:mod:`.files`), PDF pages drawn
-(:mod:`.draw`), their text layer (:mod:`.textlayer`) and its glyphs (:mod:`.glyphs`)."""
+(:mod:`.draw`), their text layer (:mod:`.textlayer`) and its glyphs (:mod:`.glyphs`); the file types
+read (:mod:`.types`)."""
 
 from workbench.documents.files import (
     Document,
@@ -11,8 +12,10 @@ from workbench.documents.files import (
     to_rgb,
 )
 from workbench.documents.source import AnyDocument, DocumentSource, probe_input
+from workbench.documents.types import FILE_TYPES, supported
 
 __all__ = [
+    "FILE_TYPES",
     "AnyDocument",
     "Document",
     "DocumentSource",
@@ -22,5 +25,6 @@ __all__ = [
     "probe_input",
     "read_input",
     "sniff_kind",
+    "supported",
     "to_rgb",
 ]

@@ -1,4 +1,4 @@
-"""Turn (model spec, profile, plan) into a ``vllm serve`` command line and ``vllm.LLM`` kwargs.
+"""Turn (model spec, plan) into a ``vllm serve`` command line and ``vllm.LLM`` kwargs.
 
 Precedence, lowest first: the spec's recommended ``vllm_args`` (model needs:
 ``trust_remote_code``, ``mm_processor_kwargs``, ``max_model_len`` …) < the profile's engine
@@ -22,7 +22,6 @@ import shlex
 from typing import Any
 
 from workbench.gpu.planner import MemoryPlan
-from workbench.gpu.profiles import Profile
 from workbench.models import ModelSpec, match_served_model
 
 ORDER = (
@@ -39,10 +38,9 @@ ORDER = (
 )
 
 
-def engine_kwargs(
-    model_id: str, spec: ModelSpec | None, profile: Profile, plan: MemoryPlan
-) -> dict[str, Any]:
-    """``vllm.LLM(**kwargs)`` for this model on this GPU (``model`` included)."""
+def engine_kwargs(model_id: str, spec: ModelSpec | None, plan: MemoryPlan) -> dict[str, Any]:
+    """``vllm.LLM(**kwargs)`` for this model on this GPU (``model`` included); the profile's
+    arguments come in through ``plan`` (the plan holds them, sized for this GPU)."""
     merged: dict[str, Any] = dict(spec.vllm_args) if spec else {}
     merged.pop("model", None)
     merged.update(plan.engine_args)  # the plan already holds the profile's args

@@ -7,7 +7,7 @@ engine knows no model spec); this module can, with the planner's own page rule.
 Contract
 --------
 * :func:`page_tokens` is one page's KV footprint for ``spec``: its image tokens at the size
-  the pipeline renders it (:func:`~workbench.gpu.planner.page_dimensions`), the prompt, and
+  the pipeline renders it (:func:`~workbench.models.planned_page`), the prompt, and
   the output budget vLLM allows it (``max_tokens``, cut at the model's context).
 * :func:`pages_held` is how many such pages a KV cache of ``kv_tokens`` holds at once, at
   most :data:`MAX_IN_FLIGHT` (past vLLM's ``max_num_seqs`` requests only queue in the server).
@@ -21,8 +21,8 @@ from __future__ import annotations
 
 from workbench.engines.base import Engine
 from workbench.errors import PlanError
-from workbench.gpu.planner import architecture_of, page_dimensions, prompt_token_estimate
-from workbench.models import ModelSpec
+from workbench.gpu.planner import architecture_of, prompt_token_estimate
+from workbench.models import ModelSpec, planned_page
 
 #: vLLM's default ``max_num_seqs`` below the largest cards; more pages than it runs only wait.
 MAX_IN_FLIGHT = 256
@@ -31,7 +31,7 @@ MAX_IN_FLIGHT = 256
 def page_tokens(spec: ModelSpec) -> int:
     """One page's tokens in the KV cache: image + prompt + the output vLLM allows it."""
     arch = architecture_of(spec)
-    width, height = page_dimensions(spec.sizing)
+    width, height = planned_page(spec.sizing)
     vision = arch.vision_tokens(width, height)
     prompt = prompt_token_estimate(spec)
     out = max(min(spec.max_tokens, arch.context - prompt - vision), 0)

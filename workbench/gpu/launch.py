@@ -30,11 +30,42 @@ from workbench.models.registry import ModelSpec
 
 
 @dataclass(frozen=True)
-class LocalLaunch:
-    kwargs: dict[str, Any]  # vllm.LLM(**kwargs), "model" included
-    plan: MemoryPlan
+class Launch:
+    """One model's launch as the planner decides it, the value every reader takes whole (the
+    ``plan`` and ``models`` commands, the GPU page, the probe, the in-process engine): the
+    spec it was resolved to once, the profile, the memory plan, the ``vllm.LLM`` keyword
+    arguments (``model`` included), and what follows from them (:attr:`serve_command`, the
+    example calls). ``gpu``: the GPU it was planned on (:func:`plan_local_launch`), else
+    empty."""
+
+    spec: ModelSpec
     profile: Profile
-    gpu: str
+    plan: MemoryPlan
+    kwargs: dict[str, Any]
+    gpu: str = ""
+
+    @classmethod
+    def of(
+        cls, spec: ModelSpec, profile: Profile, plan: MemoryPlan, *, gpu: str = "",
+        extra: dict[str, Any] | None = None,
+    ) -> Launch:  # fmt: skip
+        """The launch of ``plan`` (made for ``spec`` with ``profile``); ``extra`` goes over
+        its ``vllm.LLM`` arguments."""
+        kwargs = {**commands.engine_kwargs(spec.id, spec, plan), **(extra or {})}
+        return cls(spec=spec, profile=profile, plan=plan, kwargs=kwargs, gpu=gpu)
+
+    @property
+    def serve_command(self) -> str:
+        """The ``vllm serve`` line that starts this launch as a server."""
+        return commands.serve_command(self.kwargs)
+
+    @property
+    def example_curl(self) -> str:
+        return commands.example_curl(self.spec)
+
+    @property
+    def example_python(self) -> str:
+        return commands.example_python(self.spec)
 
     def predicted(self) -> dict[str, str]:
         """The planner's numbers, to set beside what vLLM reports once it has started."""
@@ -46,11 +77,29 @@ class LocalLaunch:
         }
 
 
+def plan_launch(
+    model: str,
+    profile: Profile,
+    total_bytes: int,
+    free_bytes: int | None = None,
+    *,
+    vllm_version: str | None = None,
+) -> Launch:
+    """The launch of ``model`` (id, alias or served name) with ``profile`` on a card of
+    ``total_bytes`` with ``free_bytes`` free (:func:`~workbench.gpu.planner.plan_for_model`);
+    raises :class:`PlanError` when there is no plan (the CPU profile, an unknown model)."""
+    plan, _arch, spec = planner.plan_for_model(
+        model, profile, total_bytes, free_bytes, vllm_version=vllm_version
+    )
+    return Launch.of(spec, profile, plan)
+
+
 def plan_local_launch(
     spec: ModelSpec,
     profile: Profile | str | None = None,
     snapshot: telemetry.GpuSnapshot | None = None,
-) -> LocalLaunch:
+) -> Launch:
+    """The launch of ``spec`` on this machine's first GPU (module doc)."""
     snapshot = snapshot or telemetry.read_snapshot(with_processes=False)
     gpu = snapshot.first
     if gpu is None:
@@ -70,11 +119,10 @@ def plan_local_launch(
             f"{spec.display} cannot fit one page on {gpu.name} with the {profile.name} "
             "profile. " + " ".join(plan.advice)
         )
-    kwargs = {**commands.engine_kwargs(spec.id, spec, profile, plan), **extra_args()}
-    return LocalLaunch(kwargs=kwargs, plan=plan, profile=profile, gpu=gpu.name)
+    return Launch.of(spec, profile, plan, gpu=gpu.name, extra=extra_args())
 
 
-def planned_options(options: LocalOptions, launch: LocalLaunch) -> LocalOptions:
+def planned_options(options: LocalOptions, launch: Launch) -> LocalOptions:
     """``options`` as ``launch`` plans them, the one rule for every front end: the plan's
     ``vllm.LLM`` arguments under the options' own (``--engine-arg`` goes over the plan), and
     pages in flight from the plan unless the options give a number."""

@@ -10,7 +10,7 @@ Every quoted text was read in vLLM's own source, the 0.26.0 and 0.33.0 wheels (t
 range's ends); ``source`` gives file::function inside the ``vllm/`` package. Texts that vLLM
 builds with f-strings are quoted up to the first number, so they match every version that
 prints them. The run-time encoder entry is the failure measured on the H200
-(shared/gpu-lab/README.md).
+(benchmarks/gpu_probe_results.md).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Memory planner: the longest ``max_model_len`` that fits, pure arithmetic, no GPU needed.
 
-It mirrors how the planned vLLM release sizes its KV cache (shared/notes/vllm.md §3; 0.34's
-extensible cache: :mod:`workbench.gpu.kv_budget`):
+It mirrors how the planned vLLM release sizes its KV cache (benchmarks/vllm_releases.md, read
+from each release's source; 0.34's extensible cache: :mod:`workbench.gpu.kv_budget`):
 
 ``util_eff``   ``min(profile cap, (free - margin) / total)``; margin = 1 GiB because the CUDA
                context alone took 529 MiB on an H200 before vLLM's free-memory check
@@ -60,12 +60,6 @@ KV_DTYPE_BYTES = {"auto": 2, "bfloat16": 2, "float16": 2}  # every fp8*/int8 var
 
 def kv_dtype_bytes(kv_cache_dtype: str) -> int:
     return KV_DTYPE_BYTES.get(kv_cache_dtype, 1)
-
-
-def page_dimensions(sizing: PageSizing, cap: int | None = None) -> tuple[int, int]:
-    """(width, height) of the page the plan assumes: :func:`workbench.models.planned_page`,
-    the same sizing rule the pipeline applies (min_pixels, grid and image files included)."""
-    return planned_page(sizing, cap)
 
 
 def bytes_per_block(arch: Architecture, block_size: int, kv_cache_dtype: str) -> int:
@@ -221,7 +215,7 @@ def plan_memory(
     version = behaviour(vllm_version)
     utilization = kv_budget.utilization(version, profile.util_cap, total_bytes, free, MARGIN_BYTES)
     util = utilization.value
-    width, height = page_dimensions(sizing or spec.sizing, profile.page_longest_edge)
+    width, height = planned_page(sizing or spec.sizing, profile.page_longest_edge)
     vision = arch.vision_tokens(width, height)
     enc = choose_budget(
         arch, version, profile_mnbt=mnbt, page_tokens=vision, total_bytes=total_bytes, util=util
@@ -358,7 +352,7 @@ def _advice(plan: MemoryPlan, spec: ModelSpec, profile: Profile, max_tokens: int
         )
         edge = max(plan.page_width, plan.page_height)
         smaller = int(edge * 0.75)
-        w2, h2 = page_dimensions(PageSizing(longest_edge=smaller), None)
+        w2, h2 = planned_page(PageSizing(longest_edge=smaller), None)
         saved = plan.vision_tokens - arch.vision_tokens(w2, h2)
         if saved > 0:
             tips.append(

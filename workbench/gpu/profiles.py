@@ -2,7 +2,7 @@
 
 A :class:`Profile` is a list of :class:`Knob` s. Each knob is one real setting with the reason
 it has that value (``why``) and ``guessed=True`` where the number is a starting point rather
-than a measurement (shared/notes/vllm.md §7 says they all are, except vLLM's own defaults).
+than a measurement (all are, except vLLM's own defaults).
 
 Knob kinds:
 

@@ -26,11 +26,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from workbench.documents import Document, open_document
+from workbench.documents import Document, open_document, supported
 from workbench.engines.base import Engine
 from workbench.errors import WorkbenchError, display_name
 from workbench.models.registry import ModelSpec
-from workbench.pipeline.process import render_dpi
+from workbench.pipeline.prepare import render_dpi
 from workbench.pipeline.request import run_info
 from workbench.pipeline.runner import RunJob, run_documents
 from workbench.runs.store import RunStore
@@ -38,8 +38,6 @@ from workbench.schema import PageResult, PageStatus, RunStatus
 from workbench.settings import Settings
 
 log = logging.getLogger(__name__)
-
-SUFFIXES = {".pdf", ".png", ".jpg", ".jpeg", ".tif", ".tiff", ".webp", ".bmp"}
 
 #: Called after each written page with (pages done, pages total, seconds elapsed).
 Progress = Callable[[int, int, float], None]
@@ -96,7 +94,7 @@ def folder_files(folder: str) -> list[tuple[str, bytes]]:
     path = Path(folder).expanduser()
     if not path.is_dir():
         raise WorkbenchError(f"{path} is not a folder on the server.")
-    files = sorted(p for p in path.iterdir() if p.is_file() and p.suffix.lower() in SUFFIXES)
+    files = sorted(p for p in path.iterdir() if p.is_file() and supported(p))
     if not files:
         raise WorkbenchError(f"{path} holds no PDF or image file.")
     return [(p.name, p.read_bytes()) for p in files]
@@ -108,7 +106,7 @@ def unsupported_note(folder: str) -> str | None:
     left = [
         display_name(p.name + ("/" if p.is_dir() else ""))
         for p in sorted(path.iterdir())
-        if not (p.is_file() and p.suffix.lower() in SUFFIXES)
+        if not (p.is_file() and supported(p))
     ]
     if not left:
         return None

@@ -47,15 +47,16 @@ from workbench.documents import Document, DocumentSource
 from workbench.errors import DocumentError
 from workbench.models.registry import ModelSpec
 from workbench.pipeline.prepare import (
-    _drop_pool,
-    _Job,
-    _pool,
-    _Refused,
-    _render,
-    _shm,
-    _work,
+    Refused,
+    RenderJob,
     default_workers,
+    drop_pool,
+    render,
     render_dpi,
+    shm_dir,
+    unreadable,
+    work,
+    worker_pool,
 )
 from workbench.schema import PageImage
 
@@ -102,6 +103,30 @@ def _named(page: PageImage, name: str) -> PageImage:
     return page if page.document == name else dataclasses.replace(page, document=name)
 
 
+def prepare_pages(
+    doc: Document,
+    indices: Sequence[int] | None,
+    spec: ModelSpec,
+    dpi: float | None = None,
+    *,
+    ahead: int | None = None,
+    workers: int | None = None,
+    keep_going: bool = False,
+) -> Iterator[PageImage]:
+    """Pages ``indices`` of ``doc`` (default: all) prepared for ``spec``: the stream of
+    :func:`prepare_plans` for this one document (see :mod:`workbench.pipeline.prepare`).
+
+    ``dpi`` defaults to the spec's rule (:func:`render_dpi`); ``ahead`` (default twice the
+    workers) bounds the pages rendered and not yet consumed; ``keep_going``: a page that
+    cannot be rendered is yielded as an :class:`~workbench.pipeline.prepare.UnreadablePage`
+    instead of raising."""
+    pages = list(range(1, doc.page_count + 1) if indices is None else indices)
+    return prepare_plans(
+        [(doc, doc.name, pages)], spec, dpi, ahead=ahead, workers=workers,
+        unreadable=unreadable if keep_going else None,
+    )  # fmt: skip
+
+
 def prepare_plans(
     items: Sequence[Item],
     spec: ModelSpec,
@@ -140,7 +165,7 @@ def _render_here(
     unreadable: Unreadable | None,
 ) -> PageImage:
     try:
-        return _render(doc, index, dpi, spec.sizing, text)
+        return render(doc, index, dpi, spec.sizing, text)
     except Exception as exc:
         if unreadable is None:
             raise
@@ -159,10 +184,10 @@ def _pooled(
     sizing = spec.sizing
     opened: list[_Open] = []
 
-    def jobs() -> Generator[tuple[_Open, _Job], None, None]:
+    def jobs() -> Generator[tuple[_Open, RenderJob], None, None]:
         for item, name, pages in todo:
             doc, owned = _open(item)  # a source is read only now, at its turn
-            fd, path = tempfile.mkstemp(prefix="workbench-doc-", dir=_shm())
+            fd, path = tempfile.mkstemp(prefix="workbench-doc-", dir=shm_dir())
             with os.fdopen(fd, "wb") as handle:
                 handle.write(doc.data)
             entry = _Open(doc, name, path, float(dpi or render_dpi(spec, doc.settings.dpi)), 0)
@@ -171,7 +196,7 @@ def _pooled(
             key = f"{doc.sha256}:{doc.settings.model_dump_json()}"
             pdf = doc.kind == "pdf"
             for i in pages:
-                job = _Job(key, path, doc.name, doc.settings, i, entry.dpi, sizing, text, pdf)
+                job = RenderJob(key, path, doc.name, doc.settings, i, entry.dpi, sizing, text, pdf)
                 yield entry, job
 
     def consumed(entry: _Open) -> None:
@@ -183,8 +208,8 @@ def _pooled(
                 opened.remove(entry)
 
     source = jobs()
-    pool = _pool(workers)
-    queue: deque[tuple[_Open, int, Future[PageImage | _Refused]]] = deque()
+    pool = worker_pool(workers)
+    queue: deque[tuple[_Open, int, Future[PageImage | Refused]]] = deque()
     broken = False
 
     def submit() -> bool:
@@ -193,10 +218,10 @@ def _pooled(
             return False
         entry, job = nxt
         if isinstance(entry.doc, _Gone):  # its file went or changed: each page says so
-            future: Future[PageImage | _Refused] = Future()
-            future.set_result(_Refused(entry.doc.name, entry.doc.why.reason))
+            future: Future[PageImage | Refused] = Future()
+            future.set_result(Refused(entry.doc.name, entry.doc.why.reason))
         else:
-            future = pool.submit(_work, job)
+            future = pool.submit(work, job)
         queue.append((entry, job.index, future))
         return True
 
@@ -206,7 +231,7 @@ def _pooled(
         while queue:
             entry, index, future = queue[0]
             try:
-                item: PageImage | _Refused = future.result()
+                item: PageImage | Refused = future.result()
             except BrokenProcessPool:
                 broken = True
                 break
@@ -217,14 +242,14 @@ def _pooled(
             queue.popleft()
             submit()
             consumed(entry)
-            if isinstance(item, _Refused):
+            if isinstance(item, Refused):
                 refused = DocumentError(item.name, item.reason)
                 if unreadable is None:
                     raise refused
                 item = unreadable(entry.doc.name, index, refused)
             yield _named(item, entry.name)
         if broken:
-            _drop_pool(pool)
+            drop_pool(pool)
             rest = [(e, i) for e, i, _ in queue] + [(e, j.index) for e, j in source]
             queue.clear()
             for entry, i in rest:

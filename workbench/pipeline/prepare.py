@@ -1,10 +1,14 @@
-"""Pages prepared for a model ahead of the engine: rendered once, encoded once, in worker processes.
+"""Pages prepared for a model: rendered once, encoded once, in worker processes (the
+worker side; the stream that feeds an engine from it is :mod:`workbench.pipeline.feed`).
 
 Contract
 --------
-* :func:`prepare_pages` yields the pages of a document, in the order asked, each as a
-  :class:`~workbench.schema.PageImage` whose ``image`` is already at the model's size (the
-  spec's :class:`~workbench.models.registry.PageSizing` applied by :func:`fit_size`) and whose
+* :func:`~workbench.pipeline.feed.prepare_pages` (one document) and
+  :func:`~workbench.pipeline.feed.prepare_plans` (many, as one stream) yield pages, in the
+  order asked, each as a :class:`~workbench.schema.PageImage` rendered by :func:`render` (in
+  a worker: :func:`work` over a :class:`RenderJob`) whose ``image`` is already at the model's
+  size (the spec's :class:`~workbench.models.registry.PageSizing` applied by
+  :func:`workbench.models.fit_size`) and whose
   ``png`` holds that image encoded once, losslessly (:mod:`workbench.engines.png`). A PDF page
   is drawn by PDFium directly at that size (:meth:`Document.draw` with ``fit``), straight into
   the PNG's scanlines: no page is rendered large and resized, none is copied to be encoded.
@@ -44,12 +48,9 @@ import math
 import mmap
 import multiprocessing
 import os
-import tempfile
 import threading
-from collections import OrderedDict, deque
-from collections.abc import Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
+from collections import OrderedDict
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -85,29 +86,21 @@ def default_workers() -> int:
 SMALL_PAGE_GROWTH = 2.0
 
 
-def fit_size(
-    width: int, height: int, sizing: PageSizing, *, is_image: bool = False
-) -> tuple[int, int]:
-    """The size a ``width``×``height`` page gets: :func:`workbench.models.fit_size`, the one
-    rule the memory planner also uses (``is_image``: the page came from an image file)."""
-    return models.fit_size(width, height, sizing, is_image=is_image)
-
-
 def sized(image: Image.Image, sizing: PageSizing, *, is_image: bool = False) -> Image.Image:
     """An image (not a PDF page: those are drawn at the size) resized by the rule."""
-    size = fit_size(*image.size, sizing=sizing, is_image=is_image)
+    size = models.fit_size(*image.size, sizing, is_image=is_image)
     return image if size == image.size else image.resize(size, Image.Resampling.LANCZOS)
 
 
 def small_page_fit(width: int, height: int, *, sizing: PageSizing, floor: int) -> tuple[int, int]:
-    """:func:`fit_size` for a PDF page the CPU engine reads: a page drawn into fewer than
-    ``floor`` pixels (a letter page's at the DPI asked) is drawn larger, up to ``floor`` and
-    at most :data:`SMALL_PAGE_GROWTH` times the DPI (Tesseract reads type best at about
-    300 DPI; much larger, its line finding merges lines)."""
+    """:func:`workbench.models.fit_size` for a PDF page the CPU engine reads: a page drawn
+    into fewer than ``floor`` pixels (a letter page's at the DPI asked) is drawn larger, up
+    to ``floor`` and at most :data:`SMALL_PAGE_GROWTH` times the DPI (Tesseract reads type
+    best at about 300 DPI; much larger, its line finding merges lines)."""
     grow = 1.0
     if width * height < floor:
         grow = min(math.sqrt(floor / (width * height)), SMALL_PAGE_GROWTH)
-    return fit_size(round(width * grow), round(height * grow), sizing, is_image=False)
+    return models.fit_size(round(width * grow), round(height * grow), sizing, is_image=False)
 
 
 def render_dpi(spec: ModelSpec, default: float) -> float:
@@ -125,7 +118,7 @@ def prepare_page(page: PageImage, sizing: PageSizing) -> PageImage:
 
 # ---------------------------------------------------------------------- worker side
 @dataclass(frozen=True)
-class _Job:
+class RenderJob:
     key: str  # the document's identity (content hash and settings)
     path: str  # its bytes, in a file the workers read once
     name: str
@@ -159,7 +152,7 @@ def unreadable(name: str, index: int, exc: BaseException) -> UnreadablePage:
 
 
 @dataclass(frozen=True)
-class _Refused:
+class Refused:
     """A DocumentError from a worker (its two-argument constructor does not unpickle)."""
 
     name: str
@@ -170,7 +163,7 @@ _OPEN: OrderedDict[str, Document] = OrderedDict()
 _USES: dict[str, int] = {}  # pages rendered from each open document
 
 
-def _mapped_pdf(job: _Job) -> Document:
+def _mapped_pdf(job: RenderJob) -> Document:
     """The PDF mapped from its file, not read into this worker: PDFium reads the mapping, pages
     of the file come in as it touches them and are shared with the page cache."""
     import pypdfium2 as pdfium
@@ -184,7 +177,7 @@ def _mapped_pdf(job: _Job) -> Document:
     return Document(job.name, b"", "pdf", count, job.settings, _pdf=pdf)
 
 
-def _document(job: _Job) -> Document:
+def _document(job: RenderJob) -> Document:
     doc = _OPEN.get(job.key)
     _USES[job.key] = _USES.get(job.key, 0) + 1
     if doc is not None and _USES[job.key] > PAGES_PER_OPEN:
@@ -206,12 +199,12 @@ def _document(job: _Job) -> Document:
     return doc
 
 
-def _render(doc: Document, index: int, dpi: float, sizing: PageSizing, text: bool) -> PageImage:
+def render(doc: Document, index: int, dpi: float, sizing: PageSizing, text: bool) -> PageImage:
     if text and doc.kind == "pdf":  # the CPU engine's PDF page
         letter = round(LETTER[0] * dpi) * round(LETTER[1] * dpi)
         fit = partial(small_page_fit, sizing=sizing, floor=letter)
     else:
-        fit = partial(fit_size, sizing=sizing, is_image=doc.kind != "pdf")
+        fit = partial(models.fit_size, sizing=sizing, is_image=doc.kind != "pdf")
     if not doc.draws_with_pdfium:
         page = doc.page(index, dpi, fit=fit, text=text)
         return dataclasses.replace(page, png=encode_png(page.image))
@@ -245,12 +238,12 @@ def decoded(raw: np.ndarray, png: bytes) -> Image.Image:
 _COLOUR_TYPE = 25
 
 
-def _work(job: _Job) -> PageImage | _Refused:
+def work(job: RenderJob) -> PageImage | Refused:
     """In a worker: the page rendered at the model's size and encoded (it travels as PNG)."""
     try:
-        return _render(_document(job), job.index, job.dpi, job.sizing, job.text)
+        return render(_document(job), job.index, job.dpi, job.sizing, job.text)
     except DocumentError as exc:
-        return _Refused(exc.name, exc.reason)
+        return Refused(exc.name, exc.reason)
 
 
 # ---------------------------------------------------------------------- the pool
@@ -258,7 +251,7 @@ _POOLS: dict[int, ProcessPoolExecutor] = {}  # by size: a caller asking for N ne
 _POOL_LOCK = threading.Lock()
 
 
-def _pool(workers: int) -> ProcessPoolExecutor:
+def worker_pool(workers: int) -> ProcessPoolExecutor:
     with _POOL_LOCK:
         pool = _POOLS.get(workers)
         if pool is None:
@@ -282,7 +275,7 @@ def _context() -> Any:
     return context
 
 
-def _drop_pool(broken: ProcessPoolExecutor) -> None:
+def drop_pool(broken: ProcessPoolExecutor) -> None:
     with _POOL_LOCK:
         for size, pool in list(_POOLS.items()):
             if pool is broken:
@@ -300,107 +293,6 @@ def shutdown() -> None:
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-# ---------------------------------------------------------------------- consumer side
-def prepare_pages(
-    doc: Document,
-    indices: Sequence[int] | None,
-    spec: ModelSpec,
-    dpi: float | None = None,
-    *,
-    ahead: int | None = None,
-    workers: int | None = None,
-    keep_going: bool = False,
-) -> Iterator[PageImage]:
-    """Pages ``indices`` of ``doc`` (default: all) prepared for ``spec``; see the contract.
-
-    ``dpi`` defaults to the spec's rule (:func:`render_dpi`); ``ahead`` (default twice the
-    workers) bounds the pages rendered and not yet consumed; ``keep_going``: a page that
-    cannot be rendered is yielded as an :class:`UnreadablePage` instead of raising."""
-    pages = list(range(1, doc.page_count + 1) if indices is None else indices)
-    workers = default_workers() if workers is None else workers
-    resolution = float(dpi or render_dpi(spec, doc.settings.dpi))
-    text = spec.parser == "native"
-    sizing = spec.sizing
-    if workers <= 0 or not pages:
-        for index in pages:
-            yield _render_here(doc, index, resolution, sizing, text, keep_going)
-        return
-    yield from _pooled(
-        doc, pages, sizing, resolution, text, workers, ahead or 2 * workers, keep_going
-    )
-
-
-def _render_here(
-    doc: Document, index: int, dpi: float, sizing: PageSizing, text: bool, keep_going: bool
-) -> PageImage:
-    try:
-        return _render(doc, index, dpi, sizing, text)
-    except Exception as exc:
-        if not keep_going:
-            raise
-        return unreadable(doc.name, index, exc)
-
-
-def _pooled(
-    doc: Document,
-    pages: list[int],
-    sizing: PageSizing,
-    dpi: float,
-    text: bool,
-    workers: int,
-    ahead: int,
-    keep_going: bool,
-) -> Iterator[PageImage]:
-    fd, path = tempfile.mkstemp(prefix="workbench-doc-", dir=_shm())
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(doc.data)
-        key = f"{doc.sha256}:{doc.settings.model_dump_json()}"
-        pdf = doc.kind == "pdf"
-        jobs = (_Job(key, path, doc.name, doc.settings, i, dpi, sizing, text, pdf) for i in pages)
-        pool = _pool(workers)
-        queue: deque[tuple[int, Future[PageImage | _Refused]]] = deque()
-        broken = False
-
-        def submit() -> bool:
-            job = next(jobs, None)
-            if job is None:
-                return False
-            queue.append((job.index, pool.submit(_work, job)))
-            return True
-
-        try:
-            while len(queue) < ahead and submit():
-                pass
-            while queue:
-                index, future = queue.popleft()
-                try:
-                    item: PageImage | _Refused = future.result()
-                except BrokenProcessPool:
-                    broken = True
-                    break
-                except Exception as exc:  # raised in the worker: this page's problem only
-                    if not keep_going:
-                        raise
-                    item = unreadable(doc.name, index, exc)
-                submit()
-                if isinstance(item, _Refused):
-                    if not keep_going:
-                        raise DocumentError(item.name, item.reason)
-                    item = UnreadablePage(doc.name, index, _NO_PIXELS, reason=item.reason)
-                yield item
-        finally:
-            for _, future in queue:  # the consumer stopped early (cancel) or a page failed
-                future.cancel()
-        if broken:
-            _drop_pool(pool)
-            rest = [index, *(i for i, _ in queue), *(job.index for job in jobs)]
-            for i in rest:
-                yield _render_here(doc, i, dpi, sizing, text, keep_going)
-    finally:
-        Path(path).unlink(missing_ok=True)
-
-
-def _shm() -> str | None:
+def shm_dir() -> str | None:
     """Memory-backed temporary files where there are (the document is read back at once)."""
     return "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None

@@ -3,11 +3,11 @@
 The one path from page images to results, shared by the app and the CLI:
 
 1. each page is prepared for the model (:mod:`workbench.pipeline.prepare`): at the size of the
-   spec's :class:`PageSizing` and encoded once as PNG. Pages from :func:`prepare_pages` come
-   prepared (rendered at that size in worker processes, ahead of the engine); a plain
-   :class:`PageImage` is sized and encoded here. The prepared image is the page image of the
-   result (``page_px`` refers to it) and its PNG is what the engine sends
-   (:attr:`Processed.png`: write it as it is);
+   spec's :class:`PageSizing` and encoded once as PNG. Pages from
+   :func:`~workbench.pipeline.feed.prepare_pages` come prepared (rendered at that size in
+   worker processes, ahead of the engine); a plain :class:`PageImage` is sized and encoded
+   here. The prepared image is the page image of the result (``page_px`` refers to it) and
+   its PNG is what the engine sends (:attr:`Processed.png`: write it as it is);
 2. pages go to the engine as they are prepared. A streaming engine
    (:func:`~workbench.engines.base.streams`: a server, a pool of CPU worker processes) gets
    one ``run`` over all pages and pulls each as it frees one of its ``concurrency`` slots;
@@ -41,18 +41,13 @@ from workbench.documents import Document
 from workbench.engines.base import Engine, EngineOutput, PageRequest, streams
 from workbench.engines.png import encode_png
 from workbench.markdown.assemble import assemble_page
-from workbench.models.registry import ModelSpec, PageSizing
+from workbench.models.registry import ModelSpec
 from workbench.parsers import NO_BOXES_NOTE, ParseContext, get_parser
-from workbench.pipeline.prepare import (
-    UnreadablePage,
-    prepare_page,
-    prepare_pages,
-    render_dpi,
-    sized,
-)
+from workbench.pipeline.feed import prepare_pages
+from workbench.pipeline.prepare import UnreadablePage, prepare_page
 from workbench.schema import PageImage, PageResult, PageStatus, TextLayer
 
-__all__ = ["Processed", "model_input", "process", "process_document", "render_dpi", "to_result"]
+__all__ = ["Processed", "process", "process_document", "to_result"]
 
 DEFAULT_BATCH = 32  # pages per engine call for engines that do not say
 
@@ -71,12 +66,6 @@ class Processed:
     def page_image(self) -> Image.Image | None:
         """The image to write with the result; None for a page that could not be read."""
         return None if self.unreadable else self.image
-
-
-def model_input(image: Image.Image, sizing: PageSizing, *, is_image: bool = False) -> Image.Image:
-    """Size a page image by the spec's rule (:func:`workbench.models.fit_size`; ``is_image``:
-    the page came from an image file, where a model may ask for a larger short side)."""
-    return sized(image, sizing, is_image=is_image)
 
 
 def page_key(page: PageImage) -> str:
@@ -341,7 +330,7 @@ def process_document(
     workers: int | None = None,
 ) -> Iterator[Processed]:
     """:func:`process` over pages of ``doc`` prepared in worker processes ahead of the engine
-    (:func:`~workbench.pipeline.prepare.prepare_pages`), as far ahead as :func:`prefetch`."""
+    (:func:`~workbench.pipeline.feed.prepare_pages`), as far ahead as :func:`prefetch`."""
     pages = list(range(1, doc.page_count + 1) if indices is None else indices)
     prepared = prepare_pages(
         doc, pages, spec, dpi, ahead=prefetch(engine), workers=workers, keep_going=True

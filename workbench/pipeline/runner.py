@@ -24,7 +24,7 @@ What a job guarantees
   (:meth:`RunJob.stream`): as many documents' pages are in flight as the engine takes (a
   server's ``concurrency``, an in-process batch), each document's pages in their order.
 * A document's pages are prepared for the model ahead of the engine
-  (:func:`~workbench.pipeline.prepare.prepare_pages`, or across documents
+  (:func:`~workbench.pipeline.feed.prepare_pages`, or across documents
   :func:`~workbench.pipeline.feed.prepare_plans`: rendered at the model's size, encoded
   once, a bounded number ahead), go through :func:`~workbench.pipeline.process.process`
   and are written by
@@ -62,8 +62,8 @@ from workbench.documents import AnyDocument, Document
 from workbench.engines.base import Engine
 from workbench.errors import DiskFull, PlanError, StoreError, display_name
 from workbench.models.registry import ModelSpec
-from workbench.pipeline.feed import prepare_plans
-from workbench.pipeline.prepare import default_workers, prepare_pages, unreadable
+from workbench.pipeline.feed import prepare_pages, prepare_plans
+from workbench.pipeline.prepare import default_workers, unreadable
 from workbench.pipeline.process import OnPage, Processed, prefetch, process
 from workbench.pipeline.request import RunShape
 from workbench.runs.folder import RunReader, RunWriter

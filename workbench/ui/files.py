@@ -21,9 +21,9 @@ from PIL import Image
 from workbench.documents import Document, open_document
 from workbench.documents.unlock import WRONG_PASSWORD, unlock_pdf
 from workbench.errors import DocumentError, display_name
+from workbench.models import fit_size
 from workbench.models.registry import PageSizing
-from workbench.pipeline.prepare import fit_size
-from workbench.pipeline.process import model_input
+from workbench.pipeline.prepare import sized
 from workbench.schema import PageImage
 from workbench.ui import state
 from workbench.ui.config import settings
@@ -121,12 +121,10 @@ def display_image(
     if _doc.kind == "pdf":
 
         def fit(width: int, height: int) -> tuple[int, int]:
-            return display_size(*fit_size(width, height, sizing), max_width)  # model's size, shrunk
+            return display_size(*fit_size(width, height, sizing, is_image=False), max_width)
 
         return display_jpeg(_doc.page(index, dpi, fit=fit, text=False).image, max_width)
-    return display_jpeg(
-        model_input(page_image(sha256, name, index, dpi, _doc).image, sizing), max_width
-    )
+    return display_jpeg(sized(page_image(sha256, name, index, dpi, _doc).image, sizing), max_width)
 
 
 def display_size(width: int, height: int, max_width: int) -> tuple[int, int]:

@@ -13,14 +13,13 @@ from pathlib import Path
 
 import streamlit as st
 
+from workbench.documents import FILE_TYPES, supported
 from workbench.errors import PageRangeError
 from workbench.ui import state, workset
 from workbench.ui.files import LoadedFile, content_sha, load_file
 from workbench.ui.workset import KeptFile
 
 ASSETS = Path(__file__).resolve().parents[2] / "assets"
-UPLOAD_TYPES = ["pdf", "png", "jpg", "jpeg", "tif", "tiff", "webp", "bmp"]
-_SAMPLE_SUFFIXES = {f".{t}" for t in UPLOAD_TYPES}
 
 
 @dataclass(frozen=True)
@@ -34,7 +33,7 @@ class Selected:
 def sample_paths() -> list[Path]:
     if not ASSETS.is_dir():
         return []
-    return sorted(p for p in ASSETS.iterdir() if p.suffix.lower() in _SAMPLE_SUFFIXES)
+    return sorted(p for p in ASSETS.iterdir() if supported(p))
 
 
 @st.cache_data(show_spinner=False)
@@ -82,7 +81,7 @@ def input_widgets() -> tuple[list[LoadedFile], str]:
         workset.kept_widget()
         uploads = st.file_uploader(
             "Drop PDFs or images (PNG, JPEG, TIFF, WebP, BMP)",
-            type=UPLOAD_TYPES,
+            type=list(FILE_TYPES),
             accept_multiple_files=True,
             key=workset.uploader_key(),
         )

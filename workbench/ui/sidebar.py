@@ -25,7 +25,7 @@ from workbench.ui import engines, state
 from workbench.ui.config import settings
 from workbench.ui.gpu.engine_panel import sidebar_engine_panel
 from workbench.ui.gpu.panel import current_profile, sidebar_gpu
-from workbench.ui.runs.common import cpu_settings
+from workbench.ui.kit import cpu_settings
 
 
 def _kinds() -> dict[str, tuple[str, str | None]]:

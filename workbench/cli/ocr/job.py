@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from workbench.engines.factory import CpuOptions, EngineOptions, LocalOptions, ServerOptions
-from workbench.errors import EngineUnavailable, display_name
+from workbench.errors import UsageError, display_name
 from workbench.models.registry import get_spec
 from workbench.pipeline.process import OnPage
 from workbench.pipeline.request import RunRequest
@@ -106,27 +106,27 @@ def add_engine_flags(p: Any, server_key: str = "--api-key") -> None:
 
 def run_request(args: argparse.Namespace, settings: Settings) -> RunRequest:
     """The run the ``ocr`` arguments ask for: the one place the namespace is read for it.
-    Raises :class:`EngineUnavailable` naming the flag that does not apply."""
+    Raises :class:`UsageError` naming the argument that does not apply."""
     return replace(engine_request(args, settings), pages=args.pages, dpi=args.dpi)
 
 
 def engine_request(args: argparse.Namespace, settings: Settings) -> RunRequest:
     """The engine part of a request from :func:`add_engine_flags`' flags (no pages, no DPI:
-    ``serve`` takes those per submission). Raises :class:`EngineUnavailable` naming the flag
+    ``serve`` takes those per submission). Raises :class:`UsageError` naming the argument
     that does not apply."""
     if args.max_tokens is not None and args.max_tokens < 1:
-        raise EngineUnavailable(f"--max-tokens must be 1 or more, not {args.max_tokens}")
+        raise UsageError(f"--max-tokens must be 1 or more, not {args.max_tokens}")
     if args.workers is not None and args.workers < 1:
-        raise EngineUnavailable(f"--workers must be 1 or more, not {args.workers}")
+        raise UsageError(f"--workers must be 1 or more, not {args.workers}")
     cpu = cpu_settings(args)
     if args.engine_arg and args.engine != "vllm":
-        raise EngineUnavailable("--engine-arg applies to --engine vllm only")
+        raise UsageError("--engine-arg applies to --engine vllm only")
     if args.engine != "cpu" and (args.workers is not None or cpu):
         flags = {"text_layer": "--text-layer", "detect_tables": "--no-tables"}
         first = next(iter(cpu), "")
         given = flags.get(first, "--handwriting-threshold")
         given = "--workers" if args.workers is not None else given
-        raise EngineUnavailable(f"{given} applies to --engine cpu only")
+        raise UsageError(f"{given} applies to --engine cpu only")
     options, spec_id = _OPTIONS[args.engine](args, settings)
     return RunRequest(
         options=options,
@@ -158,7 +158,7 @@ def _local_options(args: argparse.Namespace, settings: Settings) -> tuple[Engine
     """Unplanned: the machine that loads it plans it (:meth:`RunRequest.planned`); the
     arguments given here go over the plan."""
     if not args.model:
-        raise EngineUnavailable("--engine vllm needs --model MODEL_ID")
+        raise UsageError("--engine vllm needs --model MODEL_ID")
     spec = get_spec(args.spec or args.model)
     engine_args = extra_engine_args(args.engine_arg)
     if args.max_num_batched_tokens:  # the fix a dead engine names
@@ -185,7 +185,7 @@ def extra_engine_args(pairs: list[str]) -> dict[str, Any]:
     for pair in pairs:
         key, sep, value = pair.partition("=")
         if not sep or not key.strip():
-            raise EngineUnavailable(f"--engine-arg wants KEY=VALUE, not {pair!r}")
+            raise UsageError(f"--engine-arg wants KEY=VALUE, not {pair!r}")
         try:
             out[key.strip()] = json.loads(value)
         except ValueError:
@@ -203,7 +203,7 @@ def cpu_settings(args: argparse.Namespace) -> dict[str, Any]:
     threshold = args.handwriting_threshold
     if threshold is not None:
         if not 0 <= threshold <= 100:
-            raise EngineUnavailable(f"--handwriting-threshold must be 0-100, not {threshold:g}")
+            raise UsageError(f"--handwriting-threshold must be 0-100, not {threshold:g}")
         given["handwriting_threshold"] = threshold
     return given
 

@@ -2,7 +2,7 @@
 
 Why: the engine asks vLLM for :data:`~workbench.engines.messages.STREAM_INTERVAL` tokens an
 event (``stream_interval``). vLLM 0.33 honours the field; vLLM 0.26 accepts it and ignores it
-(one event a token, measured on the H200: ``shared/gpu-lab/README.md``), so the "refused
+(one event a token, measured on the H200: ``benchmarks/vllm_releases.md``), so the "refused
 field" fallback never triggers there and the client would go on sending a field that does
 nothing. The engine learns instead of assuming:
 

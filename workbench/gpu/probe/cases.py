@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from workbench.errors import PlanError
-from workbench.gpu.commands import engine_kwargs
+from workbench.gpu.launch import Launch
 from workbench.gpu.planner import GiB, MemoryPlan, plan_memory, resolve_model
 from workbench.gpu.profiles import get_profile
 from workbench.gpu.target import all_cards
@@ -193,9 +193,10 @@ def plan_case(model: str, card: Card, vllm_version: str | None) -> tuple[MemoryP
     _arch, spec = resolve_model(model)
     profile = get_profile(card.profile or "generic-24gb")
     total = int(card.gib * GiB)
-    plan = plan_memory(spec, profile, total, total, vllm_version=vllm_version)
-    kwargs = engine_kwargs(spec.id, spec, profile, plan)
-    return plan, kwargs
+    launch = Launch.of(
+        spec, profile, plan_memory(spec, profile, total, total, vllm_version=vllm_version)
+    )
+    return launch.plan, launch.kwargs
 
 
 def run_case(

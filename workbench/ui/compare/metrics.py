@@ -30,7 +30,7 @@ from workbench.runs.store import RunReader
 from workbench.schema import PageResult
 from workbench.ui import state
 from workbench.ui.compare import parts as compare_parts
-from workbench.ui.runs.common import get_store
+from workbench.ui.kit import get_store
 
 DIFF_CSS = (
     "<style>.wb-diff{line-height:1.7;font-size:0.95rem;max-height:420px;overflow:auto;"

@@ -31,9 +31,7 @@ from workbench.schema import DocumentInfo, PageImage, PageResult, Region
 from workbench.ui import editor, state
 from workbench.ui.compare import metrics as compare_metrics
 from workbench.ui.compare import parts as compare_parts
-from workbench.ui.overlay.element import Outline, get_selection, set_selection
-from workbench.ui.page_facts import widen_main
-from workbench.ui.runs.common import (
+from workbench.ui.kit import (
     CPU_ENGINE,
     LABEL_DIFFERS,
     ONLY_HERE,
@@ -46,6 +44,8 @@ from workbench.ui.runs.common import (
     store_location_widget,
     zoom_control,
 )
+from workbench.ui.overlay.element import Outline, get_selection, set_selection
+from workbench.ui.page_facts import widen_main
 
 PAGE, ZOOM = state.CMP_PAGE.key, state.CMP_ZOOM.key  # widget keys
 LABELS, TAGS = state.CMP_LABELS.key, state.CMP_TAGS.key

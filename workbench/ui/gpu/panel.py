@@ -21,15 +21,11 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from workbench.errors import PlanError
-from workbench.gpu.commands import (
-    engine_kwargs,
-    example_curl,
-    example_python,
-    llm_snippet,
-    serve_command,
-)
-from workbench.gpu.planner import GiB, MemoryPlan, MiB, plan_for_model
+from workbench.gpu.commands import llm_snippet
+from workbench.gpu.launch import Launch, plan_launch
+from workbench.gpu.planner import GiB, MemoryPlan, MiB
 from workbench.gpu.profiles import Profile, detect_profile, get_profile, profile_names
+from workbench.gpu.release_plans import WhichVllm
 from workbench.gpu.target import PlanTarget, planning_profile, targets
 from workbench.gpu.telemetry import GpuSnapshot, History, read_snapshot
 from workbench.models.registry import all_specs, find_architecture
@@ -206,7 +202,7 @@ def _plan_section(snap: GpuSnapshot, profile: Profile) -> None:
     free = max(int((total_gib - used_gib) * GiB), 0)
     which = release_choice(cols[0])
     try:
-        plan, _arch, spec = plan_for_model(model, profile, total, free, vllm_version=which.version)
+        launch = plan_launch(model, profile, total, free, vllm_version=which.version)
     except PlanError as exc:
         st.error(str(exc))
         return
@@ -214,6 +210,13 @@ def _plan_section(snap: GpuSnapshot, profile: Profile) -> None:
         f"Planning **{profile.label}** on {_planned_on(target, total_gib)} for vLLM "
         f"{which.version} ({which.how})."
     )
+    _show_launch(launch, target, which)
+
+
+def _show_launch(launch: Launch, target: PlanTarget, which: WhichVllm) -> None:
+    """The plan's numbers, its memory split, its settings and, when it fits, how to start it
+    and send it a page."""
+    plan, spec, profile, kwargs = launch.plan, launch.spec, launch.profile, launch.kwargs
     m = st.columns(4)
     m[0].metric("max_model_len", f"{plan.max_model_len:,}")
     m[1].metric("tokens per page", f"{plan.tokens_per_page:,}")
@@ -231,7 +234,6 @@ def _plan_section(snap: GpuSnapshot, profile: Profile) -> None:
         height=140,
         color=[SPLIT_COLORS[k] for k in bar],
     )
-    kwargs = engine_kwargs(plan.model_id, spec, profile, plan)
     gpu_name = target.gpu.name if target.gpu else (target.card.name if target.card else "")
     render_release_notes(which, plan, spec, profile, kwargs, gpu_name)
     _settings_table(profile, plan, kwargs)
@@ -242,10 +244,10 @@ def _plan_section(snap: GpuSnapshot, profile: Profile) -> None:
             icon=":material/block:",
         )
     else:
-        st.code(serve_command(kwargs), language="bash")
+        st.code(launch.serve_command, language="bash")
         with st.expander("Send a page to it (curl, Python OpenAI client)"):
-            st.code(example_curl(spec), language="bash")
-            st.code(example_python(spec), language="python")
+            st.code(launch.example_curl, language="bash")
+            st.code(launch.example_python, language="python")
         st.code(llm_snippet(kwargs), language="python")
         st.caption(
             "Check this plan on this GPU with real vLLM (no weights needed; it starts vLLM "

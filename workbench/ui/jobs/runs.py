@@ -23,7 +23,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 from workbench.errors import PlanError, StoreError
 from workbench.pipeline.batch import keep_original
-from workbench.pipeline.prepare import prepare_pages
+from workbench.pipeline.feed import prepare_pages
 from workbench.pipeline.process import Processed
 from workbench.pipeline.request import run_info
 from workbench.pipeline.runner import RunJob

@@ -119,12 +119,6 @@ class Board(SessionControls):
                 sess.seen = time.monotonic()
             return self._progress(session)
 
-    def forget(self, session: str) -> None:
-        with self._cond:
-            if self._sessions.pop(session, None) is not None:
-                self._order.remove(session)
-                self._cond.notify_all()
-
     def idle(self) -> bool:
         """Nothing to do and nothing in progress."""
         with self._cond:

@@ -20,6 +20,7 @@ from functools import partial
 
 import streamlit as st
 
+from workbench.documents import FILE_TYPES
 from workbench.engines.base import Engine
 from workbench.errors import WorkbenchError
 from workbench.models.registry import ModelSpec
@@ -37,7 +38,7 @@ from workbench.runs.store import RunSummary
 from workbench.settings import Settings
 from workbench.ui import state
 from workbench.ui.inputs import show_every_file
-from workbench.ui.runs.common import engine_choices, get_store
+from workbench.ui.kit import engine_choices, get_store
 
 #: Seconds between two redraws of a running batch's progress (a fragment: the rest of the
 #: page is not rerun by it; clicks are answered by their own reruns meanwhile).
@@ -136,7 +137,7 @@ def render() -> None:
         uploads = (
             st.file_uploader(
                 "Documents for the batch",
-                type=["pdf", "png", "jpg", "jpeg", "tif", "tiff", "webp", "bmp"],
+                type=list(FILE_TYPES),
                 accept_multiple_files=True,
                 key="batch_files",
             )

@@ -27,16 +27,17 @@ from workbench.pipeline.request import SHAPING_SETTINGS
 from workbench.runs.store import RunReader, RunSummary, summarize
 from workbench.ui import editor, exports_view, state, workset
 from workbench.ui.compare.parts import short_model
-from workbench.ui.page_facts import widen_main
-from workbench.ui.runs.common import (
+from workbench.ui.kit import (
     get_store,
+    label_pills,
     open_reader,
     page_image,
-    safe_html,
     show_page,
     store_location_widget,
     zoom_control,
 )
+from workbench.ui.markdown_view import sanitize
+from workbench.ui.page_facts import widen_main
 from workbench.ui.viewer import live as viewer_live
 
 OPEN_RUN, OPEN_DOC, OPEN_PAGE = state.OPEN_RUN, state.OPEN_DOCUMENT, state.OPEN_PAGE
@@ -316,25 +317,7 @@ def _label_pills(run_id: str, labels: list[str], counts: dict[str, int], where: 
     """The label filter of one run's page: every label on, except those the user turned off
     in this run (kept per run, so one run's page never hides another run's boxes)."""
     hidden = state.RUNS_HIDDEN.setdefault().setdefault(run_id, set())
-    slot = state.RUNS_LABELS(run_id, where)
-    if not slot.present():
-        slot.set([lab for lab in labels if lab not in hidden])
-
-    def changed() -> None:
-        shown = set(slot.get() or [])
-        hidden.difference_update(shown)
-        hidden.update(set(labels) - shown)
-
-    picked = st.pills(
-        "Labels",
-        labels,
-        selection_mode="multi",
-        key=slot.key,
-        format_func=lambda lab: f"{lab} {counts[lab]}",
-        on_change=changed,
-        label_visibility="collapsed",
-    )
-    return list(picked or [])
+    return label_pills(labels, counts, state.RUNS_LABELS(run_id, where), hidden)
 
 
 def viewer(reader: RunReader) -> None:
@@ -413,4 +396,4 @@ def viewer(reader: RunReader) -> None:
         # Wide tables scroll inside the column instead of running off the page.
         st.html("<style>.st-key-runs_md table { display: block; overflow-x: auto; }</style>")
         with st.container(key="runs_md"):
-            st.markdown(safe_html(text) or "_(no text)_", unsafe_allow_html=True)
+            st.markdown(sanitize(text) or "_(no text)_", unsafe_allow_html=True)

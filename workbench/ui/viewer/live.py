@@ -30,8 +30,8 @@ from workbench.ui import engines, state
 from workbench.ui.inputs import Selected
 from workbench.ui.jobs.records import Ask, DocAsk, Progress, Waiting
 from workbench.ui.jobs.worker import board
+from workbench.ui.kit import get_store
 from workbench.ui.results import results
-from workbench.ui.runs.common import get_store
 from workbench.ui.sidebar import served_models
 
 POLL_S = 1.0  # a poll is a script run: often enough to show pages as they finish, rare enough

@@ -32,6 +32,7 @@ from workbench.ui import engines, state
 from workbench.ui import files as ui_files
 from workbench.ui import markdown_view as mv
 from workbench.ui.inputs import Selected, input_widgets, select_pages
+from workbench.ui.kit import label_pills
 from workbench.ui.overlay.element import (
     FIT_WIDTH,
     ZOOMS,
@@ -132,27 +133,8 @@ def _label_filter(result: PageResult, pos: int) -> set[str] | None:
     if not counts:
         return None
     hidden = state.VIEWER_HIDDEN.setdefault()
-    slot = state.VIEWER_LABELS(pos)
     options = sorted(counts, key=lambda lab: -counts[lab])
-    if not slot.present():
-        slot.set([lab for lab in options if lab not in hidden])
-
-    def changed() -> None:
-        shown = set(slot.get())
-        hidden.difference_update(shown)
-        hidden.update(set(options) - shown)
-
-    picked = st.pills(
-        "Labels",
-        options,
-        selection_mode="multi",
-        key=slot.key,
-        format_func=lambda lab: f"{lab} {counts[lab]}",
-        on_change=changed,
-        label_visibility="collapsed",
-        wrap=True,
-    )
-    return set(picked or [])
+    return set(label_pills(options, counts, state.VIEWER_LABELS(pos), hidden, wrap=True))
 
 
 def _region_picker(result: PageResult, ov_key: str, selected: str | None) -> None:

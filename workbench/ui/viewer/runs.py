@@ -17,7 +17,7 @@ from workbench.errors import WorkbenchError
 from workbench.markdown.assemble import figure_page
 from workbench.runs.folder import RunReader
 from workbench.ui import state
-from workbench.ui.runs.common import get_store
+from workbench.ui.kit import get_store
 
 
 def run_folder(sha256: str, ekey: str) -> tuple[RunReader, str] | None:

@@ -1,5 +1,6 @@
-"""Shared pieces of the Runs and Compare pages: the store location, cached page reads,
-overlays, safe Markdown, and the seam to the engine the sidebar selected.
+"""The pages' shared kit (Viewer, Runs, Compare, Batch, the sidebar): the store location,
+cached page reads, overlays, the label filter (:func:`label_pills`), and the seam to the
+engine the sidebar selected.
 
 Session state
 -------------
@@ -37,10 +38,8 @@ from workbench.schema import Region
 from workbench.settings import Settings
 from workbench.ui import engines, state
 from workbench.ui.files import display_jpeg
-from workbench.ui.markdown_view import sanitize
 from workbench.ui.overlay.element import (
     FIT_WIDTH,
-    LABEL_COLORS,
     ZOOMS,
     Outline,
     render_page_overlay,
@@ -48,14 +47,6 @@ from workbench.ui.overlay.element import (
 
 ONLY_HERE = "#ff00aa"  # region with no partner on the other side (dashed outline)
 LABEL_DIFFERS = "#ffa000"  # partner found, but with another label (solid outline)
-
-
-def label_colors() -> dict[str, str]:
-    return {str(k): v for k, v in LABEL_COLORS.items()}
-
-
-#: Model text made safe for ``st.markdown(unsafe_allow_html=True)`` (the viewer's nh3 rules).
-safe_html = sanitize
 
 
 # ---------------------------------------------------------------- store
@@ -174,6 +165,40 @@ def show_page(
         alt=alt,
         outlines=outlines,
     )
+
+
+def label_pills(
+    labels: Sequence[str],
+    counts: Mapping[str, int],
+    slot: Any,
+    hidden: set[str],
+    *,
+    wrap: bool | None = None,
+) -> list[str]:
+    """The label filter over a page's boxes: one pill per label with its count, all on but
+    those in ``hidden``; ``slot`` is the widget's typed state key (:mod:`workbench.ui.state`)
+    and ``hidden`` the labels the user turned off, kept where the caller keeps them (per run,
+    per Viewer session), updated as pills are toggled; ``wrap`` as :func:`st.pills` takes it.
+    Returns the labels switched on."""
+    if not slot.present():
+        slot.set([lab for lab in labels if lab not in hidden])
+
+    def changed() -> None:
+        shown = set(slot.get() or [])
+        hidden.difference_update(shown)
+        hidden.update(set(labels) - shown)
+
+    picked = st.pills(
+        "Labels",
+        list(labels),
+        selection_mode="multi",
+        key=slot.key,
+        format_func=lambda lab: f"{lab} {counts[lab]}",
+        on_change=changed,
+        label_visibility="collapsed",
+        wrap=wrap,
+    )
+    return list(picked or [])
 
 
 def _width_for(zoom: float) -> int:
