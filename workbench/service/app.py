@@ -39,7 +39,7 @@ from fastapi.sse import EventSourceResponse, ServerSentEvent
 from pydantic import BaseModel
 
 from workbench import __version__
-from workbench.errors import StoreError
+from workbench.errors import StoreError, display_name
 from workbench.runs.lock import check_free
 from workbench.service import errors, results
 from workbench.service.errors import ApiError, ErrorResponse
@@ -149,13 +149,13 @@ def create_app(
         engine: Annotated[str | None, Form(description="must name this service's engine")] = None,
     ) -> RunProgress:
         _check_engine(engine)
-        folder = await save_uploads(files or [], limits)
+        folder, paths = await save_uploads(files or [], limits)
         try:
-            paths = sorted(folder.iterdir())
             docs = await run_in_threadpool(
                 check_documents, paths, manager.settings, limits, pages, password, store
             )
-            run_name = name or (paths[0].name if len(paths) == 1 else f"{len(paths)} files")
+            first = paths[0].name if len(paths) == 1 else f"{len(paths)} files"
+            run_name = display_name(name or first)
             return await run_in_threadpool(manager.submit, docs, run_name, folder)
         except BaseException:
             shutil.rmtree(folder, ignore_errors=True)
@@ -167,7 +167,7 @@ def create_app(
         docs = await run_in_threadpool(
             check_documents, paths, manager.settings, limits, request.pages, None, store
         )
-        run_name = request.name or Path(request.path).name
+        run_name = display_name(request.name or Path(request.path).name)
         return await run_in_threadpool(manager.submit, docs, run_name, None)
 
     @v1.get("/runs", response_model=list[RunRow])
