@@ -48,7 +48,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.gpu_throughput import inputs, prepare, spec_for  # noqa: E402
-from workbench.cli.ocr.cmd import build_engine as _CLI_BUILD_ENGINE  # noqa: E402
+from workbench.pipeline.request import RunRequest  # noqa: E402
+
+_CLI_OPEN = RunRequest.open  # what the CLI opens its engine with
 
 _PATCH_LOCK = threading.Lock()
 
@@ -65,11 +67,12 @@ def gpu_used_mib() -> float | None:
 
 
 def build(args: argparse.Namespace) -> Any:
-    from workbench.cli.ocr.job import extra_engine_args, local_launch
+    from workbench.cli.ocr.job import extra_engine_args
     from workbench.engines.vllm_local import VllmLocalEngine
+    from workbench.gpu.launch import plan_local_launch
 
     spec = spec_for(args)
-    launch = local_launch(spec, args.profile)
+    launch = plan_local_launch(spec, args.profile)
     engine_args = {k: v for k, v in launch.kwargs.items() if k != "model"}
     engine_args.update(extra_engine_args(args.engine_arg))
     engine = VllmLocalEngine(spec.id, engine_args, concurrency=launch.plan.pages_in_flight)
@@ -92,19 +95,17 @@ def raw_round(engine: Any, pages: list[Any]) -> dict[str, Any]:
 
 @contextlib.contextmanager
 def _cli_engine(engine: Any, spec: Any) -> Iterator[None]:
-    """The CLI's ``build_engine`` returns ``engine`` (and its ``close`` does nothing: the
-    engine is shared) for the duration; the CLI's own function is put back whatever happens,
-    also when two rounds overlap (a round cut short by the EngineCore's kill)."""
-    from workbench.cli.ocr import cmd
-
+    """The CLI's run request opens ``engine`` (and its ``close`` does nothing: the engine is
+    shared) for the duration; the request's own method is put back whatever happens, also
+    when two rounds overlap (a round cut short by the EngineCore's kill)."""
     with _PATCH_LOCK:
-        cmd.build_engine = lambda _a, _s: (engine, spec)  # type: ignore[assignment]
+        RunRequest.open = lambda _self, **_: (engine, spec)  # type: ignore[method-assign]
         engine.close = lambda: None
     try:
         yield
     finally:
         with _PATCH_LOCK:
-            cmd.build_engine = _CLI_BUILD_ENGINE  # type: ignore[assignment]
+            RunRequest.open = _CLI_OPEN  # type: ignore[method-assign]
             engine.__dict__.pop("close", None)
 
 

@@ -100,6 +100,6 @@ def test_inprocess_stages_on_one_engine(tmp_path: Path, monkeypatch: pytest.Monk
         assert row["a_cancelled"] + row["a_finished"] == 30 and row["cancel_to_none_in_vllm_s"] < 5
     assert plan["a_cancelled"] > 0 and plan["in_vllm_before_cancel"] > 0  # 6 at a time: slow
     assert built[-1].concurrency == 6  # the plan's pages in flight again afterwards
-    from workbench.cli.ocr import cmd
+    from workbench.pipeline.request import RunRequest
 
-    assert cmd.build_engine is gpu_inprocess._CLI_BUILD_ENGINE  # the CLI is left as it was
+    assert RunRequest.open is gpu_inprocess._CLI_OPEN  # the CLI is left as it was

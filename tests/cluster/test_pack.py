@@ -9,9 +9,10 @@ from types import SimpleNamespace
 import pytest
 
 from workbench.cluster import ray_run
-from workbench.cluster.ray_run import ClusterWork, pack
+from workbench.cluster.ray_run import pack
 from workbench.documents import open_document
 from workbench.engines.factory import LocalOptions
+from workbench.pipeline.request import RunRequest
 from workbench.pipeline.runner import DocumentPlan
 from workbench.settings import Settings
 
@@ -48,16 +49,19 @@ def test_a_gpu_worker_plans_its_own_engine_and_keeps_it(monkeypatch: pytest.Monk
     class Loaded:
         name, model = "vllm", MODEL
 
-    def build(options: LocalOptions) -> Loaded:
+    def build(options: LocalOptions, **_: object) -> Loaded:
         built.append(options)
         return Loaded()
 
-    plan = SimpleNamespace(kwargs={"gpu_memory_utilization": 0.9, "max_num_batched_tokens": 16384})
-    monkeypatch.setattr(ray_run, "build_engine", build)
+    plan = SimpleNamespace(
+        kwargs={"gpu_memory_utilization": 0.9, "max_num_batched_tokens": 16384},
+        plan=SimpleNamespace(pages_in_flight=8),
+    )
+    monkeypatch.setattr("workbench.pipeline.request.build_engine", build)
     monkeypatch.setattr("workbench.gpu.launch.plan_local_launch", lambda spec, profile: plan)
     monkeypatch.setattr(ray_run, "_ENGINES", {})
     options = LocalOptions(model=MODEL, engine_args={"max_num_batched_tokens": 4096})
-    work = ClusterWork(options, MODEL, 100.0, max_tokens=128)
+    work = RunRequest(options, spec_id=MODEL, dpi=100.0, max_tokens=128)
     for _ in range(2):
         engine, spec = ray_run._engine(work)
     assert engine.model == MODEL and spec.max_tokens == 128

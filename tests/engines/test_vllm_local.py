@@ -63,6 +63,7 @@ def test_engine_args_and_what_vllm_chose(fake_vllm: SimpleNamespace) -> None:
     assert llm.kwargs == {
         "max_model_len": -1,
         "scheduling_policy": "priority",  # a newcomer's page before another run's backlog
+        "disable_log_stats": False,  # LLM.get_metrics() for stats()
         "gpu_memory_utilization": 0.8,
         "max_num_seqs": 64,
     }

@@ -8,7 +8,7 @@ from tests.fakes.openai_server import FakeOpenAIServer
 from workbench.engines.factory import CpuOptions, build_engine
 from workbench.engines.server.engine import VllmServerEngine
 from workbench.models.registry import CPU_SPEC, get_spec
-from workbench.pipeline.runner import run_info
+from workbench.pipeline.request import run_info
 from workbench.ui.compare.parts import differing_settings
 
 

@@ -18,7 +18,8 @@ from tests.fakes.fake_engine import FakeEngine
 from workbench.documents import open_document
 from workbench.errors import PlanError
 from workbench.models.registry import CPU_SPEC
-from workbench.pipeline.runner import RunJob, final_status, run_documents, run_info
+from workbench.pipeline.request import run_info
+from workbench.pipeline.runner import RunJob, final_status, run_documents
 from workbench.runs.files import atomic_write
 from workbench.runs.folder import RunReader
 from workbench.schema import PageImage, RunStatus

@@ -32,7 +32,8 @@ from workbench.errors import DocumentError
 from workbench.models.registry import CPU_SPEC, get_spec
 from workbench.pipeline import feed
 from workbench.pipeline.prepare import prepare_pages
-from workbench.pipeline.runner import RunJob, run_documents, run_info
+from workbench.pipeline.request import run_info
+from workbench.pipeline.runner import RunJob, run_documents
 from workbench.schema import PageImage, RunStatus
 from workbench.settings import Settings
 

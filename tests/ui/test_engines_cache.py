@@ -12,6 +12,7 @@ import pytest
 from tests.fakes.fake_engine import FakeEngine
 from workbench.errors import EngineUnavailable
 from workbench.models.registry import CPU_SPEC
+from workbench.pipeline.request import engine_spec
 from workbench.schema import PageResult
 from workbench.ui import engines
 from workbench.ui.results import ResultCache
@@ -102,7 +103,7 @@ def test_engine_hook_named_by_the_environment_replaces_the_engine(
     monkeypatch.setenv("WORKBENCH_FAKE_DELAY", "0.25")
     engine = engines._build(engines.EngineChoice("cpu"))
     assert isinstance(engine, FakeEngine) and engine.delay == 0.25
-    assert engines.spec_for(engine) is CPU_SPEC  # a layout engine: no prompt, no parser
+    assert engine_spec(engine) is CPU_SPEC  # a layout engine: no prompt, no parser
     monkeypatch.setenv(engines.FACTORY_ENV, "tests.fakes.no_such_module:build")
     with pytest.raises(EngineUnavailable, match="WORKBENCH_ENGINE_FACTORY"):
         engines._build(engines.EngineChoice("cpu"))

@@ -2,23 +2,20 @@
 whether this command may add to it.
 
 A folder holds one run: the same ``--run-name`` resumes it; another name is refused. Settings
-that contradict the run's are refused too (:meth:`workbench.pipeline.runner.RunJob.start`);
-:func:`stated_differ` only keeps "nothing left to do" from being said to such a command.
+that contradict the run's are refused too (:meth:`workbench.pipeline.runner.RunJob.start`,
+by the comparison :class:`workbench.pipeline.request.RunShape` makes, which also keeps
+"nothing left to do" from being said to such a command).
 """
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from workbench.documents import AnyDocument
-from workbench.engines.factory import CpuOptions
 from workbench.errors import WorkbenchError, display_name
 from workbench.pipeline.runner import finished_pages
 from workbench.runs.folder import RunReader
-from workbench.schema import RunInfo
 
 
 def existing_run(out: Path, run_name: str) -> RunReader | None:
@@ -36,21 +33,6 @@ def existing_run(out: Path, run_name: str) -> RunReader | None:
             f"{reader.info.name} to resume it, or choose another --out"
         )
     return reader
-
-
-def stated_differ(args: argparse.Namespace, cpu: dict[str, Any], old: RunInfo) -> bool:
-    """Whether the arguments alone already contradict the run's recorded engine or CPU
-    settings (so "nothing left to do" would be wrong)."""
-    if args.engine != old.engine or (args.dpi and float(args.dpi) != old.settings.get("dpi")):
-        return True
-    recorded = {k: _said(getattr(CpuOptions(), k)) for k in cpu}  # a run that did not say
-    recorded.update({k: str(v) for k, v in old.settings.items() if k in recorded})
-    return any(recorded[k] != _said(v) for k, v in cpu.items())
-
-
-def _said(value: Any) -> str:
-    """A setting as the manifest records it (``CpuEngine.describe``: "true", "60.0")."""
-    return str(value).lower() if isinstance(value, bool) else str(value)
 
 
 def nothing_left(out: Path, wanted: Sequence[tuple[AnyDocument, list[int]]]) -> bool:

@@ -40,7 +40,7 @@ import os
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -48,17 +48,13 @@ from PIL import Image
 
 from workbench.documents import Document, open_document
 from workbench.engines.base import DEFAULT_IN_FLIGHT, EngineOutput, PageRequest
-from workbench.engines.factory import CpuOptions, EngineOptions, LocalOptions, build_engine
+from workbench.engines.factory import CpuOptions, EngineOptions, LocalOptions
 from workbench.errors import EngineUnavailable, WorkbenchError
 from workbench.models.registry import ModelSpec, get_spec
 from workbench.pipeline.feed import prepare_plans
 from workbench.pipeline.process import OnPage, Processed, process
-from workbench.pipeline.runner import (
-    DocumentPlan,
-    RunJob,
-    RunOutcome,
-    run_info,
-)
+from workbench.pipeline.request import RunRequest
+from workbench.pipeline.runner import DocumentPlan, RunJob, RunOutcome
 from workbench.schema import PageResult
 from workbench.settings import Settings
 
@@ -68,18 +64,6 @@ OPEN_DOCUMENTS = 4  # documents a worker keeps open between tasks (a batch moves
 
 #: One task's share of one document: (its name in the run, sha256, pages)
 Part = tuple[str, str, list[int]]
-
-
-@dataclass(frozen=True)
-class ClusterWork:
-    """What every task needs to rebuild the pipeline on a worker (picklable, small)."""
-
-    options: EngineOptions
-    spec_id: str | None  # None: match the served model (vLLM server engine)
-    dpi: float
-    settings: Settings = field(default_factory=Settings)
-    profile: str | None = None  # GPU tuning profile for the in-process engine
-    max_tokens: int | None = None  # every answer bounded so (None: the model's own)
 
 
 @dataclass(frozen=True)
@@ -113,43 +97,20 @@ class _NamedEngine:
 
 # ---------------------------------------------------------------------- on the workers
 #: by ``repr(options)``: LocalOptions holds a dict (its engine arguments) and cannot be hashed
-_ENGINES: dict[str, tuple[Any, ModelSpec]] = {}
+_ENGINES: dict[str, Any] = {}
 _DOCS: OrderedDict[str, Document] = OrderedDict()
 _LOCK = threading.Lock()
 
 
-def _engine(work: ClusterWork) -> tuple[Any, ModelSpec]:
-    """This worker process's engine for ``work`` (built on first use, then kept)."""
-    key = repr(work.options)
+def _engine(request: RunRequest) -> tuple[Any, ModelSpec]:
+    """This worker process's engine for ``request`` (built on first use, then kept: an
+    in-process vLLM engine planned for this worker's GPU) and the spec it runs."""
+    key = repr(request.options)
     with _LOCK:
         if key not in _ENGINES:
-            engine = build_engine(_planned(work))
-            if work.spec_id is not None:
-                spec = get_spec(work.spec_id)
-            else:
-                from workbench.models.registry import match_served_model
-
-                found = match_served_model(engine.model)
-                if found is None:
-                    raise EngineUnavailable(
-                        f"no model spec matches the served model {engine.model!r}; pass --spec"
-                    )
-                spec = found
-            _ENGINES[key] = (engine, spec)
-        engine, spec = _ENGINES[key]
-        return engine, spec.with_max_tokens(work.max_tokens)
-
-
-def _planned(work: ClusterWork) -> EngineOptions:
-    """The in-process vLLM engine is planned for the GPU of the worker that loads it; the
-    engine arguments the command gave (``--engine-arg``) go over the plan."""
-    options = work.options
-    if isinstance(options, LocalOptions):
-        from workbench.gpu.launch import plan_local_launch
-
-        kwargs = plan_local_launch(get_spec(work.spec_id or options.model), work.profile).kwargs
-        return replace(options, engine_args={**kwargs, **options.engine_args})
-    return options
+            _ENGINES[key] = request.build()
+        engine = _ENGINES[key]
+    return engine, request.spec_of(engine)
 
 
 def _document(
@@ -165,26 +126,26 @@ def _document(
         return doc
 
 
-def identify(work: ClusterWork) -> Identity:
-    engine, spec = _engine(work)
+def identify(request: RunRequest) -> Identity:
+    engine, spec = _engine(request)
     return Identity(engine.name, engine.model, spec.id)
 
 
 def ocr_pages(
-    work: ClusterWork, parts: list[Part], *datas: bytes
+    request: RunRequest, parts: list[Part], *datas: bytes
 ) -> list[tuple[PageResult, bytes]]:
     """Pages of several documents (``parts``, each document's bytes in ``datas`` in the same
     order: top-level arguments, so Ray hands over the objects) through the pipeline on this
     worker as one stream: (result, page PNG) each."""
-    engine, spec = _engine(work)
+    engine, spec = _engine(request)
     items = [
-        (_document(name, sha, data, work.settings, keep=len(parts)), name, pages)
+        (_document(name, sha, data, request.settings, keep=len(parts)), name, pages)
         for (name, sha, pages), data in zip(parts, datas, strict=True)
     ]
     # A task holds one CPU and renders there; the in-process vLLM task holds a GPU, whose
     # batch is rendered by this node's pool (one such task per GPU: few pools)
-    workers = None if isinstance(work.options, LocalOptions) else 0
-    images = prepare_plans(items, spec, work.dpi or None, workers=workers)
+    workers = None if isinstance(request.options, LocalOptions) else 0
+    images = prepare_plans(items, spec, request.render_dpi(spec), workers=workers)
     total = sum(len(pages) for _, _, pages in parts)
     return [
         (item.result, item.png or _encode(item.image))
@@ -276,7 +237,7 @@ def _chunk_size(options: EngineOptions) -> int:
 
 def run_on_ray(
     address: str,
-    work: ClusterWork,
+    request: RunRequest,
     out: Path,
     run_name: str,
     wanted: Sequence[tuple[Document, list[int]]],
@@ -287,32 +248,29 @@ def run_on_ray(
 ) -> RunOutcome:
     """Process ``wanted`` (documents and their pages) on the cluster into the run at ``out``."""
     ray = connect(address)
-    opts = {**_resources(work.options), "max_retries": TASK_RETRIES}
+    opts = {**_resources(request.options), "max_retries": TASK_RETRIES}
     identify_task = ray.remote(**opts)(identify)
     ocr_task = ray.remote(**opts)(ocr_pages)
     try:
-        identity: Identity = ray.get(identify_task.remote(work))
+        identity: Identity = ray.get(identify_task.remote(request))
     except ray.exceptions.RayTaskError as exc:
         raise EngineUnavailable(f"a Ray worker cannot start the engine: {exc.cause}") from None
     spec = get_spec(identity.spec_id)
-    info = run_info(
+    info = request.run_info(
         _NamedEngine(identity),  # name and model are all it reads
         spec,
         name=run_name,
         run_id=run_name,
         documents=[d.info() for d, _ in wanted],
-        dpi=work.dpi,
         source="cli-ray",
     )
-    if work.max_tokens:
-        info.settings["max_tokens"] = work.max_tokens
     job = RunJob.start(out, _NamedEngine(identity), spec, info)
     job.failed_inputs = failed_inputs
     plans = [job.plan(doc, pages) for doc, pages in wanted]
     for plan in plans:
         if on_plan is not None:
             on_plan(plan, job)
-    tasks = pack(plans, _chunk_size(work.options))
+    tasks = pack(plans, _chunk_size(request.options))
     total = sum(len(pages) for parts in tasks for _, _, pages in parts)
     job.outcome.total += total
     opened = {p.name: p.document for p in plans if p.todo and isinstance(p.document, Document)}
@@ -325,7 +283,7 @@ def run_on_ray(
         queue = iter(tasks)
         while True:
             while len(pending) < limit and (task := next(queue, None)) is not None:
-                ref = ocr_task.remote(work, task, *(refs[name] for name, _, _ in task))
+                ref = ocr_task.remote(request, task, *(refs[name] for name, _, _ in task))
                 pending[ref] = task
             if not pending:
                 break

@@ -5,7 +5,7 @@ detected from the GPU's name and memory), runs the memory planner for the model 
 spec, profile and plan into ``vllm.LLM`` keyword arguments (:mod:`workbench.gpu.commands`
 gives the precedence). When one page cannot fit it raises :class:`PlanError` with the
 planner's advice, so the user hears it before vLLM touches the GPU. Shared by the app's
-sidebar and ``python -m workbench ocr --engine vllm``.
+sidebar and ``python -m workbench ocr --engine vllm`` (:func:`planned_options`).
 
 The plan is made for the vLLM installed here (:func:`workbench.gpu.vllm_versions.installed_version`:
 its encoder profiling decides ``max_num_batched_tokens``). ``WORKBENCH_VLLM_ARGS``, a JSON
@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
+from workbench.engines.factory import LocalOptions
 from workbench.errors import EngineUnavailable, PlanError
 from workbench.gpu import commands, planner, profiles, telemetry, vllm_versions
 from workbench.gpu.planner import MemoryPlan
@@ -71,6 +72,17 @@ def plan_local_launch(
         )
     kwargs = {**commands.engine_kwargs(spec.id, spec, profile, plan), **extra_args()}
     return LocalLaunch(kwargs=kwargs, plan=plan, profile=profile, gpu=gpu.name)
+
+
+def planned_options(options: LocalOptions, launch: LocalLaunch) -> LocalOptions:
+    """``options`` as ``launch`` plans them, the one rule for every front end: the plan's
+    ``vllm.LLM`` arguments under the options' own (``--engine-arg`` goes over the plan), and
+    pages in flight from the plan unless the options give a number."""
+    return replace(
+        options,
+        engine_args={**launch.kwargs, **options.engine_args},
+        concurrency=options.concurrency or launch.plan.pages_in_flight,
+    )
 
 
 def extra_args() -> dict[str, Any]:

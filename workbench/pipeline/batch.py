@@ -31,7 +31,8 @@ from workbench.engines.base import Engine
 from workbench.errors import WorkbenchError, display_name
 from workbench.models.registry import ModelSpec
 from workbench.pipeline.process import render_dpi
-from workbench.pipeline.runner import RunJob, run_documents, run_info
+from workbench.pipeline.request import run_info
+from workbench.pipeline.runner import RunJob, run_documents
 from workbench.runs.store import RunStore
 from workbench.schema import PageResult, PageStatus, RunStatus
 from workbench.settings import Settings

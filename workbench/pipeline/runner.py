@@ -58,7 +58,6 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from workbench import __version__
 from workbench.documents import AnyDocument, Document
 from workbench.engines.base import Engine
 from workbench.errors import DiskFull, PlanError, StoreError, display_name
@@ -66,6 +65,7 @@ from workbench.models.registry import ModelSpec
 from workbench.pipeline.feed import prepare_plans
 from workbench.pipeline.prepare import default_workers, prepare_pages, unreadable
 from workbench.pipeline.process import OnPage, Processed, prefetch, process
+from workbench.pipeline.request import RunShape
 from workbench.runs.folder import RunReader, RunWriter
 from workbench.runs.store import RunStore
 from workbench.schema import DocumentInfo, PageImage, PageResult, PageStatus, RunInfo, RunStatus
@@ -123,60 +123,12 @@ def final_status(
     return RunStatus.DONE
 
 
-#: Engine facts that do not change what a page reads (or are recorded elsewhere).
-NOT_SHAPING = frozenset(
-    {"name", "engine", "model", "workers", "concurrency", "timeout_s", "idle_timeout_s"}
-)
-
-
-def run_info(
-    engine: Engine,
-    spec: ModelSpec,
-    *,
-    name: str,
-    documents: Sequence[DocumentInfo],
-    dpi: float,
-    source: str,
-    run_id: str = "",
-    profile: str | None = None,
-) -> RunInfo:
-    """The manifest head every caller writes: same fields, same settings keys. The engine's
-    own settings that shape its output (:meth:`Engine.describe`: the CPU engine's text layer
-    mode, table detection...) are recorded too, so two runs that differ in them say how."""
-    described = engine.describe()
-    shaping = {k: v for k, v in described.items() if k not in NOT_SHAPING}
-    return RunInfo(
-        id=run_id,
-        name=name,
-        engine=engine.name,
-        model=engine.model,
-        profile=profile,
-        settings={**shaping, "spec": spec.id, "dpi": float(dpi), "source": source},
-        versions={"workbench": __version__},
-        documents=list(documents),
-    )
-
-
-#: recorded settings that decide what a page's output is (a server's address, memory and
-#: concurrency knobs do not: a run may resume with other ones); the Runs list shows them
-SHAPING_SETTINGS = (
-    "spec", "dpi", "max_tokens", "text_layer", "detect_tables", "handwriting_threshold",
-)  # fmt: skip
-
-
-def _shaping(info: RunInfo) -> dict[str, str]:
-    kept = {k: str(info.settings[k]) for k in SHAPING_SETTINGS if k in info.settings}
-    return {"engine": info.engine, "model": info.model, **kept}
-
-
 def _refuse_other_settings(out: Path | str, old: RunInfo, new: RunInfo) -> None:
     """A run folder holds one engine's output with one set of settings: resuming it with
     others would mix two runs' pages in one. Named differences, and the way out."""
-    was, now = _shaping(old), _shaping(new)
-    # a key one of them lacks (a run written before it was recorded) is not a difference
-    diff = [k for k in sorted(set(was) & set(now)) if was[k] != now[k]]
+    diff = RunShape.of(old).differences(RunShape.of(new))
     if diff:
-        said = ", ".join(f"{k} {was[k]} → {now[k]}" for k in diff)
+        said = ", ".join(f"{k} {was} → {new}" for k, was, new in diff)
         raise PlanError(
             f"{display_name(out)} holds the run {old.name!r} made with other settings ({said}); "
             "choose another --out to keep both and compare them"

@@ -36,10 +36,9 @@ import streamlit as st
 
 from workbench.engines.base import Engine
 from workbench.engines.factory import CpuOptions
-from workbench.errors import EngineUnavailable, WorkbenchError
-from workbench.gpu.inflight import fit_in_flight
-from workbench.models.registry import CPU_SPEC, ModelSpec, get_spec, match_served_model
-from workbench.pipeline.process import render_dpi
+from workbench.errors import EngineUnavailable
+from workbench.models.registry import ModelSpec
+from workbench.pipeline.request import RunRequest
 from workbench.settings import Settings
 from workbench.ui import state
 from workbench.ui.config import settings
@@ -49,10 +48,12 @@ FACTORY_ENV = "WORKBENCH_ENGINE_FACTORY"
 
 @dataclass(frozen=True)
 class EngineChoice:
-    """What the sidebar picked: a kind and its options object (from engines.factory)."""
+    """What the sidebar picked: a kind, its options object (from engines.factory) and, for
+    the in-process engine, the GPU tuning profile it is planned with when it loads."""
 
     kind: str  # "cpu", "vllm-server", "vllm"
     options: Any = None  # CpuOptions | ServerOptions | LocalOptions
+    profile: str | None = None
 
     @property
     def key(self) -> str:
@@ -61,7 +62,15 @@ class EngineChoice:
             return self.kind
         fields = getattr(opts, "__dict__", {}) or {}
         shown = {k: v for k, v in sorted(fields.items()) if k != "api_key"}
-        return f"{self.kind}:{shown}"
+        return f"{self.kind}:{shown}" + (f"|{self.profile}" if self.profile else "")
+
+    @property
+    def request(self) -> RunRequest:
+        """The run request this choice makes (the app's pages ask no ``max_tokens``; the CPU
+        engine's DPI setting is the request's DPI)."""
+        dpi = self.options.dpi if isinstance(self.options, CpuOptions) else None
+        options = self.options or CpuOptions()
+        return RunRequest(options, dpi=dpi, profile=self.profile, settings=settings())
 
 
 def _factory_hook() -> Callable[[EngineChoice], Engine] | None:
@@ -81,16 +90,10 @@ def _build(choice: EngineChoice) -> Engine:
     hook = _factory_hook()
     if hook is not None:
         return hook(choice)
-    try:
-        from workbench.engines import factory
-    except ImportError as exc:
-        raise EngineUnavailable(f"the engine factory is not available ({exc})") from None
     # The CPU engine's OCR runs in a worker process: in the app's process it would hold the
     # GIL in stretches and slow every script run that answers a click (benchmarks/viewer_clicks.py).
     own = not Settings.from_env().cpu_in_process
-    engine = factory.build_engine(choice.options or factory.CpuOptions(), own_process=own)
-    with contextlib.suppress(WorkbenchError):  # a served model without a spec keeps the default
-        fit_in_flight(engine, spec_for(engine))  # no number given: what the server's KV holds
+    engine, _ = choice.request.open(own_process=own)
     return engine
 
 
@@ -105,6 +108,7 @@ def _engine(key: str, _choice: EngineChoice) -> Engine:
 
 
 _current_key: dict[str, str] = {}
+_loaded: dict[str, weakref.ref[Any]] = {}  # choice key -> the engine built for it (telemetry)
 _described: dict[str, tuple[int, dict[str, str]]] = {}  # choice key -> (engine id, facts)
 _engine_lock = threading.Lock()
 
@@ -124,6 +128,9 @@ def use_engine(choice: EngineChoice) -> Engine:
             _engine.clear()  # releases the dead one (its GPU memory) before the new one loads
             gc.collect()
             engine = _engine(choice.key, choice)
+    with contextlib.suppress(TypeError):  # an engine without weak references: not watched
+        _loaded.clear()
+        _loaded[choice.key] = weakref.ref(engine)
     known = _described.get(choice.key)
     if known is None or known[0] != id(engine):  # a new engine describes itself again
         try:
@@ -133,6 +140,17 @@ def use_engine(choice: EngineChoice) -> Engine:
         _described.clear()
         _described[choice.key] = (id(engine), facts)
     return engine
+
+
+def loaded_engine(choice: EngineChoice) -> Engine | None:
+    """The engine already built for ``choice`` (AppTest's override first), or None: never
+    builds one (a panel that watches an engine must not load a model)."""
+    override = state.ENGINE_OVERRIDE.get()
+    if override is not None:
+        return override
+    ref = _loaded.get(choice.key)
+    engine = ref() if ref is not None else None
+    return None if engine is None or getattr(engine, "closed", False) else engine
 
 
 def overridden() -> bool:
@@ -165,29 +183,12 @@ def engine_key(engine: Engine, choice: EngineChoice) -> str:
     return f"{choice.key}|{engine.name}|{engine.model}"
 
 
-def spec_for(engine: Engine) -> ModelSpec:
-    """The model spec an engine runs: its own ``spec`` if it has one, else by its name/model."""
-    spec = getattr(engine, "spec", None)
-    if isinstance(spec, ModelSpec):
-        return spec
-    if engine.name == "cpu":
-        return CPU_SPEC
-    found = match_served_model(engine.model)
-    if found is None:
-        try:
-            return get_spec(engine.model)
-        except KeyError as exc:
-            raise WorkbenchError(
-                f"no model spec matches the served model {engine.model!r}: {exc.args[0]}"
-            ) from None
-    return found
-
-
 def dpi_for(spec: ModelSpec) -> float:
+    """The DPI pages of ``spec`` are rendered at: the CPU engine's sidebar setting for the
+    CPU engine, else the model's rule (:meth:`RunRequest.render_dpi`)."""
     choice = current_choice() if spec.family == "cpu" else None
-    if choice is not None and isinstance(choice.options, CpuOptions):
-        return float(choice.options.dpi)  # the sidebar's CPU engine setting
-    return render_dpi(spec, settings().dpi)
+    request = choice.request if choice is not None else RunRequest(settings=settings())
+    return request.render_dpi(spec)
 
 
 def current_choice() -> EngineChoice | None:

@@ -11,17 +11,19 @@ GPU readings come from :func:`workbench.ui.gpu.panel.sidebar_gpu`.
 from __future__ import annotations
 
 import time
-from typing import Any
+from collections.abc import Callable
 
 import streamlit as st
 
 import workbench.engines.factory as factory
 from workbench.engines.server.engine import VllmServerEngine
 from workbench.errors import EngineUnavailable, WorkbenchError
+from workbench.gpu.engine_watch import Expected
 from workbench.gpu.launch import plan_local_launch
 from workbench.models.registry import all_specs, get_spec
 from workbench.ui import engines, state
 from workbench.ui.config import settings
+from workbench.ui.gpu.engine_panel import sidebar_engine_panel
 from workbench.ui.gpu.panel import current_profile, sidebar_gpu
 from workbench.ui.runs.common import cpu_settings
 
@@ -44,17 +46,6 @@ def served_models(base_url: str, api_key: str | None) -> tuple[list[str], str | 
         return [], str(exc)
     except Exception as exc:  # never take the sidebar down
         return [], f"{type(exc).__name__}: {exc}"
-
-
-_OPTIONS: dict[str, Any] = {
-    "cpu": factory.CpuOptions,
-    "vllm-server": factory.ServerOptions,
-    "vllm": factory.LocalOptions,
-}
-
-
-def _options(kind: str, **values: Any) -> Any:
-    return _OPTIONS[kind](**values)
 
 
 def _server_choice() -> engines.EngineChoice | None:
@@ -82,8 +73,7 @@ def _server_choice() -> engines.EngineChoice | None:
     timeout = cols[1].number_input("Timeout (s)", 5, 3600, int(s.timeout), key=state.SB_TIMEOUT.key)
     if not model:
         return None
-    options = _options(
-        "vllm-server",
+    options = factory.ServerOptions(
         base_url=base_url.strip(),
         api_key=api_key or None,
         model=model,
@@ -151,18 +141,38 @@ def _local_choice(hint: str | None) -> engines.EngineChoice | None:
         return None
     specs = [s for s in all_specs() if s.family != "cpu"]
     model = st.selectbox("Model", [s.id for s in specs], key=state.SB_LOCAL_MODEL.key)
-    try:
-        launch = plan_local_launch(get_spec(model), current_profile())
+    choice = engines.EngineChoice("vllm", factory.LocalOptions(model), current_profile().name)
+    try:  # the plan it will load with (planned again when it loads, on the same GPU)
+        launch = plan_local_launch(get_spec(model), choice.profile)
     except WorkbenchError as exc:
         st.error(str(exc), icon=":material/memory:")
         return None
     state.SB_LOCAL_PREDICTED.set(launch.predicted())
+    state.SB_LOCAL_EXPECTED.set(Expected.from_plan(launch.plan))
     st.caption(
         f"Profile **{launch.profile.name}** on {launch.gpu}: "
         + ", ".join(f"{k} {v}" for k, v in launch.predicted().items())
         + ". The GPU page shows the full plan and the matching `vllm serve` command."
     )
-    return engines.EngineChoice("vllm", _options("vllm", model=model, engine_args=launch.kwargs))
+    return choice
+
+
+def _cpu_choice(hint: str | None) -> engines.EngineChoice:
+    if hint:
+        st.warning(hint)
+    with st.expander("CPU engine settings"):  # text layer, DPI, handwriting, tables
+        cpu = cpu_settings("sb_cpu_", factory.CpuOptions(), stacked=True)
+    st.caption("Tesseract + RapidOCR + CDLA layout: offline, no GPU needed.")
+    return engines.EngineChoice("cpu", cpu)
+
+
+#: each engine kind's part of the sidebar, given why the kind cannot run here (or None); it
+#: returns the choice, or None when it is not configured yet (a registry: no if-chain)
+_CHOICES: dict[str, Callable[[str | None], engines.EngineChoice | None]] = {
+    "cpu": _cpu_choice,
+    "vllm-server": lambda _hint: _server_choice(),
+    "vllm": _local_choice,
+}
 
 
 def _on_kind_change() -> None:
@@ -182,19 +192,7 @@ def engine_picker() -> engines.EngineChoice | None:
         label_visibility="collapsed",
         on_change=_on_kind_change,
     )
-    hint = kinds[kind][1]
-    choice: engines.EngineChoice | None
-    if kind == "cpu":
-        if hint:
-            st.warning(hint)
-        with st.expander("CPU engine settings"):  # text layer, DPI, handwriting, tables
-            cpu = cpu_settings("sb_cpu_", factory.CpuOptions(), stacked=True)
-        choice = engines.EngineChoice("cpu", cpu)
-        st.caption("Tesseract + RapidOCR + CDLA layout: offline, no GPU needed.")
-    elif kind == "vllm-server":
-        choice = _server_choice()
-    else:
-        choice = _local_choice(hint)
+    choice = _CHOICES[kind](kinds[kind][1])
     if choice is None:
         state.ENGINE_CHOICE.pop()
         state.ENGINE_NONE.set(True)
@@ -226,6 +224,7 @@ def show_description(choice: engines.EngineChoice | None) -> None:
 def gpu_section() -> None:
     st.subheader("GPU", divider="gray")
     sidebar_gpu()
+    sidebar_engine_panel()  # vLLM's own numbers, when the engine is vLLM
 
 
 def render_sidebar() -> engines.EngineChoice | None:

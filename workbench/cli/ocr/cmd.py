@@ -62,20 +62,15 @@ from workbench.cli.ocr.job import (
     EXIT_OK,
     EXIT_UNCLEAN,
     EXIT_USAGE,
+    Output,
     announce,
-    engine_options,
-    local_engine_args,
     progress_printer,
     report,
     return_big_buffers,
+    run_request,
     say,
 )
-from workbench.cli.ocr.job import cpu_settings as _cpu_settings
-from workbench.cli.run_folder import (
-    existing_run,
-    nothing_left,
-    stated_differ,
-)
+from workbench.cli.run_folder import existing_run, nothing_left
 from workbench.documents import DocumentSource, poppler_available, probe_input
 from workbench.errors import (
     DiskFull,
@@ -84,19 +79,18 @@ from workbench.errors import (
     WorkbenchError,
     display_name,
 )
-from workbench.gpu.inflight import fit_in_flight
-from workbench.models.registry import ModelSpec, get_spec, match_served_model
-from workbench.pipeline.process import render_dpi
-from workbench.pipeline.runner import (
-    DocumentPlan,
-    RunJob,
-    run_documents,
-    run_info,
-)
+from workbench.gpu.engine_watch import watching
+from workbench.models.registry import ModelSpec
+from workbench.pipeline.request import RunRequest, RunShape
+from workbench.pipeline.runner import DocumentPlan, RunJob, run_documents
 from workbench.runs.lock import check_free
 from workbench.settings import Settings
 
 SUFFIXES = {".pdf", ".png", ".jpg", ".jpeg", ".tif", ".tiff", ".webp", ".bmp"}
+
+
+#: Seconds between reads of vLLM's numbers during a run (a read costs ~1 ms: metrics_parser.py)
+WATCH_S = 0.5
 
 
 def register(sub: Any) -> None:
@@ -203,22 +197,6 @@ def expand_inputs(inputs: list[Path]) -> tuple[list[Path], list[str]]:
     return files, skipped
 
 
-def build_engine(args: argparse.Namespace, settings: Settings) -> tuple[Any, ModelSpec]:
-    import workbench.engines.factory as factory
-
-    options, spec_id = engine_options(args, settings)
-    engine = factory.build_engine(options)
-    spec = get_spec(spec_id) if spec_id else match_served_model(engine.model)
-    if spec is None:
-        engine.close()
-        raise EngineUnavailable(
-            f"no model spec matches the served model {engine.model!r}; pass --spec MODEL_ID"
-        )
-    spec = spec.with_max_tokens(getattr(args, "max_tokens", None))
-    fit_in_flight(engine, spec)  # no --concurrency: as many pages as the server's KV cache holds
-    return engine, spec
-
-
 def _open_inputs(
     paths: list[Path], settings: Settings, password: str | None = None
 ) -> tuple[list[DocumentSource], int]:
@@ -248,8 +226,7 @@ def run(args: argparse.Namespace) -> int:
     settings = Settings.from_env(
         concurrency=args.concurrency, timeout=args.timeout, pdf_backend=args.pdf_backend
     )
-    if args.max_tokens is not None and args.max_tokens < 1:
-        raise EngineUnavailable(f"--max-tokens must be 1 or more, not {args.max_tokens}")
+    request = run_request(args, settings)  # the namespace stops here
     if settings.pdf_backend == "poppler" and not poppler_available():
         raise EngineUnavailable(
             "--pdf-backend poppler needs poppler-utils (pdftoppm) and pdf2image: "
@@ -263,33 +240,35 @@ def run(args: argparse.Namespace) -> int:
     wanted: list[tuple[DocumentSource, list[int]]] = []
     for doc in documents:
         try:
-            wanted.append((doc, doc.select(args.pages)))
+            wanted.append((doc, doc.select(request.pages)))
         except WorkbenchError as exc:
             say("error", f"{display_name(doc.name)}: {exc}")
             failures += 1
     if not wanted:
         say("error", "no readable input")
         return EXIT_FAILED
-    run_name = args.run_name or args.out.resolve().name
-    check_free(args.out)  # another process writing it: refused before an engine starts
-    existing = existing_run(args.out, run_name)
-    stated = existing is not None and stated_differ(args, _cpu_settings(args), existing.info)
-    if existing is not None and not stated and nothing_left(args.out, wanted):
+    out = Output(args.out, args.run_name or args.out.resolve().name, args.quiet)
+    check_free(out.folder)  # another process writing it: refused before an engine starts
+    existing = existing_run(out.folder, out.run_name)
+    stated = existing is not None and bool(
+        RunShape.of(existing.info).differences(RunShape.stated(request))
+    )
+    if existing is not None and not stated and nothing_left(out.folder, wanted):
         pages = sum(len(w) for _, w in wanted)
-        say("", f"{display_name(args.out)}: nothing left to do, all {pages} page(s) are done")
+        say("", f"{display_name(out.folder)}: nothing left to do, all {pages} page(s) are done")
         return EXIT_FAILED if failures else EXIT_OK
     if args.ray is not None:
         from workbench.cli.ray_cmd import run_ray
 
         opened = [(doc.open(), pages) for doc, pages in wanted]  # Ray ships their bytes
-        return run_ray(args, settings, opened, run_name, failures)
+        return run_ray(args.ray, request, out, opened, failures)
     started = time.monotonic()
-    engine, spec = build_engine(args, settings)
-    if not args.quiet:  # the line a benchmark times the engine's start-up by
+    engine, spec = request.open()
+    if not out.quiet:  # the line a benchmark times the engine's start-up by
         took = time.monotonic() - started
         say("", f"engine {engine.name} {display_name(engine.model)} ready in {took:.1f} s")
     try:
-        return _run_job(args, engine, spec, settings, wanted, run_name, failures)
+        return _run_job(request, out, engine, spec, wanted, failures)
     except DiskFull as exc:  # one line, never a traceback (the run is marked cancelled)
         say("error", str(exc))
         return EXIT_DISK_FULL
@@ -298,36 +277,34 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run_job(
-    args: argparse.Namespace,
+    request: RunRequest,
+    out: Output,
     engine: Any,
     spec: ModelSpec,
-    settings: Settings,
     wanted: list[tuple[DocumentSource, list[int]]],
-    run_name: str,
     failures: int,
 ) -> int:
-    dpi = args.dpi or render_dpi(spec, settings.dpi)
-    info = run_info(
+    info = request.run_info(
         engine,
         spec,
-        name=run_name,
-        run_id=run_name,
+        name=out.run_name,
+        run_id=out.run_name,
         documents=[d.info() for d, _ in wanted],
-        dpi=dpi,
         source="cli",
-        profile=args.profile,
     )
-    if args.max_tokens:
-        info.settings["max_tokens"] = args.max_tokens
-    job = RunJob.start(args.out, engine, spec, info)
+    job = RunJob.start(out.folder, engine, spec, info)
     job.failed_inputs = failures
     plans: list[DocumentPlan] = []
     for doc, pages in wanted:
         plan = job.plan(doc, pages)
         plans.append(plan)
-        announce(plan, job, args.quiet)
-    outcome = run_documents(job, plans, on_page=progress_printer(args.quiet, engine))
-    return report(args, outcome, failures)
+        announce(plan, job, out.quiet)
+    with watching(engine, WATCH_S) as watcher:  # vLLM's own numbers (None: not vLLM)
+        outcome = run_documents(job, plans, on_page=progress_printer(out.quiet, engine))
+        summary = watcher.stop() if watcher is not None else None
+    if summary is not None and not out.quiet:
+        say("", summary.line())
+    return report(out, outcome, failures)
 
 
 __all__ = [
@@ -337,11 +314,10 @@ __all__ = [
     "EXIT_UNCLEAN",
     "EXIT_USAGE",
     "announce",
-    "engine_options",
-    "local_engine_args",
     "progress_printer",
     "register",
     "report",
     "run",
+    "run_request",
     "say",
 ]

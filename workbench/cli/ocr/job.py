@@ -8,18 +8,19 @@ import argparse
 import json
 import sys
 import time
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
-from workbench.engines.factory import EngineOptions
+from workbench.engines.factory import CpuOptions, EngineOptions, LocalOptions, ServerOptions
 from workbench.errors import EngineUnavailable, display_name
-from workbench.models.registry import ModelSpec, get_spec
+from workbench.models.registry import get_spec
 from workbench.pipeline.process import OnPage
+from workbench.pipeline.request import RunRequest
 from workbench.pipeline.runner import DocumentPlan, RunJob, RunOutcome
 from workbench.schema import PageResult, PageStatus
 from workbench.settings import Settings
-
-if TYPE_CHECKING:
-    from workbench.gpu.launch import LocalLaunch
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_UNCLEAN, EXIT_DISK_FULL = 0, 1, 2, 3, 4
 
@@ -48,52 +49,74 @@ def return_big_buffers(threshold: int = 1 << 20) -> bool:
         return False
 
 
-def engine_options(
-    args: argparse.Namespace, settings: Settings, *, plan_here: bool = True
-) -> tuple[EngineOptions, str | None]:
-    """The engine the arguments ask for, and its model spec id (None: match the served
-    model). ``plan_here=False`` leaves the in-process engine's memory plan to the machine
-    that loads it (a Ray GPU worker)."""
-    import workbench.engines.factory as factory
-
-    workers = getattr(args, "workers", None)  # ray's namespace may lack it
-    if workers is not None and workers < 1:
-        raise EngineUnavailable(f"--workers must be 1 or more, not {workers}")
+def run_request(args: argparse.Namespace, settings: Settings) -> RunRequest:
+    """The run the ``ocr`` arguments ask for: the one place the namespace is read for it.
+    Raises :class:`EngineUnavailable` naming the flag that does not apply."""
+    if args.max_tokens is not None and args.max_tokens < 1:
+        raise EngineUnavailable(f"--max-tokens must be 1 or more, not {args.max_tokens}")
+    if args.workers is not None and args.workers < 1:
+        raise EngineUnavailable(f"--workers must be 1 or more, not {args.workers}")
     cpu = cpu_settings(args)
-    if getattr(args, "engine_arg", None) and args.engine != "vllm":
+    if args.engine_arg and args.engine != "vllm":
         raise EngineUnavailable("--engine-arg applies to --engine vllm only")
-    if args.engine == "cpu":
-        return factory.CpuOptions(workers=workers or 1, **cpu), "cpu"
-    if workers is not None or cpu:
+    if args.engine != "cpu" and (args.workers is not None or cpu):
         flags = {"text_layer": "--text-layer", "detect_tables": "--no-tables"}
         first = next(iter(cpu), "")
-        given = "--workers" if workers is not None else flags.get(first, "--handwriting-threshold")
+        given = flags.get(first, "--handwriting-threshold")
+        given = "--workers" if args.workers is not None else given
         raise EngineUnavailable(f"{given} applies to --engine cpu only")
-    if args.engine == "vllm-server":
-        server = factory.ServerOptions(
-            base_url=args.base_url or settings.base_url,
-            api_key=args.api_key or settings.api_key,
-            model=args.model,
-            concurrency=settings.concurrency,
-            timeout=settings.timeout,
-        )
-        return server, args.spec
+    options, spec_id = _OPTIONS[args.engine](args, settings)
+    return RunRequest(
+        options=options,
+        spec_id=spec_id,
+        max_tokens=args.max_tokens,
+        pages=args.pages,
+        dpi=args.dpi,
+        profile=args.profile,
+        settings=settings,
+    )
+
+
+def _cpu_options(args: argparse.Namespace, settings: Settings) -> tuple[EngineOptions, str]:
+    return CpuOptions(workers=args.workers or 1, **cpu_settings(args)), "cpu"
+
+
+def _server_options(
+    args: argparse.Namespace, settings: Settings
+) -> tuple[EngineOptions, str | None]:
+    server = ServerOptions(
+        base_url=args.base_url or settings.base_url,
+        api_key=args.api_key or settings.api_key,
+        model=args.model,
+        concurrency=settings.concurrency,
+        timeout=settings.timeout,
+    )
+    return server, args.spec
+
+
+def _local_options(args: argparse.Namespace, settings: Settings) -> tuple[EngineOptions, str]:
+    """Unplanned: the machine that loads it plans it (:meth:`RunRequest.planned`); the
+    arguments given here go over the plan."""
     if not args.model:
         raise EngineUnavailable("--engine vllm needs --model MODEL_ID")
     spec = get_spec(args.spec or args.model)
-    # Planned for the run's own output bound: pages in flight depend on it.
-    bounded = spec.with_max_tokens(getattr(args, "max_tokens", None))
-    launch = local_launch(bounded, args.profile) if plan_here else None
-    engine_args = dict(launch.kwargs) if launch is not None else {}
-    engine_args.update(extra_engine_args(getattr(args, "engine_arg", None) or []))
-    if getattr(args, "max_num_batched_tokens", None):  # the fix a dead engine names
-        engine_args = {**engine_args, "max_num_batched_tokens": args.max_num_batched_tokens}
-    # Pages in flight: --concurrency, else what the plan says the KV cache holds at once.
-    in_flight = getattr(args, "concurrency", None) or (
-        launch.plan.pages_in_flight if launch is not None else None
-    )
-    local = factory.LocalOptions(model=spec.id, engine_args=engine_args, concurrency=in_flight)
+    engine_args = extra_engine_args(args.engine_arg)
+    if args.max_num_batched_tokens:  # the fix a dead engine names
+        engine_args["max_num_batched_tokens"] = args.max_num_batched_tokens
+    local = LocalOptions(model=spec.id, engine_args=engine_args, concurrency=args.concurrency)
     return local, spec.id
+
+
+#: what an ``--engine`` kind's options are read into: the options and the model spec id
+#: (None: the one matching the served model)
+OptionsFrom = Callable[[argparse.Namespace, Settings], tuple[EngineOptions, str | None]]
+
+#: each ``--engine`` kind's reader (a registry: no if-chain over the kinds)
+_OPTIONS: dict[str, OptionsFrom] = {
+    "cpu": _cpu_options,
+    "vllm-server": _server_options,
+    "vllm": _local_options,
+}
 
 
 def extra_engine_args(pairs: list[str]) -> dict[str, Any]:
@@ -111,33 +134,18 @@ def extra_engine_args(pairs: list[str]) -> dict[str, Any]:
 
 
 def cpu_settings(args: argparse.Namespace) -> dict[str, Any]:
-    """The CPU engine settings the arguments give (only those given; ray's namespace may
-    lack them)."""
+    """The CPU engine settings the arguments give (only those given)."""
     given: dict[str, Any] = {}
-    if getattr(args, "text_layer", None):
+    if args.text_layer:
         given["text_layer"] = args.text_layer
-    if getattr(args, "no_tables", False):
+    if args.no_tables:
         given["detect_tables"] = False
-    threshold = getattr(args, "handwriting_threshold", None)
+    threshold = args.handwriting_threshold
     if threshold is not None:
         if not 0 <= threshold <= 100:
             raise EngineUnavailable(f"--handwriting-threshold must be 0-100, not {threshold:g}")
         given["handwriting_threshold"] = threshold
     return given
-
-
-def local_launch(spec: ModelSpec, profile_name: str | None) -> LocalLaunch:
-    """The launch for ``spec`` on this machine's first GPU (see :mod:`workbench.gpu.launch`):
-    its vllm.LLM keyword arguments and plan; refuses with the planner's advice when a page
-    cannot fit."""
-    from workbench.gpu.launch import plan_local_launch
-
-    return plan_local_launch(spec, profile_name)
-
-
-def local_engine_args(spec: ModelSpec, profile_name: str | None) -> dict[str, Any]:
-    """vllm.LLM keyword arguments for ``spec`` on this machine's first GPU ("model" included)."""
-    return local_launch(spec, profile_name).kwargs
 
 
 def announce(plan: DocumentPlan, job: RunJob, quiet: bool) -> None:
@@ -189,12 +197,22 @@ def progress_printer(quiet: bool, engine: Any = None) -> OnPage:
     return progress
 
 
-def report(args: argparse.Namespace, outcome: RunOutcome, failures: int) -> int:
+@dataclass(frozen=True)
+class Output:
+    """Where the run goes and how much is said: the run folder (``--out``), the run's name
+    there and ``--quiet``."""
+
+    folder: Path
+    run_name: str
+    quiet: bool = False
+
+
+def report(out: Output, outcome: RunOutcome, failures: int) -> int:
     """The closing line and the exit status (see the module docstring)."""
-    if not args.quiet:
+    if not out.quiet:
         say(
             "",
-            f"{display_name(args.out)}: run {outcome.status.value}, {outcome.written} page(s) "
+            f"{display_name(out.folder)}: run {outcome.status.value}, {outcome.written} page(s) "
             f"written, {len(outcome.failed)} failed, {len(outcome.unclean)} looped or truncated",
         )
     if failures or outcome.failed:

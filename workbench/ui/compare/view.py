@@ -24,7 +24,8 @@ import streamlit as st
 
 from workbench.errors import WorkbenchError
 from workbench.evaluate.compare import Alignment, align_regions
-from workbench.pipeline.runner import RunJob, run_info
+from workbench.pipeline.request import run_info
+from workbench.pipeline.runner import RunJob
 from workbench.runs.store import RunReader, RunStore
 from workbench.schema import DocumentInfo, PageImage, PageResult, Region
 from workbench.ui import editor, state

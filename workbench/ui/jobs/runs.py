@@ -25,7 +25,8 @@ from workbench.errors import PlanError, StoreError
 from workbench.pipeline.batch import keep_original
 from workbench.pipeline.prepare import prepare_pages
 from workbench.pipeline.process import Processed
-from workbench.pipeline.runner import RunJob, run_info
+from workbench.pipeline.request import run_info
+from workbench.pipeline.runner import RunJob
 from workbench.runs.store import RunStore
 from workbench.schema import PageResult
 from workbench.ui.jobs.parts import Task

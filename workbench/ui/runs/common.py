@@ -31,6 +31,7 @@ from PIL import Image
 from workbench.engines.base import Engine
 from workbench.engines.factory import CpuOptions
 from workbench.models.registry import ModelSpec
+from workbench.pipeline.request import engine_spec
 from workbench.runs.store import RunReader, RunStore
 from workbench.schema import Region
 from workbench.settings import Settings
@@ -242,7 +243,7 @@ def cpu_settings(
 def _factory(choice: Any) -> EngineFactory:
     def build() -> tuple[Engine, ModelSpec]:
         engine = engines.use_engine(choice)
-        return engine, engines.spec_for(engine)
+        return engine, engine_spec(engine)
 
     return build
 

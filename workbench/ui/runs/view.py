@@ -23,7 +23,7 @@ import streamlit as st
 from workbench.markdown.assemble import assemble_page
 from workbench.markdown.display import MAX_CHARS, bound_regions, bound_text
 from workbench.pipeline.batch import BatchJob, writing
-from workbench.pipeline.runner import SHAPING_SETTINGS
+from workbench.pipeline.request import SHAPING_SETTINGS
 from workbench.runs.store import RunReader, RunSummary, summarize
 from workbench.ui import editor, exports_view, state, workset
 from workbench.ui.compare.parts import short_model

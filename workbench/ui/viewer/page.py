@@ -26,6 +26,7 @@ from workbench.engines.base import Engine
 from workbench.errors import DocumentError, WorkbenchError
 from workbench.markdown.display import bound_page
 from workbench.models.registry import CPU_SPEC, ModelSpec
+from workbench.pipeline.request import engine_spec
 from workbench.schema import PageResult
 from workbench.ui import engines, state
 from workbench.ui import files as ui_files
@@ -59,7 +60,7 @@ def _load_engine() -> tuple[Engine | None, ModelSpec, str]:
     choice = choice or engines.EngineChoice("cpu")
     try:
         engine = engines.use_engine(choice)
-        return engine, engines.spec_for(engine), engines.engine_key(engine, choice)
+        return engine, engine_spec(engine), engines.engine_key(engine, choice)
     except WorkbenchError as exc:
         st.error(f"Engine not available: {exc}", icon=":material/memory:")
     except Exception as exc:  # a broken engine must not take the page down
