@@ -19,7 +19,8 @@
 ``GET  /v1/runs/{id}/documents/{doc}/pages/{n}/regions``   a page's regions (JSON, page_px)
 ``GET  /v1/runs/{id}/export/{fmt}``                   md, json, html, zip, coco (``?document=``,
                                                       ``&page=``, ``&model_only=``)
-``GET  /v1/engine/telemetry``                         the engine's live readings
+``GET  /v1/engine/telemetry``                         vLLM's numbers (KV cache, queue, tokens/s,
+                                                      cut-offs) and the GPUs' NVML readings
 ====================================================  ===========================================
 """
 
@@ -52,7 +53,7 @@ from workbench.service.intake import (
     save_uploads,
 )
 from workbench.service.jobs import RunManager, RunProgress
-from workbench.service.telemetry import engine_telemetry
+from workbench.service.telemetry import EngineTelemetry
 
 #: How often a stream looks for news (a snapshot is sent only when the run changed).
 STREAM_TICK_S = 0.2
@@ -269,9 +270,12 @@ def create_app(
             made.build(), media_type=made.mime, headers={"Content-Disposition": disposition}
         )
 
+    readings = EngineTelemetry(engine)
+
     @v1.get("/engine/telemetry")
     def telemetry() -> dict[str, Any]:
-        return engine_telemetry(engine)
+        """vLLM's own numbers (``vllm``, None for the CPU engine) and the GPUs' NVML readings."""
+        return readings.read()
 
     app.include_router(open_v1)
     app.include_router(v1)

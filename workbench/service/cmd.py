@@ -1,10 +1,12 @@
 """``python -m workbench serve``: the OCR service over HTTP (API: docs/service.md; endpoints
 in :mod:`workbench.service.app`).
 
-One engine for the whole process, opened at start by the CLI's own path
-(:func:`workbench.cli.ocr.cmd.build_engine`: the same ``--engine``/``--base-url``/``--model``
-flags as ``ocr``): the embedded CPU engine by default, or a vLLM server (``--engine
-vllm-server --base-url URL``), or vLLM in this process. Runs are written into the app's run
+One engine for the whole process, opened at start as the CLI opens it: the same engine flags
+as ``ocr`` (:func:`~workbench.cli.ocr.cmd.add_engine_arguments`), read into a
+:class:`~workbench.pipeline.request.RunRequest` by the CLI's
+:func:`~workbench.cli.ocr.job.run_request` and opened by :meth:`RunRequest.open`: the
+embedded CPU engine by default, or a vLLM server (``--engine vllm-server --base-url URL``),
+or vLLM in this process. Runs are written into the app's run
 store (``WORKBENCH_STORE_DIR`` or ``--store``), so the app lists them.
 
 The service's own key is ``--api-key`` (or ``WORKBENCH_SERVICE_KEY``): when set, clients send
@@ -23,6 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from workbench.cli import plain_help
+from workbench.cli.ocr.cmd import add_engine_arguments
+from workbench.cli.ocr.job import run_request
 from workbench.errors import EngineUnavailable
 from workbench.settings import Settings
 
@@ -36,7 +40,11 @@ def register(sub: Any) -> None:
     )
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (127.0.0.1)")
     p.add_argument("--port", type=int, default=8765, help="port to listen on (8765)")
-    p.add_argument("--api-key", help="key clients must send (default: WORKBENCH_SERVICE_KEY)")
+    p.add_argument(
+        "--api-key",
+        dest="service_key",
+        help="key clients must send (default: WORKBENCH_SERVICE_KEY; none: no key asked)",
+    )
     p.add_argument("--max-upload-mb", type=int, metavar="MB", help="most MB one upload holds")
     p.add_argument("--max-pages", type=int, metavar="N", help="most pages of one document")
     p.add_argument(
@@ -51,24 +59,13 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--runs-at-once", type=int, default=2, metavar="N", help="runs processed together (2)"
     )
-    e = p.add_argument_group("engine (as for the ocr command)")
-    e.add_argument("--engine", default="cpu", choices=["cpu", "vllm-server", "vllm"])
-    e.add_argument("--base-url", help="OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1")
-    e.add_argument("--server-api-key", help="the vLLM server's key (WORKBENCH_API_KEY)")
-    e.add_argument("--model", help="served model name (vllm-server) or model id (vllm)")
-    e.add_argument("--spec", help="model spec id, when the served name does not match one")
-    e.add_argument("--concurrency", type=int, help="pages in flight (default: what fits)")
-    e.add_argument("--workers", type=int, metavar="N", help="--engine cpu: worker processes")
-    e.add_argument("--timeout", type=float, help="seconds per request to the engine")
-    e.add_argument("--max-tokens", type=int, metavar="N", help="most tokens of a page's answer")
-    e.add_argument("--profile", help="GPU tuning profile for --engine vllm")
+    add_engine_arguments(p, server_key_flag="--server-api-key")  # as for the ocr command
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     import uvicorn
 
-    from workbench.cli.ocr.cmd import build_engine
     from workbench.runs.store import RunStore
     from workbench.service.app import create_app
     from workbench.service.intake import Limits
@@ -80,18 +77,18 @@ def run(args: argparse.Namespace) -> int:
         store_dir=args.store,
         max_file_mb=args.max_upload_mb,
         max_pages=args.max_pages,
-        service_key=args.api_key,
-        api_key=args.server_api_key,
+        service_key=args.service_key,
     )
     if args.runs_at_once < 1:
         raise EngineUnavailable(f"--runs-at-once must be 1 or more, not {args.runs_at_once}")
-    engine_args = argparse.Namespace(**{**vars(args), "api_key": settings.api_key})
-    engine, spec = build_engine(engine_args, settings)  # the CLI's path: one rule
+    # The engine flags read as the ocr command reads them (pages are each submission's).
+    request = run_request(argparse.Namespace(**vars(args), pages=None), settings)
+    engine, spec = request.open()  # the one rule every front end opens engines by
     manager = RunManager(
-        engine, spec, settings, RunStore(settings.store_dir), runs_at_once=args.runs_at_once
+        request, engine, spec, RunStore(settings.store_dir), runs_at_once=args.runs_at_once
     )
     limits = Limits.from_settings(settings, tuple(args.folder_root))
-    app = create_app(manager, limits, key=settings.service_key, engine_kind=args.engine)
+    app = create_app(manager, limits, key=settings.service_key, engine_kind=request.kind)
     where = f"http://{args.host}:{args.port}"
     print(
         f"serving {engine.name} {engine.model} on {where} (API docs: {where}/docs; "
