@@ -167,3 +167,22 @@ def test_delete_a_run(service: Service) -> None:
         assert wait_finished(client, keep)["status"] == "done"
         assert gone not in {r["id"] for r in client.get("/v1/runs").json()}
         assert client.delete(f"/v1/runs/{gone}").status_code == 404
+
+
+def test_upload_names_stay_names(service: Service) -> None:
+    """A name with folders, a very long one and a right-to-left override: each is a file
+    name in the run (never a path on the server), shown escaped."""
+    data = (DATA / FORM).read_bytes()
+    names = ["../../outside.pdf", "x" * 300 + ".pdf", "evil\u202efdp.exe.pdf"]
+    with service.client() as client:
+        files = [
+            ("files", (n, data[:-1] + bytes([data[-1]]) + b" " * i)) for i, n in enumerate(names)
+        ]
+        answer = client.post("/v1/runs", files=files)
+        assert answer.status_code == 202, answer.text
+        done = wait_finished(client, answer.json()["id"])
+    assert done["status"] == "done"
+    assert done["documents"][0] == "outside.pdf"
+    assert done["documents"][1] == "x" * 196 + ".pdf"
+    assert done["documents"][2] == "evil\\u202efdp.exe.pdf"
+    assert not (service.store.parent / "outside.pdf").exists()

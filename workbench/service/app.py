@@ -19,7 +19,8 @@
 ``GET  /v1/runs/{id}/documents/{doc}/pages/{n}/regions``   a page's regions (JSON, page_px)
 ``GET  /v1/runs/{id}/export/{fmt}``                   md, json, html, zip, coco (``?document=``,
                                                       ``&page=``, ``&model_only=``)
-``GET  /v1/engine/telemetry``                         the engine's live readings
+``GET  /v1/engine/telemetry``                         vLLM's numbers (KV cache, queue, tokens/s,
+                                                      cut-offs) and the GPUs' NVML readings
 ====================================================  ===========================================
 """
 
@@ -39,7 +40,7 @@ from fastapi.sse import EventSourceResponse, ServerSentEvent
 from pydantic import BaseModel
 
 from workbench import __version__
-from workbench.errors import StoreError
+from workbench.errors import StoreError, display_name
 from workbench.runs.lock import check_free
 from workbench.service import errors, results
 from workbench.service.errors import ApiError, ErrorResponse
@@ -52,7 +53,7 @@ from workbench.service.intake import (
     save_uploads,
 )
 from workbench.service.jobs import RunManager, RunProgress
-from workbench.service.telemetry import engine_telemetry
+from workbench.service.telemetry import EngineTelemetry
 
 #: How often a stream looks for news (a snapshot is sent only when the run changed).
 STREAM_TICK_S = 0.2
@@ -149,13 +150,13 @@ def create_app(
         engine: Annotated[str | None, Form(description="must name this service's engine")] = None,
     ) -> RunProgress:
         _check_engine(engine)
-        folder = await save_uploads(files or [], limits)
+        folder, paths = await save_uploads(files or [], limits)
         try:
-            paths = sorted(folder.iterdir())
             docs = await run_in_threadpool(
                 check_documents, paths, manager.settings, limits, pages, password, store
             )
-            run_name = name or (paths[0].name if len(paths) == 1 else f"{len(paths)} files")
+            first = paths[0].name if len(paths) == 1 else f"{len(paths)} files"
+            run_name = display_name(name or first)
             return await run_in_threadpool(manager.submit, docs, run_name, folder)
         except BaseException:
             shutil.rmtree(folder, ignore_errors=True)
@@ -167,7 +168,7 @@ def create_app(
         docs = await run_in_threadpool(
             check_documents, paths, manager.settings, limits, request.pages, None, store
         )
-        run_name = request.name or Path(request.path).name
+        run_name = display_name(request.name or Path(request.path).name)
         return await run_in_threadpool(manager.submit, docs, run_name, None)
 
     @v1.get("/runs", response_model=list[RunRow])
@@ -269,9 +270,12 @@ def create_app(
             made.build(), media_type=made.mime, headers={"Content-Disposition": disposition}
         )
 
+    readings = EngineTelemetry(engine)
+
     @v1.get("/engine/telemetry")
     def telemetry() -> dict[str, Any]:
-        return engine_telemetry(engine)
+        """vLLM's own numbers (``vllm``, None for the CPU engine) and the GPUs' NVML readings."""
+        return readings.read()
 
     app.include_router(open_v1)
     app.include_router(v1)

@@ -1,10 +1,12 @@
 """``python -m workbench serve``: the OCR service over HTTP (API: docs/service.md; endpoints
 in :mod:`workbench.service.app`).
 
-One engine for the whole process, opened at start by the CLI's own path
-(:func:`workbench.cli.ocr.job.engine_request`: the same ``--engine``/``--base-url``/``--model``
-flags as ``ocr``): the embedded CPU engine by default, or a vLLM server (``--engine
-vllm-server --base-url URL``), or vLLM in this process. Runs are written into the app's run
+One engine for the whole process, opened at start as the CLI opens it: the same engine flags
+as ``ocr`` (:func:`~workbench.cli.ocr.cmd.add_engine_arguments`), read into a
+:class:`~workbench.pipeline.request.RunRequest` by the CLI's
+:func:`~workbench.cli.ocr.job.run_request` and opened by :meth:`RunRequest.open`: the
+embedded CPU engine by default, or a vLLM server (``--engine vllm-server --base-url URL``),
+or vLLM in this process. Runs are written into the app's run
 store (``WORKBENCH_STORE_DIR`` or ``--store``), so the app lists them.
 
 The service's own key is ``--api-key`` (or ``WORKBENCH_SERVICE_KEY``): when set, clients send
@@ -23,6 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from workbench.cli import plain_help
+from workbench.cli.ocr.cmd import add_engine_arguments
+from workbench.cli.ocr.job import run_request
 from workbench.errors import EngineUnavailable
 from workbench.settings import Settings
 
@@ -39,7 +43,7 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--api-key",
         dest="service_key",
-        help="key clients must send (default: WORKBENCH_SERVICE_KEY)",
+        help="key clients must send (default: WORKBENCH_SERVICE_KEY; none: no key asked)",
     )
     p.add_argument("--max-upload-mb", type=int, metavar="MB", help="most MB one upload holds")
     p.add_argument("--max-pages", type=int, metavar="N", help="most pages of one document")
@@ -55,16 +59,13 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--runs-at-once", type=int, default=2, metavar="N", help="runs processed together (2)"
     )
-    from workbench.cli.ocr.job import add_engine_flags
-
-    add_engine_flags(p.add_argument_group("engine (as for the ocr command)"), "--server-api-key")
-    p.set_defaults(func=run)
+    add_engine_arguments(p, server_key_flag="--server-api-key")  # as for the ocr command
+    p.set_defaults(func=run, pages=None)  # pages are each submission's, not the service's
 
 
 def run(args: argparse.Namespace) -> int:
     import uvicorn
 
-    from workbench.cli.ocr.job import engine_request
     from workbench.runs.store import RunStore
     from workbench.service.app import create_app
     from workbench.service.intake import Limits
@@ -77,16 +78,16 @@ def run(args: argparse.Namespace) -> int:
         max_file_mb=args.max_upload_mb,
         max_pages=args.max_pages,
         service_key=args.service_key,
-        api_key=args.api_key,
     )
     if args.runs_at_once < 1:
         raise EngineUnavailable(f"--runs-at-once must be 1 or more, not {args.runs_at_once}")
-    engine, spec = engine_request(args, settings).open()  # the CLI's reader and rule
+    request = run_request(args, settings)  # the engine flags read as the ocr command reads them
+    engine, spec = request.open()  # the one rule every front end opens engines by
     manager = RunManager(
-        engine, spec, settings, RunStore(settings.store_dir), runs_at_once=args.runs_at_once
+        request, engine, spec, RunStore(settings.store_dir), runs_at_once=args.runs_at_once
     )
     limits = Limits.from_settings(settings, tuple(args.folder_root))
-    app = create_app(manager, limits, key=settings.service_key, engine_kind=args.engine)
+    app = create_app(manager, limits, key=settings.service_key, engine_kind=request.kind)
     where = f"http://{args.host}:{args.port}"
     print(
         f"serving {engine.name} {engine.model} on {where} (API docs: {where}/docs; "

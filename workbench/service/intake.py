@@ -85,20 +85,31 @@ class BodyLimit:
         await self.app(scope, counted, send)
 
 
+#: Longest name an upload keeps (bytes, UTF-8; file systems take 255), its suffix kept.
+NAME_BYTES = 200
+
+
 def _safe_name(name: str | None, index: int) -> str:
-    """The upload's own file name, without any folder part (never a path on the server)."""
-    base = PurePath((name or "").replace("\\", "/")).name.strip()
-    return base if base not in ("", ".", "..") else f"upload-{index + 1}"
+    """The upload's own file name, without any folder part (never a path on the server), no
+    NUL, at most :data:`NAME_BYTES` long (its suffix kept)."""
+    base = PurePath((name or "").replace("\\", "/").replace("\x00", "")).name.strip()
+    if base in ("", ".", ".."):
+        return f"upload-{index + 1}"
+    stem, suffix = PurePath(base).stem, PurePath(base).suffix[:16]
+    while len((stem + suffix).encode()) > NAME_BYTES:
+        stem = stem[:-1]
+    return stem + suffix
 
 
-async def save_uploads(files: list[UploadFile], limits: Limits) -> Path:
-    """The uploads written into a new folder (names made unique); refused past the size
-    limit (``file_too_large``) or with none (``no_files``)."""
+async def save_uploads(files: list[UploadFile], limits: Limits) -> tuple[Path, list[Path]]:
+    """The uploads written into a new folder (names made unique), and their paths in the
+    order sent; refused past the size limit (``file_too_large``) or with none (``no_files``)."""
     if not files:
         raise ApiError(400, "no_files", "no file was uploaded: send one or more 'files' parts")
     folder = Path(tempfile.mkdtemp(prefix="workbench-upload-"))
     try:
         used: set[str] = set()
+        paths: list[Path] = []
         total = 0
         for index, upload in enumerate(files):
             name = _safe_name(upload.filename, index)
@@ -107,6 +118,7 @@ async def save_uploads(files: list[UploadFile], limits: Limits) -> Path:
             while name in used:
                 name, n = f"{stem}-{n}{suffix}", n + 1
             used.add(name)
+            paths.append(folder / name)
             with open(folder / name, "wb") as out:
                 while chunk := await upload.read(CHUNK):
                     total += len(chunk)
@@ -118,7 +130,7 @@ async def save_uploads(files: list[UploadFile], limits: Limits) -> Path:
                             f"{limits.max_upload_bytes // (1024 * 1024)} MB (--max-upload-mb)",
                         )
                     out.write(chunk)
-        return folder
+        return folder, paths
     except BaseException:
         shutil.rmtree(folder, ignore_errors=True)
         raise

@@ -32,12 +32,10 @@ from pydantic import BaseModel
 from workbench.documents import DocumentSource
 from workbench.engines.base import Engine
 from workbench.models.registry import ModelSpec
-from workbench.pipeline.process import render_dpi
-from workbench.pipeline.request import run_info
+from workbench.pipeline.request import RunRequest
 from workbench.pipeline.runner import DocumentPlan, RunJob, run_documents
 from workbench.runs.store import RunStore, summarize
 from workbench.schema import PageResult, PageStatus, RunStatus
-from workbench.settings import Settings
 
 #: Statuses after which a run changes no more.
 FINISHED = frozenset({"done", "partial", "cancelled", "failed", "corrupt"})
@@ -75,19 +73,18 @@ class RunManager:
 
     def __init__(
         self,
+        request: RunRequest,
         engine: Engine,
         spec: ModelSpec,
-        settings: Settings,
         store: RunStore,
         *,
         runs_at_once: int = 2,
-        dpi: int | None = None,
     ) -> None:
+        self.request = request  # what every run is made with (its pages: each submission's)
         self.engine = engine
         self.spec = spec
-        self.settings = settings
+        self.settings = request.settings
         self.store = store
-        self.dpi = dpi or render_dpi(spec, settings.dpi)
         self._pool = ThreadPoolExecutor(max(1, runs_at_once), thread_name_prefix="run")
         self._active: dict[str, _Active] = {}
         self._lock = threading.Lock()
@@ -101,12 +98,11 @@ class RunManager:
     ) -> RunProgress:
         """Create the run and queue its pages; its progress now (``queued``). ``cleanup``: a
         folder of uploaded files, removed once the run has finished with them."""
-        info = run_info(
+        info = self.request.run_info(
             self.engine,
             self.spec,
             name=name,
-            documents=[doc.info() for doc, _ in documents],
-            dpi=self.dpi,
+            documents=[d.info() for d, _ in documents],
             source="api",
         )
         job = RunJob.create(self.store, self.engine, self.spec, info)

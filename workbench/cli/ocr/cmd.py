@@ -63,7 +63,6 @@ from workbench.cli.ocr.job import (
     EXIT_UNCLEAN,
     EXIT_USAGE,
     Output,
-    add_engine_flags,
     announce,
     progress_printer,
     report,
@@ -72,7 +71,7 @@ from workbench.cli.ocr.job import (
     say,
 )
 from workbench.cli.run_folder import existing_run, nothing_left
-from workbench.documents import DocumentSource, poppler_available, probe_input, supported
+from workbench.documents import DocumentSource, poppler_available, probe_input
 from workbench.errors import (
     DiskFull,
     DocumentError,
@@ -86,6 +85,9 @@ from workbench.pipeline.request import RunRequest, RunShape
 from workbench.pipeline.runner import DocumentPlan, RunJob, run_documents
 from workbench.runs.lock import check_free
 from workbench.settings import Settings
+
+SUFFIXES = {".pdf", ".png", ".jpg", ".jpeg", ".tif", ".tiff", ".webp", ".bmp"}
+
 
 #: Seconds between reads of vLLM's numbers during a run (a read costs ~1 ms: metrics_parser.py)
 WATCH_S = 0.5
@@ -105,13 +107,12 @@ def register(sub: Any) -> None:
     )
     p.add_argument("--out", required=True, type=Path, metavar="DIR")
     p.add_argument("--pages", metavar="SPEC", help="page range such as 1,3-5 (default: all)")
-    p.add_argument("--dpi", type=int, help="PDF rendering DPI (default: the model's rule)")
     p.add_argument(
         "--pdf-backend",
         choices=["pdfium", "poppler"],
         help="PDF rasterizer: pdfium (default, built in) or poppler (needs pdftoppm)",
     )
-    add_engine_flags(p)
+    add_engine_arguments(p)
     p.add_argument("--run-name", help="name of the run; the same name resumes it")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
     p.add_argument(
@@ -124,6 +125,62 @@ def register(sub: Any) -> None:
     p.set_defaults(func=run)
 
 
+def add_engine_arguments(p: Any, *, server_key_flag: str = "--api-key") -> None:
+    """The flags that choose and set up the engine, read by :func:`run_request`: the ``ocr``
+    command's and the service's (``python -m workbench serve``, whose own ``--api-key`` is
+    its clients' key, so it names the server's ``--server-api-key``)."""
+    p.add_argument("--engine", default="cpu", choices=["cpu", "vllm-server", "vllm"])
+    p.add_argument("--dpi", type=int, help="PDF rendering DPI (default: the model's rule)")
+    p.add_argument("--base-url", help="OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1")
+    p.add_argument(server_key_flag, dest="api_key", help="the server's key (WORKBENCH_API_KEY)")
+    p.add_argument("--model", help="served model name (vllm-server) or model id (vllm)")
+    p.add_argument("--spec", help="model spec id, when the served name does not match one")
+    p.add_argument(
+        "--concurrency",
+        type=int,
+        help="pages in flight (default: as many as the server's KV cache holds; for --engine "
+        "vllm, as many as the plan's)",
+    )
+    p.add_argument(
+        "--workers",
+        type=int,
+        metavar="N",
+        help="--engine cpu: pages in parallel in N worker processes (default: 1)",
+    )
+    cpu = p.add_argument_group("--engine cpu settings (recorded in the run; see the sidebar)")
+    cpu.add_argument(
+        "--text-layer",
+        choices=["auto", "never", "only"],
+        help="PDF text layer: auto (default: read it where trustworthy, OCR the rest), "
+        "never (OCR every page, as a scan), only (the layer alone, no OCR)",
+    )
+    cpu.add_argument("--no-tables", action="store_true", help="no table detection")
+    cpu.add_argument(
+        "--handwriting-threshold",
+        type=float,
+        metavar="CONF",
+        help="median Tesseract confidence (0-100) under which a page is read as handwriting "
+        "(default: 60)",
+    )
+    p.add_argument("--timeout", type=float, help="seconds per request")
+    p.add_argument(
+        "--max-tokens", type=int, metavar="N", help="most tokens a page's answer may have"
+    )
+    p.add_argument(
+        "--engine-arg",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="--engine vllm: a vllm.LLM keyword over the planned ones (VALUE as JSON if it parses)",
+    )
+    p.add_argument("--profile", help="GPU tuning profile for --engine vllm")
+    p.add_argument(
+        "--max-num-batched-tokens", type=int, metavar="N",
+        help="--engine vllm: tokens vLLM schedules per step (4096: one page per vision-encoder "
+        "step, the fix when vLLM ran out of GPU memory in the encoder)",
+    )  # fmt: skip
+
+
 def expand_inputs(inputs: list[Path]) -> tuple[list[Path], list[str]]:
     """Files to read (a folder stands for its supported files) and, per folder, one line
     listing what was left out."""
@@ -134,11 +191,11 @@ def expand_inputs(inputs: list[Path]) -> tuple[list[Path], list[str]]:
             files.append(path)
             continue
         entries = sorted(path.iterdir())
-        files.extend(p for p in entries if supported(p) and not p.is_dir())
+        files.extend(p for p in entries if p.suffix.lower() in SUFFIXES and not p.is_dir())
         left = [
             display_name(p.name + ("/" if p.is_dir() else ""))
             for p in entries
-            if p.is_dir() or not supported(p)
+            if p.is_dir() or p.suffix.lower() not in SUFFIXES
         ]
         if left:
             skipped.append(

@@ -9,7 +9,7 @@ import json
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -49,71 +49,9 @@ def return_big_buffers(threshold: int = 1 << 20) -> bool:
         return False
 
 
-def add_engine_flags(p: Any, server_key: str = "--api-key") -> None:
-    """The flags of every command that opens an engine (``ocr``, ``serve``), read by
-    :func:`engine_request`: one definition. ``server_key``: the flag naming the vLLM
-    server's key (``serve`` keeps ``--api-key`` for its own)."""
-    p.add_argument("--engine", default="cpu", choices=["cpu", "vllm-server", "vllm"])
-    p.add_argument("--base-url", help="OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1")
-    p.add_argument(server_key, dest="api_key", help="the vLLM server's key (WORKBENCH_API_KEY)")
-    p.add_argument("--model", help="served model name (vllm-server) or model id (vllm)")
-    p.add_argument("--spec", help="model spec id, when the served name does not match one")
-    p.add_argument(
-        "--concurrency",
-        type=int,
-        help="pages in flight (default: as many as the server's KV cache holds; for --engine "
-        "vllm, as many as the plan's)",
-    )
-    p.add_argument(
-        "--workers",
-        type=int,
-        metavar="N",
-        help="--engine cpu: pages in parallel in N worker processes (default: 1)",
-    )
-    cpu = p.add_argument_group("--engine cpu settings (recorded in the run; see the sidebar)")
-    cpu.add_argument(
-        "--text-layer",
-        choices=["auto", "never", "only"],
-        help="PDF text layer: auto (default: read it where trustworthy, OCR the rest), "
-        "never (OCR every page, as a scan), only (the layer alone, no OCR)",
-    )
-    cpu.add_argument("--no-tables", action="store_true", help="no table detection")
-    cpu.add_argument(
-        "--handwriting-threshold",
-        type=float,
-        metavar="CONF",
-        help="median Tesseract confidence (0-100) under which a page is read as handwriting "
-        "(default: 60)",
-    )
-    p.add_argument("--timeout", type=float, help="seconds per request")
-    p.add_argument(
-        "--max-tokens", type=int, metavar="N", help="most tokens a page's answer may have"
-    )
-    p.add_argument(
-        "--engine-arg",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="--engine vllm: a vllm.LLM keyword over the planned ones (VALUE as JSON if it parses)",
-    )
-    p.add_argument("--profile", help="GPU tuning profile for --engine vllm")
-    p.add_argument(
-        "--max-num-batched-tokens", type=int, metavar="N",
-        help="--engine vllm: tokens vLLM schedules per step (4096: one page per vision-encoder "
-        "step, the fix when vLLM ran out of GPU memory in the encoder)",
-    )  # fmt: skip
-
-
 def run_request(args: argparse.Namespace, settings: Settings) -> RunRequest:
     """The run the ``ocr`` arguments ask for: the one place the namespace is read for it.
     Raises :class:`UsageError` naming the argument that does not apply."""
-    return replace(engine_request(args, settings), pages=args.pages, dpi=args.dpi)
-
-
-def engine_request(args: argparse.Namespace, settings: Settings) -> RunRequest:
-    """The engine part of a request from :func:`add_engine_flags`' flags (no pages, no DPI:
-    ``serve`` takes those per submission). Raises :class:`UsageError` naming the argument
-    that does not apply."""
     if args.max_tokens is not None and args.max_tokens < 1:
         raise UsageError(f"--max-tokens must be 1 or more, not {args.max_tokens}")
     if args.workers is not None and args.workers < 1:
@@ -132,6 +70,8 @@ def engine_request(args: argparse.Namespace, settings: Settings) -> RunRequest:
         options=options,
         spec_id=spec_id,
         max_tokens=args.max_tokens,
+        pages=args.pages,
+        dpi=args.dpi,
         profile=args.profile,
         settings=settings,
     )
