@@ -71,7 +71,7 @@ from workbench.cli.ocr.job import (
     say,
 )
 from workbench.cli.run_folder import existing_run, nothing_left
-from workbench.documents import DocumentSource, poppler_available, probe_input
+from workbench.documents import DocumentSource, poppler_available, probe_input, supported
 from workbench.errors import (
     DiskFull,
     DocumentError,
@@ -85,9 +85,6 @@ from workbench.pipeline.request import RunRequest, RunShape
 from workbench.pipeline.runner import DocumentPlan, RunJob, run_documents
 from workbench.runs.lock import check_free
 from workbench.settings import Settings
-
-SUFFIXES = {".pdf", ".png", ".jpg", ".jpeg", ".tif", ".tiff", ".webp", ".bmp"}
-
 
 #: Seconds between reads of vLLM's numbers during a run (a read costs ~1 ms: metrics_parser.py)
 WATCH_S = 0.5
@@ -191,11 +188,11 @@ def expand_inputs(inputs: list[Path]) -> tuple[list[Path], list[str]]:
             files.append(path)
             continue
         entries = sorted(path.iterdir())
-        files.extend(p for p in entries if p.suffix.lower() in SUFFIXES and not p.is_dir())
+        files.extend(p for p in entries if supported(p) and not p.is_dir())
         left = [
             display_name(p.name + ("/" if p.is_dir() else ""))
             for p in entries
-            if p.is_dir() or p.suffix.lower() not in SUFFIXES
+            if p.is_dir() or not supported(p)
         ]
         if left:
             skipped.append(
