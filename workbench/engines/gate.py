@@ -37,6 +37,9 @@ import time
 from collections import Counter, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TypeVar
+
+T = TypeVar("T")
 
 #: Slots kept beyond an engine's pages in flight for a caller with nothing in flight (a
 #: newcomer's page is sent at once). The in-process engine takes them out of vLLM's
@@ -207,3 +210,13 @@ class Holding:
         self.gate.leave(ticket)
         with self._lock:
             self.count -= 1
+
+    def call(self, cancelled: Callable[[], bool], work: Callable[[], T]) -> T:
+        """``work()`` holding one slot (acquired first, released after); given up while it
+        waits, ``work()`` runs holding none (it must then see why and send nothing)."""
+        ticket = self.acquire(cancelled)
+        try:
+            return work()
+        finally:
+            if ticket is not None:
+                self.release(ticket)

@@ -48,6 +48,7 @@ import threading
 import time
 from collections.abc import Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from functools import partial
 from typing import Any
 
 import httpx
@@ -356,15 +357,8 @@ class VllmServerEngine:
             client_error(status, message, self.base_url, self.model, self.list_models), status
         )
 
-    def _gated(self, request: PageRequest, run: RunCancel, holding: Holding) -> EngineOutput:
-        """``_page`` once this run has one of the engine's slots (cancelled while waiting: the
-        page is never sent)."""
-        ticket = holding.acquire(lambda: run.cancelled(request.key) or self.dead is not None)
-        try:
-            return self._page(request, run)
-        finally:
-            if ticket is not None:
-                holding.release(ticket)
+    def _gone(self, key: str, run: RunCancel) -> bool:
+        return run.cancelled(key) or self.dead is not None
 
     def _page(self, request: PageRequest, run: RunCancel) -> EngineOutput:
         page = PageAttempts(request, self.max_attempts)
@@ -433,7 +427,9 @@ class VllmServerEngine:
                     request = next(source, None)
                     if request is None:
                         return
-                    pending.add(pool.submit(self._gated, request, run, holding))
+                    gone = partial(self._gone, request.key, run)  # then _page sends nothing
+                    work = partial(self._page, request, run)
+                    pending.add(pool.submit(holding.call, gone, work))
 
             try:
                 fill()
