@@ -50,6 +50,8 @@ def engine_flags(args: argparse.Namespace) -> list[str]:
         flags += ["--base-url", args.base_url]
     if args.model:
         flags += ["--model", args.model]
+    if args.max_tokens:  # random weights answer until the bound: the same bound on both sides
+        flags += ["--max-tokens", str(args.max_tokens)]
     return flags
 
 
@@ -105,6 +107,7 @@ def main() -> None:
     parser.add_argument("--engine", default="cpu", choices=["cpu", "vllm-server"])
     parser.add_argument("--base-url")
     parser.add_argument("--model")
+    parser.add_argument("--max-tokens", type=int)
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="service-vs-cli-"))
     folder = work / "in"
