@@ -220,6 +220,9 @@ def _beside(engine: Any, name: str, requests: list[Any], one: Any) -> dict[str, 
     _wait(lambda: len(done) >= 10, 120)
     row["a_done_at_steady"] = len(done)
     row["steady_s"] = [one(f"{name}-steady-{i}") for i in range(2)]
+    # A newcomer's pause can leave the long caller with nothing in vLLM for a moment after
+    # the newcomer's page ends: Cancel is timed on pages that are in vLLM.
+    _wait(lambda: engine.unfinished() > 0, 10)
     row["in_vllm_before_cancel"] = engine.unfinished()
     started = time.perf_counter()
     engine.cancel([r.key for r in long])
