@@ -12,8 +12,9 @@ tokens one engine step carried (``iteration_tokens``: prefill chunk plus decodes
 
 from __future__ import annotations
 
-import re
 from typing import Any
+
+from workbench.engines.stats import read_metrics_text, sample_totals
 
 #: breakdown key -> vLLM's histogram (newer names first where vLLM renamed one)
 HISTOGRAMS = {
@@ -32,35 +33,14 @@ COUNTERS = {
     "generation_tokens_total": "vllm:generation_tokens_total",
     "preemptions": "vllm:num_preemptions_total",
 }
-_LINE = re.compile(r"^([A-Za-z_:][\w:]*)(\{[^}]*\})?\s+(\S+)")
-
-
-def parse(text: str) -> dict[str, float]:
-    """Prometheus text → {metric name: value summed over its label sets}."""
-    values: dict[str, float] = {}
-    for line in text.splitlines():
-        match = _LINE.match(line)
-        if match is None or line.startswith("#"):
-            continue
-        try:
-            value = float(match.group(3))
-        except ValueError:
-            continue
-        values[match.group(1)] = values.get(match.group(1), 0.0) + value
-    return values
+#: Prometheus text → {sample name: value summed over its label sets}: the workbench's one parser
+parse = sample_totals
 
 
 def read(base_url: str) -> dict[str, float] | None:
     """One read of ``/metrics`` of the server behind ``base_url`` (``…/v1``), or None."""
-    import httpx
-
-    root = base_url.rstrip("/").removesuffix("/v1")
-    try:
-        response = httpx.get(f"{root}/metrics", timeout=10)
-        response.raise_for_status()
-    except httpx.HTTPError:
-        return None
-    return parse(response.text)
+    text = read_metrics_text(base_url, timeout=10)
+    return None if text is None else parse(text)
 
 
 def between(

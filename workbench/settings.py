@@ -14,6 +14,8 @@ variable                        meaning
 ``WORKBENCH_PDF_BACKEND``       ``pdfium`` (default) or ``poppler`` (needs pdftoppm)
 ``WORKBENCH_BASE_URL``          default OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1
 ``WORKBENCH_API_KEY``           its key, if any
+``WORKBENCH_SERVICE_KEY``       the key clients of ``python -m workbench serve`` must send (none:
+                                no key asked); not the vLLM server's key above
 ``WORKBENCH_CONCURRENCY``       pages in flight against a server (32)
 ``WORKBENCH_TIMEOUT``           most seconds one page's answer may take (600); the budget is
                                 60 s + max_tokens at 8 tokens/s, capped by this
@@ -45,6 +47,7 @@ class Settings(BaseModel):
     pdf_backend: PdfBackend = "pdfium"
     base_url: str = "http://127.0.0.1:8000/v1"
     api_key: str | None = None
+    service_key: str | None = None
     concurrency: int | None = Field(None, ge=1, le=1024)  # None: what the server takes
     timeout: float = Field(600.0, gt=0)
     idle_timeout: float = Field(60.0, gt=0)

@@ -34,6 +34,13 @@ timeout 900 python3 benchmarks/gpu_throughput.py --base-url http://127.0.0.1:800
   --json "$O/server.json" > "$O/server.log" 2>&1
 echo "stage 2 exit $? $(date +%T)"; tail -8 "$O/server.log"
 curl -s http://127.0.0.1:8000/metrics > "$O/metrics_end.txt"
+echo "== stage 2b (issue 36): telemetry against /metrics, the service against the CLI $(date +%T)"
+timeout 300 python3 benchmarks/telemetry_check.py --base-url http://127.0.0.1:8000/v1 --pages 200 \
+  --max-tokens 128 --json "$O/telemetry.json" > "$O/telemetry.log" 2>&1
+echo "telemetry exit $? $(date +%T)"; tail -4 "$O/telemetry.log"
+timeout 600 python3 benchmarks/service_vs_cli.py --engine vllm-server --base-url http://127.0.0.1:8000/v1 \
+  --model $M --max-tokens 128 --rounds 3 "$W"/folder-128-1-2/*.pdf > "$O/service.log" 2>&1
+echo "service exit $? $(date +%T)"; tail -4 "$O/service.log"
 pkill -f "vllm.entrypoints" ; sleep 5; pkill -9 -f "vllm.entrypoints"; pkill -9 -f EngineCore; sleep 3
 echo "== stage 3: LightOnOCR's own recipe (their flags, 64 in flight) $(date +%T)"
 setsid bash -c "python3 -m vllm.entrypoints.cli.main serve $M --limit-mm-per-prompt '{\"image\": 1}' --mm-processor-cache-gb 0 --no-enable-prefix-caching --load-format dummy --port 8001 > '$O/serve_recipe.log' 2>&1" &

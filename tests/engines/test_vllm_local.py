@@ -63,6 +63,7 @@ def test_engine_args_and_what_vllm_chose(fake_vllm: SimpleNamespace) -> None:
     assert llm.kwargs == {
         "max_model_len": -1,
         "scheduling_policy": "priority",  # a newcomer's page before another run's backlog
+        "disable_log_stats": False,  # LLM.get_metrics() for stats()
         "gpu_memory_utilization": 0.8,
         "max_num_seqs": 64,
     }
@@ -253,6 +254,9 @@ def test_other_runs_add_no_pages_while_a_newcomers_page_is_in_vllm(
     other runs hold their next pages until its page is done (bounded by PAUSE seconds)."""
     monkeypatch.setattr(FakeLLM, "tokens", 20)
     monkeypatch.setattr(FakeLLM, "prefill_per_step", 4)  # A's pages end a few at each step
+    # B decodes for 20 steps of 10 ms: time for A's thread to add pages when nothing holds it,
+    # even on a loaded machine (at 2 ms a step a starved thread missed the window).
+    monkeypatch.setattr(FakeLLM, "step_s", 0.01)
     engine = VllmLocalEngine("m/ocr", {"max_num_seqs": 64})
     if not pause:
         engine._gate.pause = 0.0

@@ -21,6 +21,11 @@ signatures are checked by ``tests/vllm_contract``):
 * :meth:`FakeLLM.die`: the next step raises ``EngineDeadError`` (the EngineCore is gone), and
   so does every later call, as vLLM does after a ``kill -9`` of its EngineCore;
 * ``LLM.chat(conversations, params)``: all at once, returned in order (the raw baseline).
+* ``LLM.get_metrics()``: ``vllm.v1.metrics.reader``'s ``Counter``/``Gauge``/``Histogram``
+  series of the engine's scheduler (running, waiting, KV cache use: each request holds
+  :data:`PROMPT_TOKENS` plus its tokens so far, of ``num_gpu_blocks × block_size``), token
+  totals, requests finished by reason and time to first token; it raises, as vLLM does, when
+  the engine was built with stats logging off (``disable_log_stats``, vLLM's default).
 
 An answer is ``"width W"`` (the page image's width) after ``tokens`` steps (``max_tokens`` with
 ``ignore_eos``, as the probe asks); a prompt ``"LOOP"``
@@ -46,6 +51,8 @@ from types import SimpleNamespace
 from typing import Any
 
 LOOP = "| a | b |\n" * 100
+PROMPT_TOKENS = 100  # a fake page's prompt (image + text) in the KV cache
+TTFT_BUCKETS = (0.001, 0.01, 0.1, 1.0, 10.0, float("inf"))
 MODEL = "lightonai/LightOnOCR-2-1B"
 
 
@@ -76,6 +83,30 @@ class _Request:
     arrival: int = 0
     prefilled: int = 0
     made: int = 0
+    added: float = field(default_factory=time.monotonic)
+
+
+@dataclass
+class Metric:  # vllm.v1.metrics.reader's classes, by their fields
+    name: str
+    labels: dict[str, str]
+
+
+@dataclass
+class Counter(Metric):
+    value: int
+
+
+@dataclass
+class Gauge(Metric):
+    value: float
+
+
+@dataclass
+class Histogram(Metric):
+    count: int
+    sum: float
+    buckets: dict[str, int]
 
 
 @dataclass
@@ -95,6 +126,10 @@ class _Engine:
     finished: list[str] = field(default_factory=list)  # external ids, in the order they ended
     last_added: int = 0  # the arrival number of the latest request added
     added_before_end: dict[str, int] = field(default_factory=dict)  # id -> last_added at its end
+    prompt_tokens: int = 0
+    generation_tokens: int = 0
+    by_reason: dict[str, int] = field(default_factory=dict)
+    ttfts: list[float] = field(default_factory=list)
 
     def _alive(self) -> None:
         if self.llm.dead:
@@ -123,13 +158,18 @@ class _Engine:
             backlog.sort(key=lambda r: (r.priority, r.arrival))
         for request in backlog[: self.prefill_per_step]:
             request.prefilled += 1
+            self.prompt_tokens += PROMPT_TOKENS if request.prefilled == self.prefill_steps else 0
         self.most_running = max(self.most_running, len(running))
         self.steps += 1
         done = []
         for request in running:
             request.made += 1
+            self.generation_tokens += 1
+            if request.made == 1:
+                self.ttfts.append(time.monotonic() - request.added)
             if request.made >= request.needed:
                 done.append(request)
+                self.by_reason[request.finish] = self.by_reason.get(request.finish, 0) + 1
         self.queue = [r for r in self.queue if r not in done]
         self.finished += [r.external for r in done]
         self.added_before_end.update((r.external, self.last_added) for r in done)
@@ -180,6 +220,37 @@ class FakeLLM:
 
     def _shutdown(self) -> None:
         self.shutdowns += 1
+
+    def get_metrics(self) -> list[Metric]:
+        """vLLM's metrics snapshot (module doc); raises when stats logging is off."""
+        if self.kwargs.get("disable_log_stats", True):
+            raise AssertionError("Stat logging disabled")
+        engine, labels = self.llm_engine, {"model_name": self.model, "engine": "0"}
+        cache = engine.vllm_config.cache_config
+        running = [r for r in engine.queue if r.prefilled >= engine.prefill_steps]
+        held = sum(PROMPT_TOKENS + r.made for r in running[: engine.max_num_seqs])
+        ttfts = list(engine.ttfts)
+        buckets = {str(b): sum(t <= b for t in ttfts) for b in TTFT_BUCKETS}
+        buckets["+Inf"] = buckets.pop("inf")
+        info = {"block_size": str(cache.block_size), "num_gpu_blocks": str(cache.num_gpu_blocks)}
+        reasons = engine.by_reason
+        now = min(len(running), engine.max_num_seqs)
+        kv = min(1.0, held / (cache.num_gpu_blocks * cache.block_size))
+        success = [
+            Counter("vllm:request_success", {**labels, "finished_reason": r}, reasons.get(r, 0))
+            for r in ("stop", "length", "abort")
+        ]
+        return [
+            Gauge("vllm:num_requests_running", labels, now),
+            Gauge("vllm:num_requests_waiting", labels, len(engine.queue) - now),
+            Gauge("vllm:kv_cache_usage_perc", labels, kv),
+            Gauge("vllm:cache_config_info", {**labels, **info}, 1.0),
+            Counter("vllm:num_preemptions", labels, 0),
+            Counter("vllm:prompt_tokens", labels, engine.prompt_tokens),
+            Counter("vllm:generation_tokens", labels, engine.generation_tokens),
+            *success,
+            Histogram("vllm:time_to_first_token_seconds", labels, len(ttfts), sum(ttfts), buckets),
+        ]
 
     def die(self) -> None:
         """The EngineCore process is gone: the next step (and every call after) raises."""

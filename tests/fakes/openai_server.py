@@ -31,6 +31,10 @@ as vLLM 0.33 does, and ``strict`` answers 400 to vLLM's streaming fields, as Ope
 It records every completion body in ``requests``, the content events of each streamed reply
 in ``events``, and the most completions ever in flight at once in ``max_in_flight``;
 ``GET /fake/stats`` returns those counts as JSON (for a server run as a subprocess).
+``vllm_metrics`` (a :class:`~tests.fakes.vllm_metrics.VllmMetrics`; ``--vllm-metrics``)
+serves vLLM's ``/metrics`` that move with the work: completions in flight are running (past
+``max_running``: waiting), each holds 1,100 tokens of KV cache, and each completion ends
+there with its finish reason, 1,000 prompt tokens, a token per 4 characters and its time.
 
 Use it as a context manager (``with FakeOpenAIServer() as server: server.base_url``) or as a
 script: ``python -m tests.fakes.openai_server --port 8000 --delay 0.5 [--replay out.md ...]``.
@@ -55,6 +59,8 @@ from pathlib import Path
 from typing import Any
 
 from PIL import Image
+
+from tests.fakes.vllm_metrics import VllmMetrics
 
 DEFAULT_MODEL = "fake/ocr-model"
 DEFAULT_TEXT = "# A page\n\nText read by the fake OCR server.\n"
@@ -145,6 +151,8 @@ class FakeOpenAIServer:
         self.version: str | None = None  # answered at GET /version, as vLLM does, when set
         self.ignore_interval = False  # as vLLM 0.26: stream_interval accepted, one token an event
         self.kv_blocks: int | None = None  # GET /metrics reports a KV cache of this many blocks
+        self.vllm_metrics: VllmMetrics | None = None  # GET /metrics as vLLM's, moving (above)
+        self.max_running = 8  # completions vllm_metrics counts running; the rest wait
         self.requests: list[dict[str, Any]] = []
         self.events: list[int] = []  # content events sent, per streamed reply
         self.in_flight = 0
@@ -220,10 +228,21 @@ class FakeOpenAIServer:
     def _wait(self, seconds: float) -> None:
         self._stopped.wait(seconds)
 
+    def metrics_page(self) -> str:
+        """:attr:`vllm_metrics`' page with the load of this moment (module doc)."""
+        assert self.vllm_metrics is not None
+        with self._lock:
+            flight = self.in_flight
+        running = min(flight, self.max_running)
+        usage = min(1.0, running * 1100 / self.vllm_metrics.kv_tokens)
+        self.vllm_metrics.set_load(running, flight - running, usage)
+        return self.vllm_metrics.text()
+
 
 def _handler_for(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        reply: Reply | None = None  # this request's reply once chosen (for vllm_metrics)
 
         def log_message(self, format: str, *args: Any) -> None:  # quiet
             pass
@@ -273,13 +292,11 @@ def _handler_for(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
             if self.path.rstrip("/") == "/version" and server.version:  # vLLM's, no key needed
                 self._send(200, {"version": server.version})
                 return
+            if self.path.rstrip("/") == "/metrics" and server.vllm_metrics is not None:
+                self._send_metrics(server.metrics_page().encode())
+                return
             if self.path.rstrip("/") == "/metrics" and server.kv_blocks:  # vLLM's Prometheus text
-                page = metrics_text(server.kv_blocks).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "text/plain; version=0.0.4")
-                self.send_header("Content-Length", str(len(page)))
-                self.end_headers()
-                self.wfile.write(page)
+                self._send_metrics(metrics_text(server.kv_blocks).encode())
                 return
             if not self._authorized():
                 return
@@ -309,11 +326,17 @@ def _handler_for(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
                 server.requests.append(body)
                 server.in_flight += 1
                 server.max_in_flight = max(server.max_in_flight, server.in_flight)
+            started, self.reply = time.monotonic(), None
             try:
                 self._complete(body)
             finally:
                 with server._lock:
                     server.in_flight -= 1
+                if server.vllm_metrics is not None and self.reply is not None:
+                    reply = self.reply
+                    tokens = max(1, len(reply.text) // 4)
+                    elapsed = time.monotonic() - started
+                    server.vllm_metrics.finish(reply.finish_reason, 1000, tokens, elapsed)
 
         def _complete(self, body: dict[str, Any]) -> None:
             model = body.get("model")
@@ -335,7 +358,7 @@ def _handler_for(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
                 self._error(400, f"Unrecognized request argument supplied: {refused[0]}",
                             "invalid_request_error")  # fmt: skip
                 return
-            reply = server._reply_for(body)
+            reply = self.reply = server._reply_for(body)
             server._wait(reply.delay if reply.delay is not None else server.delay)
             if reply.status is not None:
                 self._error(reply.status, reply.text, "InternalServerError")
@@ -374,6 +397,13 @@ def _handler_for(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
                     },
                 },
             )
+
+        def _send_metrics(self, page: bytes) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", "text/plain; version=0.0.4")
+            self.send_header("Content-Length", str(len(page)))
+            self.end_headers()
+            self.wfile.write(page)
 
         def _drop(self) -> None:
             self.close_connection = True
@@ -503,6 +533,10 @@ def main(argv: list[str] | None = None) -> None:
     )  # fmt: skip
     parser.add_argument("--vllm-version", help="answer GET /version with this version")
     parser.add_argument(
+        "--vllm-metrics", action="store_true",
+        help="serve vLLM's /metrics, moving with the completions (tests/fakes/vllm_metrics.py)",
+    )  # fmt: skip
+    parser.add_argument(
         "--ignore-stream-interval", action="store_true",
         help="with --vllm-streaming: one token an event whatever stream_interval asks (vLLM 0.26)",
     )  # fmt: skip
@@ -550,6 +584,7 @@ def main(argv: list[str] | None = None) -> None:
     server.loop = args.loop
     server.vllm_streaming = args.vllm_streaming
     server.version = args.vllm_version
+    server.vllm_metrics = VllmMetrics(server.models[0]) if args.vllm_metrics else None
     server.ignore_interval = args.ignore_stream_interval
     print(f"fake OpenAI server on {server.base_url} serving {server.models}", flush=True)
     try:

@@ -13,7 +13,7 @@ import pytest
 from tests.fakes.openai_server import FakeOpenAIServer, Reply, metrics_text
 from workbench.cli import main
 from workbench.engines.server.engine import VllmServerEngine
-from workbench.engines.server.info import kv_cache_tokens
+from workbench.engines.stats import kv_cache_tokens
 from workbench.gpu.inflight import MAX_IN_FLIGHT, fit_in_flight, page_tokens, pages_held
 from workbench.gpu.planner import plan_memory
 from workbench.gpu.profiles import get_profile

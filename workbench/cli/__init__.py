@@ -32,6 +32,9 @@ COMMANDS = {
     "plan": "workbench.cli.plan_cmd",
     "models": "workbench.cli.models_cmd",
     "probe": "workbench.cli.probe_cmd",
+    # The service is a front end above the CLI (it opens engines through the CLI's path);
+    # named here so that ``python -m workbench serve`` and ``--help`` know it.
+    "serve": "workbench.service.cmd",
 }
 VERBOSE_HELP = "show the libraries' INFO log lines too (off by default)"
 #: What ``--help`` says above the command list (the module docstring is for developers).
@@ -44,6 +47,7 @@ EPILOG = """examples:
       --base-url http://127.0.0.1:8000/v1
   python -m workbench models --model lightonai/LightOnOCR-2-1B
   python -m workbench plan --model allenai/olmOCR-2-7B-1025 --gpu-memory 24
+  python -m workbench serve --port 8765     (the OCR service: docs/service.md)
   python -m workbench COMMAND --help     (each command's options)
 
 exit status: 0 done, 1 an input or page failed, 2 usage or setup error, 3 done with looped or

@@ -37,6 +37,18 @@ import time
 from collections import Counter, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TypeVar
+
+T = TypeVar("T")
+
+#: Slots kept beyond an engine's pages in flight for a caller with nothing in flight (a
+#: newcomer's page is sent at once). The in-process engine takes them out of vLLM's
+#: ``max_num_seqs`` when its plan would use all of them.
+RESERVE = 8
+#: Seconds other callers add no pages while a newcomer's page is in vLLM: long enough for a
+#: page of 4 k tokens beside a full batch, short enough that a stream of one-page callers
+#: only slows a long run.
+PAUSE = 5.0
 
 
 @dataclass(eq=False)
@@ -167,3 +179,44 @@ class Gate:
         for ticket in tickets:
             if ticket.on_grant is not None:
                 ticket.on_grant()
+
+
+class Holding:
+    """One caller's slots on a gate, for a caller whose pages each wait in a thread of their
+    own (the server engine): :meth:`acquire` blocks that thread until a slot is granted or
+    ``cancelled()`` says to give up; the ticket is fresh when the caller holds or waits for
+    nothing else. Every ticket :meth:`acquire` returns goes back through :meth:`release`."""
+
+    def __init__(self, gate: Gate, owner: object) -> None:
+        self.gate = gate
+        self.owner = owner
+        self.count = 0  # tickets of this caller held or waiting
+        self._lock = threading.Lock()
+
+    def acquire(self, cancelled: Callable[[], bool], poll: float = 0.1) -> Ticket | None:
+        """A granted ticket, or None (nothing held) once ``cancelled()`` is true."""
+        granted = threading.Event()
+        with self._lock:
+            fresh = self.count == 0
+            self.count += 1
+        ticket = self.gate.enter(granted.set, fresh=fresh, owner=self.owner)
+        while not granted.wait(poll):
+            if cancelled():
+                self.release(ticket)
+                return None
+        return ticket
+
+    def release(self, ticket: Ticket) -> None:
+        self.gate.leave(ticket)
+        with self._lock:
+            self.count -= 1
+
+    def call(self, cancelled: Callable[[], bool], work: Callable[[], T]) -> T:
+        """``work()`` holding one slot (acquired first, released after); given up while it
+        waits, ``work()`` runs holding none (it must then see why and send nothing)."""
+        ticket = self.acquire(cancelled)
+        try:
+            return work()
+        finally:
+            if ticket is not None:
+                self.release(ticket)

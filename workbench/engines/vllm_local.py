@@ -49,28 +49,22 @@ import threading
 import time
 from collections import deque
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import ModuleType
 from typing import Any
 
 from workbench.engines.base import DEFAULT_IN_FLIGHT, EngineOutput, PageProgress, PageRequest
 from workbench.engines.dead import dead_in_process
-from workbench.engines.gate import Gate, Ticket
+from workbench.engines.gate import PAUSE, RESERVE, Gate, Ticket
 from workbench.engines.loop import EngineLoop, Submitted
 from workbench.engines.messages import build_messages, image_pil_part, sampling_params_kwargs
 from workbench.engines.repetition import MAX_ATTEMPTS, PageAttempts
+from workbench.engines.stats import EngineStats, stats_from_metrics
 from workbench.errors import CANCELLED, EngineDeadError, EngineUnavailable
 from workbench.schema import Sampling
 
 log = logging.getLogger(__name__)
 
-#: Slots kept beyond ``concurrency`` for a run with nothing in flight (a newcomer's page is
-#: sent at once); taken out of vLLM's ``max_num_seqs`` when the plan would use all of them.
-RESERVE = 8
-# Seconds other runs add no pages while a newcomer's page is in vLLM (engines/gate.py): long
-# enough for a page of 4 k tokens beside a full batch, short enough that a stream of one-page
-# callers only slows a long run.
-PAUSE = 5.0
 
 INSTALL_HINT = "vLLM is not installed: pip install -e '.[vllm]' (needs an NVIDIA GPU)"
 
@@ -131,7 +125,12 @@ class VllmLocalEngine:
         self.model = model
         self.max_attempts = max_attempts
         # Priority scheduling: a newcomer's page before another run's backlog (module doc).
-        args: dict[str, Any] = {"max_model_len": -1, "scheduling_policy": "priority"}
+        # Stats logging on: LLM.get_metrics() (stats()) needs it; vLLM's LLM turns it off.
+        args: dict[str, Any] = {
+            "max_model_len": -1,
+            "scheduling_policy": "priority",
+            "disable_log_stats": False,
+        }
         args.update(engine_args or {})
         if max_model_len is not None:
             args["max_model_len"] = max_model_len
@@ -184,6 +183,19 @@ class VllmLocalEngine:
             info[key] = "?" if value is None else str(value)
         info["pages in flight"] = str(self.concurrency)
         return info
+
+    def stats(self) -> EngineStats | None:
+        """What vLLM is doing now (``LLM.get_metrics()``, mapped by engines/stats.py; the KV
+        cache's size from :attr:`actual` when vLLM's metrics omit it). None when this vLLM
+        reports nothing (stats logging off, closed, no such API); never raises."""
+        llm = self._llm
+        try:
+            found = stats_from_metrics(llm.get_metrics(), "in-process") if llm else None
+        except Exception:  # a status reading must never fail a page or a sidebar
+            return None
+        if found is not None and found.kv_tokens is None and self.actual.get("kv_tokens"):
+            found = replace(found, kv_tokens=self.actual["kv_tokens"])
+        return found
 
     def unfinished(self) -> int:
         """Requests vLLM itself holds now (running or waiting in its scheduler)."""

@@ -108,6 +108,7 @@ def _engine(key: str, _choice: EngineChoice) -> Engine:
 
 
 _current_key: dict[str, str] = {}
+_loaded: dict[str, weakref.ref[Any]] = {}  # choice key -> the engine built for it (telemetry)
 _described: dict[str, tuple[int, dict[str, str]]] = {}  # choice key -> (engine id, facts)
 _engine_lock = threading.Lock()
 
@@ -127,6 +128,9 @@ def use_engine(choice: EngineChoice) -> Engine:
             _engine.clear()  # releases the dead one (its GPU memory) before the new one loads
             gc.collect()
             engine = _engine(choice.key, choice)
+    with contextlib.suppress(TypeError):  # an engine without weak references: not watched
+        _loaded.clear()
+        _loaded[choice.key] = weakref.ref(engine)
     known = _described.get(choice.key)
     if known is None or known[0] != id(engine):  # a new engine describes itself again
         try:
@@ -136,6 +140,17 @@ def use_engine(choice: EngineChoice) -> Engine:
         _described.clear()
         _described[choice.key] = (id(engine), facts)
     return engine
+
+
+def loaded_engine(choice: EngineChoice) -> Engine | None:
+    """The engine already built for ``choice`` (AppTest's override first), or None: never
+    builds one (a panel that watches an engine must not load a model)."""
+    override = state.ENGINE_OVERRIDE.get()
+    if override is not None:
+        return override
+    ref = _loaded.get(choice.key)
+    engine = ref() if ref is not None else None
+    return None if engine is None or getattr(engine, "closed", False) else engine
 
 
 def overridden() -> bool:

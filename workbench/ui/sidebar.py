@@ -18,10 +18,12 @@ import streamlit as st
 import workbench.engines.factory as factory
 from workbench.engines.server.engine import VllmServerEngine
 from workbench.errors import EngineUnavailable, WorkbenchError
+from workbench.gpu.engine_watch import Expected
 from workbench.gpu.launch import plan_local_launch
 from workbench.models.registry import all_specs, get_spec
 from workbench.ui import engines, state
 from workbench.ui.config import settings
+from workbench.ui.gpu.engine_panel import sidebar_engine_panel
 from workbench.ui.gpu.panel import current_profile, sidebar_gpu
 from workbench.ui.kit import cpu_settings
 
@@ -146,6 +148,7 @@ def _local_choice(hint: str | None) -> engines.EngineChoice | None:
         st.error(str(exc), icon=":material/memory:")
         return None
     state.SB_LOCAL_PREDICTED.set(launch.predicted())
+    state.SB_LOCAL_EXPECTED.set(Expected.from_plan(launch.plan))
     st.caption(
         f"Profile **{launch.profile.name}** on {launch.gpu}: "
         + ", ".join(f"{k} {v}" for k, v in launch.predicted().items())
@@ -221,6 +224,7 @@ def show_description(choice: engines.EngineChoice | None) -> None:
 def gpu_section() -> None:
     st.subheader("GPU", divider="gray")
     sidebar_gpu()
+    sidebar_engine_panel()  # vLLM's own numbers, when the engine is vLLM
 
 
 def render_sidebar() -> engines.EngineChoice | None:

@@ -114,6 +114,10 @@ SB_LOCAL_PREDICTED: Slot[dict[str, str]] = Slot("sb_local_predicted", dict)
 GPU_PROFILE: Slot[str | None] = Slot("profile", _none)
 #: The GPU readings history (a ``workbench.ui.gpu.panel.History``).
 GPU_HISTORY: Slot[Any] = Slot("_gpu_history", _none)
+#: vLLM's own numbers over time: (source key, ``workbench.gpu.engine_watch.StatsHistory``).
+ENGINE_STATS: Slot[Any] = Slot("_engine_stats", _none)
+#: What the memory plan predicts for the in-process engine (``engine_watch.Expected``).
+SB_LOCAL_EXPECTED: Slot[Any] = Slot("sb_local_expected", _none)
 #: The GPU page's memory plan: the card box, the memory inputs (reset to the card's memory when
 #: the profile or card changes) and the (profile, card) they were last reset for.
 GPU_CARD: Slot[str | None] = Slot("gpu_card", _none)

@@ -79,11 +79,15 @@ from workbench.errors import (
     WorkbenchError,
     display_name,
 )
+from workbench.gpu.engine_watch import watching
 from workbench.models.registry import ModelSpec
 from workbench.pipeline.request import RunRequest, RunShape
 from workbench.pipeline.runner import DocumentPlan, RunJob, run_documents
 from workbench.runs.lock import check_free
 from workbench.settings import Settings
+
+#: Seconds between reads of vLLM's numbers during a run (a read costs ~1 ms: metrics_parser.py)
+WATCH_S = 0.5
 
 
 def register(sub: Any) -> None:
@@ -99,16 +103,33 @@ def register(sub: Any) -> None:
         help="opens password-protected PDFs among the inputs (never written anywhere)",
     )
     p.add_argument("--out", required=True, type=Path, metavar="DIR")
-    p.add_argument("--engine", default="cpu", choices=["cpu", "vllm-server", "vllm"])
     p.add_argument("--pages", metavar="SPEC", help="page range such as 1,3-5 (default: all)")
-    p.add_argument("--dpi", type=int, help="PDF rendering DPI (default: the model's rule)")
     p.add_argument(
         "--pdf-backend",
         choices=["pdfium", "poppler"],
         help="PDF rasterizer: pdfium (default, built in) or poppler (needs pdftoppm)",
     )
+    add_engine_arguments(p)
+    p.add_argument("--run-name", help="name of the run; the same name resumes it")
+    p.add_argument("--quiet", action="store_true", help="no progress lines")
+    p.add_argument(
+        "--ray",
+        nargs="?",
+        const="auto",
+        metavar="ADDRESS",
+        help="run on a Ray cluster: auto (default), local, or HOST:PORT (pip install -e '.[ray]')",
+    )
+    p.set_defaults(func=run)
+
+
+def add_engine_arguments(p: Any, *, server_key_flag: str = "--api-key") -> None:
+    """The flags that choose and set up the engine, read by :func:`run_request`: the ``ocr``
+    command's and the service's (``python -m workbench serve``, whose own ``--api-key`` is
+    its clients' key, so it names the server's ``--server-api-key``)."""
+    p.add_argument("--engine", default="cpu", choices=["cpu", "vllm-server", "vllm"])
+    p.add_argument("--dpi", type=int, help="PDF rendering DPI (default: the model's rule)")
     p.add_argument("--base-url", help="OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1")
-    p.add_argument("--api-key")
+    p.add_argument(server_key_flag, dest="api_key", help="the server's key (WORKBENCH_API_KEY)")
     p.add_argument("--model", help="served model name (vllm-server) or model id (vllm)")
     p.add_argument("--spec", help="model spec id, when the served name does not match one")
     p.add_argument(
@@ -155,16 +176,6 @@ def register(sub: Any) -> None:
         help="--engine vllm: tokens vLLM schedules per step (4096: one page per vision-encoder "
         "step, the fix when vLLM ran out of GPU memory in the encoder)",
     )  # fmt: skip
-    p.add_argument("--run-name", help="name of the run; the same name resumes it")
-    p.add_argument("--quiet", action="store_true", help="no progress lines")
-    p.add_argument(
-        "--ray",
-        nargs="?",
-        const="auto",
-        metavar="ADDRESS",
-        help="run on a Ray cluster: auto (default), local, or HOST:PORT (pip install -e '.[ray]')",
-    )
-    p.set_defaults(func=run)
 
 
 def expand_inputs(inputs: list[Path]) -> tuple[list[Path], list[str]]:
@@ -292,7 +303,11 @@ def _run_job(
         plan = job.plan(doc, pages)
         plans.append(plan)
         announce(plan, job, out.quiet)
-    outcome = run_documents(job, plans, on_page=progress_printer(out.quiet, engine))
+    with watching(engine, WATCH_S) as watcher:  # vLLM's own numbers (None: not vLLM)
+        outcome = run_documents(job, plans, on_page=progress_printer(out.quiet, engine))
+        summary = watcher.stop() if watcher is not None else None
+    if summary is not None and not out.quiet:
+        say("", summary.line())
     return report(out, outcome, failures)
 
 

@@ -24,7 +24,7 @@ import contextlib
 import socket
 import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -34,7 +34,13 @@ import httpx
 
 from workbench.engines.base import PageProgress
 from workbench.engines.messages import VLLM_STREAM_FIELDS
-from workbench.errors import EngineError, EngineTimeout, PageCancelled, ServerHTTPError
+from workbench.errors import (
+    EngineError,
+    EngineTimeout,
+    EngineUnavailable,
+    PageCancelled,
+    ServerHTTPError,
+)
 
 __all__ = [
     "POLL_S",
@@ -349,3 +355,19 @@ def cancellable_sleep(run: RunCancel, key: str, seconds: float) -> bool:
         if run.all.wait(min(left, POLL_S)) or run.cancelled(key):
             return True
     return run.cancelled(key)
+
+
+def client_error(
+    status: int, message: str, base_url: str, model: str, served: Callable[[], list[str]]
+) -> str:
+    """What a 4xx answer means for the user (404: the model, or the URL, is wrong)."""
+    if status == 404:
+        try:
+            names = ", ".join(served())
+        except EngineUnavailable:  # no model list either: the URL is wrong, not the model
+            url = f"{base_url}/chat/completions"
+            return f"server answered 404 at {url}: {message} — is the base URL right?"
+        return f"server answered 404 for model {model}; served models: {names}"
+    if status == 401:
+        return "server refused the API key (401): set WORKBENCH_API_KEY or the key field"
+    return f"server answered {status}: {message}"

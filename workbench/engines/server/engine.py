@@ -6,7 +6,9 @@ Contract
   model is the one given, or the first of ``GET /v1/models`` (resolved on first use).
 * :meth:`VllmServerEngine.run` keeps up to ``concurrency`` pages in flight (a thread pool
   over one shared ``httpx.Client`` whose connection pool is as large) and yields each
-  :class:`EngineOutput` as it completes, in any order.
+  :class:`EngineOutput` as it completes, in any order. All ``run()`` calls share the
+  engine's slots (:class:`~workbench.engines.gate.Gate`, as in process): ``concurrency`` in
+  all, in turn; a run with nothing in flight goes at once, ahead of the others' next pages.
 * One page is ``POST /v1/chat/completions`` with the page as a PNG data URL, the prompt, the
   sampling and ``chat_template_kwargs`` (see :mod:`workbench.engines.messages`).
   The answer is streamed (``stream: true``, :mod:`workbench.engines.server.sse`), so a silent server
@@ -46,12 +48,14 @@ import threading
 import time
 from collections.abc import Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from functools import partial
 from typing import Any
 
 import httpx
 
 from workbench.engines.base import DEFAULT_IN_FLIGHT, EngineOutput, PageRequest
 from workbench.engines.dead import dead_server, server_gone
+from workbench.engines.gate import PAUSE, RESERVE, Gate, Holding
 from workbench.engines.messages import chat_body, streamed
 from workbench.engines.png import IMAGE_SLOT, json_with_image
 from workbench.engines.repetition import MAX_ATTEMPTS, PageAttempts
@@ -61,6 +65,7 @@ from workbench.engines.server.calls import (
     PageProgress,
     RunCancel,
     cancellable_sleep,
+    client_error,
     normalize_base_url,
     page_budget,
     refuses_vllm_fields,
@@ -71,10 +76,10 @@ from workbench.engines.server.calls import (
 from workbench.engines.server.info import (
     Answer,
     ServerFacts,
-    probe_kv_tokens,
     served_models,
     unreachable,
 )
+from workbench.engines.stats import EngineStats, probe_kv_tokens, read_server_stats
 from workbench.errors import (
     CANCELLED,
     ConnectionLost,
@@ -127,6 +132,7 @@ class VllmServerEngine:
         self.timeout = float(timeout or s.timeout)
         self.idle_timeout = float(idle_timeout or s.idle_timeout)
         self._board = CallBoard(self.idle_timeout)
+        self._gate = Gate(self.concurrency, RESERVE, PAUSE)  # shared by every run()
         self.retries = max(1, retries)
         self.backoff = backoff
         self.max_attempts = max_attempts
@@ -149,8 +155,8 @@ class VllmServerEngine:
             if self._client is None:
                 headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
                 limits = httpx.Limits(
-                    max_connections=self.concurrency,
-                    max_keepalive_connections=self.concurrency,
+                    max_connections=self.concurrency + RESERVE,
+                    max_keepalive_connections=self.concurrency + RESERVE,
                 )
                 self._client = httpx.Client(
                     headers=headers,
@@ -184,10 +190,15 @@ class VllmServerEngine:
         """The server's KV cache in tokens (vLLM's ``/metrics``), or None."""
         return probe_kv_tokens(self._http(), self.base_url)
 
+    def stats(self) -> EngineStats | None:
+        """What vLLM is doing now (its ``/metrics``: engines/stats.py); None, never raises."""
+        return read_server_stats(self.base_url, self._http())
+
     def resize(self, pages: int) -> None:
         """Keep ``pages`` in flight from now on (the HTTP pool is made again to match)."""
         self.concurrency, self.sized = max(1, int(pages)), True
         self.batch_size = min(2 * self.concurrency, 512)
+        self._gate.resize(self.concurrency)
         self.close()  # the next call makes a client with as many connections
 
     def check(self) -> str:
@@ -342,21 +353,12 @@ class VllmServerEngine:
             return self.dead or dead
         if status in RETRYABLE_STATUS:
             return ServerHTTPError(f"server error {status}: {message}", status)
-        return ServerHTTPError(self._client_error(status, message), status)
+        return ServerHTTPError(
+            client_error(status, message, self.base_url, self.model, self.list_models), status
+        )
 
-    def _client_error(self, status: int, message: str) -> str:
-        if status == 404:
-            try:
-                served = ", ".join(self.list_models())
-            except EngineUnavailable:  # no model list either: the URL is wrong, not the model
-                return (
-                    f"server answered 404 at {self.base_url}/chat/completions: {message} "
-                    "— is the base URL right?"
-                )
-            return f"server answered 404 for model {self.model}; served models: {served}"
-        if status == 401:
-            return "server refused the API key (401): set WORKBENCH_API_KEY or the key field"
-        return f"server answered {status}: {message}"
+    def _gone(self, key: str, run: RunCancel) -> bool:
+        return run.cancelled(key) or self.dead is not None
 
     def _page(self, request: PageRequest, run: RunCancel) -> EngineOutput:
         page = PageAttempts(request, self.max_attempts)
@@ -414,6 +416,7 @@ class VllmServerEngine:
                     yield EngineOutput(key=request.key, error=str(exc))
                 return
         with self._board.run_scope() as run:
+            holding = Holding(self._gate, run)
             pool = ThreadPoolExecutor(
                 max_workers=self.concurrency, thread_name_prefix="vllm-server"
             )
@@ -424,7 +427,9 @@ class VllmServerEngine:
                     request = next(source, None)
                     if request is None:
                         return
-                    pending.add(pool.submit(self._page, request, run))
+                    gone = partial(self._gone, request.key, run)  # then _page sends nothing
+                    work = partial(self._page, request, run)
+                    pending.add(pool.submit(holding.call, gone, work))
 
             try:
                 fill()

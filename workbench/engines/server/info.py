@@ -41,8 +41,6 @@ __all__ = [
     "Answer",
     "EventCounter",
     "ServerFacts",
-    "kv_cache_tokens",
-    "probe_kv_tokens",
     "probe_version",
     "served_models",
     "server_root",
@@ -81,33 +79,6 @@ def probe_version(client: httpx.Client, base_url: str) -> str | None:
         return None
     version = payload.get("version") if isinstance(payload, dict) else None
     return str(version) if isinstance(version, str) and parse_version(version) else None
-
-
-_CACHE_INFO = re.compile(r"^vllm:cache_config_info\{(?P<labels>[^}]*)\}", re.MULTILINE)
-_LABEL = re.compile(r'(\w+)="([^"]*)"')
-
-
-def kv_cache_tokens(metrics: str) -> int | None:
-    """The KV cache a vLLM server holds, in tokens, from its Prometheus text (``/metrics``:
-    ``vllm:cache_config_info`` carries ``num_gpu_blocks`` and ``block_size`` as labels);
-    summed over its engines; None when the text does not say."""
-    total = 0
-    for match in _CACHE_INFO.finditer(metrics):
-        labels = dict(_LABEL.findall(match["labels"]))
-        try:
-            total += int(labels["num_gpu_blocks"]) * int(labels["block_size"])
-        except (KeyError, ValueError):
-            continue
-    return total or None
-
-
-def probe_kv_tokens(client: httpx.Client, base_url: str) -> int | None:
-    """:func:`kv_cache_tokens` of the server at ``base_url``; None when it has no metrics."""
-    try:
-        response = client.get(f"{server_root(base_url)}/metrics", timeout=PROBE_TIMEOUT_S)
-    except httpx.HTTPError:
-        return None
-    return kv_cache_tokens(response.text) if response.status_code == 200 else None
 
 
 def unreachable(base_url: str) -> str:

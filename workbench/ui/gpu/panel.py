@@ -30,6 +30,7 @@ from workbench.gpu.target import PlanTarget, planning_profile, targets
 from workbench.gpu.telemetry import GpuSnapshot, History, read_snapshot
 from workbench.models.registry import all_specs, find_architecture
 from workbench.ui import state
+from workbench.ui.gpu.engine_panel import page_engine_panel
 from workbench.ui.gpu.oom import render_oom_help
 from workbench.ui.gpu.releases import release_choice, render_release_notes
 from workbench.ui.page_facts import widen_main
@@ -351,4 +352,5 @@ def render_gpu_page() -> None:
         )
     else:
         _plan_section(snap, profile)
+    page_engine_panel()  # what the running vLLM reports, beside its plan (issue 36)
     render_oom_help(profile.name)
