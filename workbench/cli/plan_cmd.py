@@ -98,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
         args.gpu_memory,
         args.used_memory,
     )
-    which = release_plans.which_vllm(getattr(args, "vllm_version", None))
+    which = release_plans.which_vllm(args.vllm_version)
     launch = plan_launch(
         args.model, target.profile, target.total_bytes, target.free_bytes,
         vllm_version=which.version,

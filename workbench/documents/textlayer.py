@@ -164,7 +164,7 @@ def _words(raw: Any, tp: Any, n: int, to_pt: Transform) -> tuple[list[TextWord],
     text = _chars(raw, tp, n)
     composed, accents = _composed_accents(raw, tp, text, n) if _has_accent(text) else ({}, set())
     words: list[TextWord] = []
-    chars = unmapped = invisible = 0
+    chars = unmapped = 0
     line = 0
     cur: _Word | None = None
     first: list[int] = []  # index of each word's first character
@@ -179,11 +179,8 @@ def _words(raw: Any, tp: Any, n: int, to_pt: Transform) -> tuple[list[TextWord],
 
     get_generated, map_error = raw.FPDFText_IsGenerated, raw.FPDFText_HasUnicodeMapError
     get_size, get_matrix = raw.FPDFText_GetFontSize, raw.FPDFText_GetMatrix
-    get_box, rect_ref, matrix_ref = (
-        raw.FPDFText_GetLooseCharBox,
-        ctypes.byref(rect),
-        ctypes.byref(matrix),
-    )
+    get_box = raw.FPDFText_GetLooseCharBox
+    rect_ref, matrix_ref = ctypes.byref(rect), ctypes.byref(matrix)
     last_raw, factor = -1.0, 1.0
     fresh = True  # no word started yet on this line
     for i in range(n):
@@ -238,7 +235,22 @@ def _words(raw: Any, tp: Any, n: int, to_pt: Transform) -> tuple[list[TextWord],
         if marker:
             close()  # the bullet is a word of its own, even glued to the item's first word
     close()
-    # weight and render mode once per word (first character): the calls are costlier
+    styled, invisible = _styled(raw, tp, words, first, sources, to_pt)
+    return styled, chars, unmapped, invisible
+
+
+def _styled(
+    raw: Any,
+    tp: Any,
+    words: list[TextWord],
+    first: list[int],
+    sources: list[_Word],
+    to_pt: Transform,
+) -> tuple[list[TextWord], int]:
+    """``words`` with their weight, style, glyphs and baseline, read once per word at its
+    ``first`` character (the calls are costlier than the character loop's), and how many
+    characters are drawn invisible (render mode 3)."""
+    invisible = 0
     styled: list[TextWord] = []
     objects: dict[int, int] = {}
     buf = ctypes.create_string_buffer(128)
@@ -265,7 +277,7 @@ def _words(raw: Any, tp: Any, n: int, to_pt: Transform) -> tuple[list[TextWord],
         styled.append(
             TextWord(word.text, word.box, word.size, bold, word.line, word.tex, style, glyphs, base)
         )
-    return styled, chars, unmapped, invisible
+    return styled, invisible
 
 
 def _chars(raw: Any, tp: Any, n: int) -> str:

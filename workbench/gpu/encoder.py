@@ -125,3 +125,22 @@ def choose_budget(
         budget, budget // page_tokens, peak, behaviour.profiles_encoder, mnbt,
         room, why,
     )  # fmt: skip
+
+
+def encoder_step(
+    arch: Architecture, version: VllmBehaviour, profile_mnbt: int, vision: int, total_bytes: int,
+    util: float,
+) -> tuple[EncoderPlan, float]:  # fmt: skip
+    """The vision encoder's batch and the ``gpu_memory_utilization`` that leaves it room: when
+    even one page's encoder step does not fit outside vLLM's share, the share shrinks."""
+    enc = choose_budget(
+        arch, version, profile_mnbt=profile_mnbt, page_tokens=vision, total_bytes=total_bytes,
+        util=util,
+    )  # fmt: skip
+    if not enc.profiled and enc.peak_bytes > HEADROOM_SHARE * enc.headroom_bytes:
+        util = max(1.0 - (enc.peak_bytes / HEADROOM_SHARE + CONTEXT_BYTES) / total_bytes, 0.0)
+        enc = choose_budget(
+            arch, version, profile_mnbt=profile_mnbt, page_tokens=vision,
+            total_bytes=total_bytes, util=util,
+        )  # fmt: skip
+    return enc, util

@@ -31,15 +31,14 @@ The plan errs low on purpose; pass ``max_model_len=-1`` to vLLM to let it measur
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from workbench.errors import PlanError
 from workbench.gpu import kv_budget
-from workbench.gpu.encoder import CONTEXT_BYTES, HEADROOM_SHARE, EncoderPlan, choose_budget
+from workbench.gpu.encoder import EncoderPlan, encoder_step
 from workbench.gpu.profiles import Profile
-from workbench.gpu.vllm_versions import behaviour
+from workbench.gpu.vllm_versions import VllmBehaviour, behaviour
 from workbench.models import ModelSpec, PageSizing, all_specs, match_served_model, planned_page
 from workbench.models.architectures import Architecture
 
@@ -53,7 +52,6 @@ FIXED_ACTIVATION_BYTES = 64 * MiB
 #: vLLM's "non-torch memory" (cuBLAS/NCCL workspaces the profile sees grow), taken out of the
 #: KV budget: 241,172,480 bytes measured for both LightOnOCR-2-1B and Chandra 1 (vLLM 0.26).
 NON_TORCH_BYTES = 230 * MiB
-KV_SAFETY_DIVISOR = 50  # max_model_len asks at most fit - fit/50 where the KV cache limits it
 LETTER_ASPECT = 8.5 / 11  # width / height of the page the plan assumes (US letter portrait)
 KV_DTYPE_BYTES = {"auto": 2, "bfloat16": 2, "float16": 2}  # every fp8*/int8 variant: 1
 
@@ -201,80 +199,36 @@ def plan_memory(
     :mod:`workbench.gpu.vllm_versions`)."""
     arch = architecture_of(spec)
     free = total_bytes if free_bytes is None else free_bytes
-    small = arch.small
-    eng = profile.engine_args(small=small)
+    eng = profile.engine_args(small=arch.small)
     block_size = int(eng.get("block_size") or 16)
     kv_dtype = str(eng.get("kv_cache_dtype", "auto"))
-    mnbt = int(eng.get("max_num_batched_tokens", 8192))
     max_seqs = int(eng.get("max_num_seqs", 256))
     eager = bool(eng.get("enforce_eager", False))
     prompt_tokens = prompt_token_estimate(spec) if prompt_tokens is None else prompt_tokens
-    requested = spec.vllm_args.get("max_model_len")
-    requested_max_model_len = requested if isinstance(requested, int) else None
-
     version = behaviour(vllm_version)
     utilization = kv_budget.utilization(version, profile.util_cap, total_bytes, free, MARGIN_BYTES)
-    util = utilization.value
     width, height = planned_page(sizing or spec.sizing, profile.page_longest_edge)
     vision = arch.vision_tokens(width, height)
-    enc = choose_budget(
-        arch, version, profile_mnbt=mnbt, page_tokens=vision, total_bytes=total_bytes, util=util
-    )
-    if not enc.profiled and enc.peak_bytes > HEADROOM_SHARE * enc.headroom_bytes:
-        # Even one page's encoder step does not fit outside vLLM's share: give it the room.
-        util = max(1.0 - (enc.peak_bytes / HEADROOM_SHARE + CONTEXT_BYTES) / total_bytes, 0.0)
-        enc = choose_budget(
-            arch, version, profile_mnbt=mnbt, page_tokens=vision, total_bytes=total_bytes,
-            util=util,
-        )  # fmt: skip
+    mnbt = int(eng.get("max_num_batched_tokens", 8192))  # the profile's; the encoder's below
+    enc, util = encoder_step(arch, version, mnbt, vision, total_bytes, utilization.value)
     mnbt = enc.max_num_batched_tokens
     # vLLM ends a sequence at the context: the output can only use what prompt and image leave.
     out_tokens = max(min(max_tokens or spec.max_tokens, arch.context - prompt_tokens - vision), 0)
     per_page = vision + prompt_tokens + out_tokens
-
-    weights = arch.weight_bytes
-    act = activation_peak(arch, mnbt, max_seqs, enc.peak_bytes if enc.profiled else 0)
-    graphs = cuda_graph_bytes(arch, eager, version.reserves_cudagraphs)
-    budget = kv_budget.kv_bytes(
-        version, util=util, total=total_bytes, free=free, weights=weights, activations=act,
-        graphs=graphs, non_torch=NON_TORCH_BYTES,
-    )  # fmt: skip
+    act, graphs, budget = _kv_budget(arch, version, enc, util, eager, max_seqs, total_bytes, free)
     bpb = bytes_per_block(arch, block_size, kv_dtype)
-    state = arch.state_bytes_per_seq
-    blocks = max((budget - state) // bpb, 0) if budget > 0 else 0
-    fit = max(blocks - 1, 0) * block_size
-    # Where the KV cache limits the context, ask 2 % less than predicted: the prediction was
-    # within +0.1 % of vLLM's on the H200 runs, and vLLM refuses to start a longer one.
-    limits = [fit - fit // KV_SAFETY_DIVISOR, arch.max_position_embeddings]
-    if requested_max_model_len and requested_max_model_len > 0:
-        limits.append(requested_max_model_len)
-    mml = min(limits)
-    blocks_per_page = math.ceil(per_page / block_size)
-    # Each running page holds its blocks plus (hybrid) one GDN state, taken from the same pool.
-    per_page_bytes = blocks_per_page * bpb + state
-    usable = max(blocks - 1, 0) * bpb + state
-    in_flight = min(max_seqs, usable // per_page_bytes) if per_page_bytes else 0
+    blocks, fit, mml, in_flight = kv_budget.kv_fit(
+        arch, spec, budget, bpb, block_size, per_page, max_seqs
+    )
     fits = budget > 0 and out_tokens > 0 and mml >= per_page
-
-    engine_args = {
-        **eng,
-        "max_num_batched_tokens": mnbt,
-        "gpu_memory_utilization": round(util, 4),
-        "max_model_len": mml if fits else -1,
-        "limit_mm_per_prompt": {
-            "image": {"count": 1, "width": width, "height": height},
-            "video": 0,
-        },
-    }
-    if not utilization.passed:  # 0.34 on an idle card: its default (1.0), never a habit
-        del engine_args["gpu_memory_utilization"]
+    args = _engine_args(eng, mnbt, util, mml if fits else -1, (width, height), utilization.passed)
     plan = MemoryPlan(
         model_id=spec.id,
         profile=profile.name,
         total_bytes=total_bytes,
         free_bytes=free,
         util_eff=util,
-        weights_bytes=weights,
+        weights_bytes=arch.weight_bytes,
         activation_bytes=act,
         cuda_graph_bytes=graphs,
         kv_cache_bytes=blocks * bpb,
@@ -298,13 +252,50 @@ def plan_memory(
             enc.reason,
             *([kv_budget.EXTENSIBLE_NOTE.format(version.version)] if version.extensible_kv else []),
         ),
-        engine_args=engine_args,
+        engine_args=args,
         vllm_version=version.version,
         encoder=enc,
     )
     if fits or not _advise:
         return plan
     return replace(plan, advice=tuple(_advice(plan, spec, profile, out_tokens)))
+
+
+def _kv_budget(
+    arch: Architecture, version: VllmBehaviour, enc: EncoderPlan, util: float, eager: bool,
+    max_seqs: int, total: int, free: int,
+) -> tuple[int, int, int]:  # fmt: skip
+    """(activation peak, CUDA graphs, KV cache budget) in bytes, as ``version`` charges them."""
+    act = activation_peak(
+        arch, enc.max_num_batched_tokens, max_seqs, enc.peak_bytes if enc.profiled else 0
+    )
+    graphs = cuda_graph_bytes(arch, eager, version.reserves_cudagraphs)
+    budget = kv_budget.kv_bytes(
+        version, util=util, total=total, free=free, weights=arch.weight_bytes, activations=act,
+        graphs=graphs, non_torch=NON_TORCH_BYTES,
+    )  # fmt: skip
+    return act, graphs, budget
+
+
+def _engine_args(
+    eng: dict[str, Any], mnbt: int, util: float, max_model_len: int, page: tuple[int, int],
+    util_passed: bool,
+) -> dict[str, Any]:  # fmt: skip
+    """The plan's ``vllm.LLM`` arguments: the profile's, then what the plan decided."""
+    width, height = page
+    args = {
+        **eng,
+        "max_num_batched_tokens": mnbt,
+        "gpu_memory_utilization": round(util, 4),
+        "max_model_len": max_model_len,
+        "limit_mm_per_prompt": {
+            "image": {"count": 1, "width": width, "height": height},
+            "video": 0,
+        },
+    }
+    if not util_passed:  # 0.34 on an idle card: its default (1.0), never a habit
+        del args["gpu_memory_utilization"]
+    return args
 
 
 def _assumptions(arch: Architecture, eager: bool, capped: bool) -> tuple[str, ...]:

@@ -172,6 +172,41 @@ def _render_here(
         return unreadable(doc.name, index, exc)
 
 
+def _jobs(
+    todo: list[tuple[Document | DocumentSource, str, list[int]]],
+    spec: ModelSpec,
+    dpi: float | None,
+    opened: list[_Open],
+) -> Generator[tuple[_Open, RenderJob], None, None]:
+    """Each page to render, with its document's entry (added to ``opened`` at its first page:
+    its bytes written to a file the workers read only then)."""
+    text = spec.parser == "native"
+    for item, name, pages in todo:
+        doc, owned = _open(item)  # a source is read only now, at its turn
+        fd, path = tempfile.mkstemp(prefix="workbench-doc-", dir=shm_dir())
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(doc.data)
+        entry = _Open(doc, name, path, float(dpi or render_dpi(spec, doc.settings.dpi)), 0)
+        entry.left, entry.owned = len(pages), owned
+        opened.append(entry)
+        key = f"{doc.sha256}:{doc.settings.model_dump_json()}"
+        pdf = doc.kind == "pdf"
+        for i in pages:
+            job = RenderJob(key, path, doc.name, doc.settings, i, entry.dpi, spec.sizing, text, pdf)
+            yield entry, job
+
+
+def _consumed(entry: _Open, opened: list[_Open]) -> None:
+    """One of ``entry``'s pages was consumed; after its last, its file goes (and a document
+    opened here is closed now, not at the end of the run)."""
+    entry.left -= 1
+    if entry.left == 0:
+        Path(entry.path).unlink(missing_ok=True)
+        if entry.owned:
+            entry.doc.close()
+            opened.remove(entry)
+
+
 def _pooled(
     todo: list[tuple[Document | DocumentSource, str, list[int]]],
     spec: ModelSpec,
@@ -181,33 +216,12 @@ def _pooled(
     unreadable: Unreadable | None,
 ) -> Iterator[PageImage]:
     text = spec.parser == "native"
-    sizing = spec.sizing
     opened: list[_Open] = []
 
-    def jobs() -> Generator[tuple[_Open, RenderJob], None, None]:
-        for item, name, pages in todo:
-            doc, owned = _open(item)  # a source is read only now, at its turn
-            fd, path = tempfile.mkstemp(prefix="workbench-doc-", dir=shm_dir())
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(doc.data)
-            entry = _Open(doc, name, path, float(dpi or render_dpi(spec, doc.settings.dpi)), 0)
-            entry.left, entry.owned = len(pages), owned
-            opened.append(entry)
-            key = f"{doc.sha256}:{doc.settings.model_dump_json()}"
-            pdf = doc.kind == "pdf"
-            for i in pages:
-                job = RenderJob(key, path, doc.name, doc.settings, i, entry.dpi, sizing, text, pdf)
-                yield entry, job
-
     def consumed(entry: _Open) -> None:
-        entry.left -= 1
-        if entry.left == 0:
-            Path(entry.path).unlink(missing_ok=True)
-            if entry.owned:  # its bytes and handles go now, not at the end of the run
-                entry.doc.close()
-                opened.remove(entry)
+        _consumed(entry, opened)
 
-    source = jobs()
+    source = _jobs(todo, spec, dpi, opened)
     pool = worker_pool(workers)
     queue: deque[tuple[_Open, int, Future[PageImage | Refused]]] = deque()
     broken = False

@@ -27,7 +27,7 @@ from typing import Any
 from workbench.cli import plain_help
 from workbench.cli.ocr.cmd import add_engine_arguments
 from workbench.cli.ocr.job import run_request
-from workbench.errors import EngineUnavailable
+from workbench.errors import UsageError
 from workbench.settings import Settings
 
 
@@ -80,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
         service_key=args.service_key,
     )
     if args.runs_at_once < 1:
-        raise EngineUnavailable(f"--runs-at-once must be 1 or more, not {args.runs_at_once}")
+        raise UsageError(f"--runs-at-once must be 1 or more, not {args.runs_at_once}")
     request = run_request(args, settings)  # the engine flags read as the ocr command reads them
     engine, spec = request.open()  # the one rule every front end opens engines by
     manager = RunManager(

@@ -149,6 +149,26 @@ def regions_frame(regions: Sequence[Region]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["#", "id", "label", "x0", "y0", "x1", "y1", "text"])
 
 
+def _region_panel(base: str, working: list[Region]) -> None:
+    """Relabel or delete one of the ``working`` regions (the canvas is rebuilt after)."""
+    options = list(range(len(working)))
+    with st.container(horizontal=True, vertical_alignment="bottom"):  # wraps when narrow
+        pick = st.selectbox(
+            "Region",
+            options,
+            format_func=lambda i: _describe(i + 1, working[i]),
+            key=f"{base}_pick",
+            width=320,
+        )
+        relabel = st.selectbox("New label", LABELS, key=f"{base}_relabel", width=180)
+        if st.button("Relabel", key=f"{base}_do_relabel", disabled=not options):
+            working[pick] = working[pick].model_copy(update={"label": Label(relabel)})
+            _rebuild(base, working)
+        if st.button("Delete", key=f"{base}_do_delete", disabled=not options):
+            del working[pick]
+            _rebuild(base, working)
+
+
 def render_editor(reader: RunReader, doc: str, page: int, image: Image.Image, key: str) -> None:
     """The canvas editor for one page of one run; Save writes the corrections layer."""
     from streamlit_drawable_canvas import boxes_to_drawing, st_canvas
@@ -196,23 +216,7 @@ def render_editor(reader: RunReader, doc: str, page: int, image: Image.Image, ke
 
     st.dataframe(regions_frame(working), hide_index=True, width="stretch", height=220)
     st.caption(f"Coordinates in page_px of the {image.width}×{image.height} page image.")
-    options = list(range(len(working)))
-    with st.container(horizontal=True, vertical_alignment="bottom"):  # wraps when narrow
-        pick = st.selectbox(
-            "Region",
-            options,
-            format_func=lambda i: _describe(i + 1, working[i]),
-            key=f"{base}_pick",
-            width=320,
-        )
-        relabel = st.selectbox("New label", LABELS, key=f"{base}_relabel", width=180)
-        if st.button("Relabel", key=f"{base}_do_relabel", disabled=not options):
-            working[pick] = working[pick].model_copy(update={"label": Label(relabel)})
-            _rebuild(base, working)
-        if st.button("Delete", key=f"{base}_do_delete", disabled=not options):
-            del working[pick]
-            _rebuild(base, working)
-
+    _region_panel(base, working)
     with st.container(horizontal=True, vertical_alignment="center"):
         save = st.button("Save corrections", key=f"{base}_save", type="primary")
         reset = st.button("Reset to model output", key=f"{base}_reset")

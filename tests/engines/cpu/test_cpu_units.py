@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from workbench.engines.cpu.boxes import LayoutBox, Line, Word
 from workbench.engines.cpu.compose import compose
-from workbench.engines.cpu.layout.detect import canonical
+from workbench.engines.cpu.labels import canonical
 from workbench.engines.cpu.order.columns import reading_order
 from workbench.engines.cpu.readers.ocr import clean_latin, is_latin_page
 from workbench.engines.cpu.tables.fragments import fragments

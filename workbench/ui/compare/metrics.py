@@ -219,34 +219,25 @@ def labels_frame(a: dict[str, int], b: dict[str, int]) -> pd.DataFrame:
     )
 
 
-def render(
-    reader_a: RunReader,
-    doc_a: str,
-    reader_b: RunReader,
-    doc_b: str,
-    page: int,
-    res_a: PageResult | None,
-    res_b: PageResult | None,
-    use_fix: bool,
-) -> None:
+def _text_diff(page: int, res_a: PageResult | None, res_b: PageResult | None) -> None:
+    """The word diff of the page's Markdown, A against B."""
     st.subheader(f"Text diff, page {page}")
     if res_a is None or res_b is None:
         st.info("One side has no result for this page.")
-    else:
-        block, counts = diff_block(res_a.markdown, res_b.markdown)
-        st.caption(
-            f"{counts['equal']} words equal · {counts['delete']} only in A (red) · "
-            f"{counts['insert']} only in B (green)"
-        )
-        st.html(block)
+        return
+    block, counts = diff_block(res_a.markdown, res_b.markdown)
+    st.caption(
+        f"{counts['equal']} words equal · {counts['delete']} only in A (red) · "
+        f"{counts['insert']} only in B (green)"
+    )
+    st.html(block)
 
-    pages_a = document_results(reader_a, doc_a, use_fix)
-    pages_b = document_results(reader_b, doc_b, use_fix)
-    numbers = sorted({p.page for p in pages_a} | {p.page for p in pages_b})
-    st.subheader("Metrics")
-    original = kept_original([(reader_a, doc_a), (reader_b, doc_b)])
+
+def _reference_inputs(doc_a: str, page: int, kept: bool) -> None:
+    """Where the CER reference comes from: the kept original's text layer (``kept``), else an
+    uploaded original; text pasted for the page wins."""
     with st.expander("Reference text for CER", expanded=False):
-        if original is not None:
+        if kept:
             st.caption(
                 f"The reference is the text layer of the original {doc_a}, as the run store "
                 "keeps it, page by page; text pasted below wins for its page."
@@ -267,6 +258,25 @@ def render(
             key=state.CMP_REF_TEXT(doc_a, page).key,
             height=120,
         )
+
+
+def render(
+    reader_a: RunReader,
+    doc_a: str,
+    reader_b: RunReader,
+    doc_b: str,
+    page: int,
+    res_a: PageResult | None,
+    res_b: PageResult | None,
+    use_fix: bool,
+) -> None:
+    _text_diff(page, res_a, res_b)
+    pages_a = document_results(reader_a, doc_a, use_fix)
+    pages_b = document_results(reader_b, doc_b, use_fix)
+    numbers = sorted({p.page for p in pages_a} | {p.page for p in pages_b})
+    st.subheader("Metrics")
+    original = kept_original([(reader_a, doc_a), (reader_b, doc_b)])
+    _reference_inputs(doc_a, page, original is not None)
     refs = references(doc_a, numbers, original)
     # Both sides under A's document name, so pages pair by number and share references.
     json_a = tuple(p.model_copy(update={"document": doc_a}).model_dump_json() for p in pages_a)

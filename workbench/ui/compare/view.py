@@ -198,20 +198,11 @@ def render() -> None:
     compare_pair(reader_a, doc, reader_b, doc_b)
 
 
-def compare_pair(reader_a: RunReader, doc_a: str, reader_b: RunReader, doc_b: str) -> None:
-    pages = sorted(set(reader_a.page_numbers(doc_a)) | set(reader_b.page_numbers(doc_b)))
-    if not pages:
-        st.info("Neither run has a finished page of this document.")
-        return
-    if state.CMP_PAGE.get() not in pages:
-        state.CMP_PAGE.set(pages[0])
-    use_fix = bool(state.CMP_USE_FIX.get())
-    page = int(state.CMP_PAGE.get() or pages[0])
-    res_a = layer_result(reader_a, doc_a, page, use_fix)
-    res_b = layer_result(reader_b, doc_b, page, use_fix)
-    counts = compare_parts.side_counts(res_a, res_b)
-    present = sorted(counts, key=lambda lab: -sum(counts[lab]))
-
+def _controls(
+    pages: list[int], counts: dict[str, tuple[int, int]], present: list[str]
+) -> tuple[float, list[str]]:
+    """The controls both sides share (page, zoom, label tags, corrected layers, label pills):
+    the zoom and the labels shown."""
     with st.container(border=True):
         # One flowing row: it wraps on narrow screens instead of clipping labels.
         with st.container(horizontal=True, vertical_alignment="bottom", gap="medium"):
@@ -244,7 +235,24 @@ def compare_pair(reader_a: RunReader, doc_a: str, reader_b: RunReader, doc_b: st
         )
         state.CMP_LABELS.set(visible)
         st.caption("Page, zoom, tags and labels apply to both sides.")
+    return zoom, list(visible or [])
 
+
+def compare_pair(reader_a: RunReader, doc_a: str, reader_b: RunReader, doc_b: str) -> None:
+    pages = sorted(set(reader_a.page_numbers(doc_a)) | set(reader_b.page_numbers(doc_b)))
+    if not pages:
+        st.info("Neither run has a finished page of this document.")
+        return
+    if state.CMP_PAGE.get() not in pages:
+        state.CMP_PAGE.set(pages[0])
+    use_fix = bool(state.CMP_USE_FIX.get())
+    page = int(state.CMP_PAGE.get() or pages[0])
+    res_a = layer_result(reader_a, doc_a, page, use_fix)
+    res_b = layer_result(reader_b, doc_b, page, use_fix)
+    counts = compare_parts.side_counts(res_a, res_b)
+    present = sorted(counts, key=lambda lab: -sum(counts[lab]))
+
+    zoom, visible = _controls(pages, counts, present)
     alignment = align_regions(res_a, res_b) if res_a and res_b else Alignment()
     sync_selection(alignment)
     mark_a, mark_b = marks(alignment)

@@ -203,6 +203,27 @@ def _outline_legend(marks: Collection[dict[str, str]]) -> list[dict[str, object]
     return [{"color": c, "style": s, "note": n, "count": k} for (c, s, n), k in counts.items()]
 
 
+def _region(r: Region, mark: dict[str, Any] | None, pw: float, ph: float) -> dict[str, Any]:
+    """One located region as the overlay draws it: its box in percent of the page, colour,
+    tag, tooltip and outline mark (``mark``, when the caller marked it)."""
+    assert r.bbox is not None
+    note = mark["note"] if mark is not None else None
+    return {
+        "id": r.id,
+        "label": str(r.label),
+        "color": color_for(r.label),
+        "tag": f"{r.order} {r.label}" + (f" · {note}" if note is not None else ""),
+        "tip": _tip(r) + (f"\n({note})" if note is not None else ""),
+        "mark": mark,
+        "order": r.order,
+        "lowconf": low_confidence(r),
+        "x0": round(100 * r.bbox.x0 / pw, 3),
+        "y0": round(100 * r.bbox.y0 / ph, 3),
+        "x1": round(100 * r.bbox.x1 / pw, 3),
+        "y1": round(100 * r.bbox.y1 / ph, 3),
+    }
+
+
 def render_page_overlay(
     image: Image.Image | bytes,
     regions: Sequence[Region],
@@ -272,25 +293,7 @@ def render_page_overlay(
             for label, n in sorted(counts.items(), key=lambda kv: -kv[1])
         ],
         "outline_legend": _outline_legend(marks.values()),
-        "regions": [
-            {
-                "id": r.id,
-                "label": str(r.label),
-                "color": color_for(r.label),
-                "tag": f"{r.order} {r.label}"
-                + (f" · {marks[r.id]['note']}" if r.id in marks else ""),
-                "tip": _tip(r) + (f"\n({marks[r.id]['note']})" if r.id in marks else ""),
-                "mark": marks.get(r.id),
-                "order": r.order,
-                "lowconf": low_confidence(r),
-                "x0": round(100 * r.bbox.x0 / pw, 3),
-                "y0": round(100 * r.bbox.y0 / ph, 3),
-                "x1": round(100 * r.bbox.x1 / pw, 3),
-                "y1": round(100 * r.bbox.y1 / ph, 3),
-            }
-            for r in located
-            if r.bbox is not None
-        ],
+        "regions": [_region(r, marks.get(r.id), pw, ph) for r in located],
     }
     _mount()(
         key=key,

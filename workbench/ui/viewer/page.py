@@ -201,70 +201,86 @@ def _page_view(
     visible = _label_filter(result, pos)
     left, right = st.columns([3, 2], gap="medium")  # the page is what is read
     with left:
-        # Flowing rows: on a narrow screen the controls wrap instead of being clipped.
-        with st.container(horizontal=True, vertical_alignment="center", gap="medium"):
-            st.segmented_control(
-                "Zoom",
-                list(ZOOMS),
-                key=state.VIEWER_ZOOM.key,
-                default=FIT_WIDTH,
-                required=True,
-                label_visibility="collapsed",
-                help="Fit width: the page fills its column. Fit height: the whole page in the "
-                "window. 1.5×-3×: enlarged, it scrolls inside its box.",
-            )
-            st.toggle(
-                "All label tags",
-                key=state.VIEWER_TAGS.key,
-                width="content",
-                help="Show every box's label. Off: a box's label shows when you point at it or "
-                "select it, so tags never hide the text on dense pages.",
-            )
-        chosen = render_page_overlay(
-            jpeg,
-            result.regions,
-            visible,
-            None,
-            ov_key,
-            page_size=(result.width, result.height),
-            block_prefix=prefix,
-            on_arrow=_step,
-            zoom=zoom,
-            tags=state.VIEWER_TAGS.get(),
-        )
+        chosen = _page_column(jpeg, result, visible, ov_key, prefix, zoom)
     with right:
-        with st.container(horizontal=True, vertical_alignment="center", gap="medium"):
-            _region_picker(result, ov_key, chosen)
-            furniture = st.toggle(
-                "Headers & footers",
-                key=state.VIEWER_FURNITURE.key,
-                width="content",
-                help="Page headers, footers and page numbers are always kept as regions; this "
-                "also puts them into the Markdown and the downloads.",
-            )
-        # Short names: at 1100 px "Regions JSON" and "Raw output" pushed the last tab out of view.
-        tabs = st.tabs(["Rendered", "Markdown", "JSON", "Raw"])
-        with tabs[0], st.container(height=900, border=False):
-            mv.render_blocks(
-                result,
-                prefix=prefix,
-                selected=get_selection(ov_key) or chosen,
-                include_furniture=furniture,
-                visible_labels=visible,
-                image_jpeg=jpeg,
-            )
-        # Each tab scrolls inside a bounded box: a long page's JSON ran thousands of pixels.
-        with tabs[1]:  # the selection follows here too: its Markdown first, then the page's
-            mv.selected_markdown(result, get_selection(ov_key) or chosen)
-            md = mv.page_markdown(result, furniture) or "(empty)"
-            st.code(md, language="markdown", height=TAB_HEIGHT, wrap_lines=True)
-        with tabs[2]:
-            table, dumped = _regions_tab((f.sha256, page, ekey, id(result)), result)
-            st.dataframe(table, hide_index=True, height=260)
-            st.code(dumped, language="json", height=TAB_HEIGHT - 280)
-        with tabs[3]:
-            raw = result.raw or "(no raw output)"
-            st.code(raw, language="text", wrap_lines=True, height=TAB_HEIGHT)
+        _text_column(f, page, ekey, result, jpeg, visible, ov_key, prefix, chosen)
+
+
+def _page_column(
+    jpeg: bytes, result: PageResult, visible: set[str] | None, ov_key: str, prefix: str,
+    zoom: float,
+) -> str | None:  # fmt: skip
+    """The page with its boxes and its controls (zoom, label tags); the box clicked, if any."""
+    # Flowing rows: on a narrow screen the controls wrap instead of being clipped.
+    with st.container(horizontal=True, vertical_alignment="center", gap="medium"):
+        st.segmented_control(
+            "Zoom",
+            list(ZOOMS),
+            key=state.VIEWER_ZOOM.key,
+            default=FIT_WIDTH,
+            required=True,
+            label_visibility="collapsed",
+            help="Fit width: the page fills its column. Fit height: the whole page in the "
+            "window. 1.5×-3×: enlarged, it scrolls inside its box.",
+        )
+        st.toggle(
+            "All label tags",
+            key=state.VIEWER_TAGS.key,
+            width="content",
+            help="Show every box's label. Off: a box's label shows when you point at it or "
+            "select it, so tags never hide the text on dense pages.",
+        )
+    return render_page_overlay(
+        jpeg,
+        result.regions,
+        visible,
+        None,
+        ov_key,
+        page_size=(result.width, result.height),
+        block_prefix=prefix,
+        on_arrow=_step,
+        zoom=zoom,
+        tags=state.VIEWER_TAGS.get(),
+    )
+
+
+def _text_column(
+    f: ui_files.LoadedFile, page: int, ekey: str, result: PageResult, jpeg: bytes,
+    visible: set[str] | None, ov_key: str, prefix: str, chosen: str | None,
+) -> None:  # fmt: skip
+    """The page's text beside it: the region picker, then Rendered, Markdown, JSON and Raw."""
+    with st.container(horizontal=True, vertical_alignment="center", gap="medium"):
+        _region_picker(result, ov_key, chosen)
+        furniture = st.toggle(
+            "Headers & footers",
+            key=state.VIEWER_FURNITURE.key,
+            width="content",
+            help="Page headers, footers and page numbers are always kept as regions; this "
+            "also puts them into the Markdown and the downloads.",
+        )
+    # Short names: at 1100 px "Regions JSON" and "Raw output" pushed the last tab out of view.
+    tabs = st.tabs(["Rendered", "Markdown", "JSON", "Raw"])
+    with tabs[0], st.container(height=900, border=False):
+        mv.render_blocks(
+            result,
+            prefix=prefix,
+            selected=get_selection(ov_key) or chosen,
+            include_furniture=furniture,
+            visible_labels=visible,
+            image_jpeg=jpeg,
+        )
+    # Each tab scrolls inside a bounded box: a long page's JSON ran thousands of pixels.
+    with tabs[1]:  # the selection follows here too: its Markdown first, then the page's
+        mv.selected_markdown(result, get_selection(ov_key) or chosen)
+        md = mv.page_markdown(result, furniture) or "(empty)"
+        st.code(md, language="markdown", height=TAB_HEIGHT, wrap_lines=True)
+    with tabs[2]:
+        table, dumped = _regions_tab((f.sha256, page, ekey, id(result)), result)
+        st.dataframe(table, hide_index=True, height=260)
+        st.code(dumped, language="json", height=TAB_HEIGHT - 280)
+    with tabs[3]:
+        raw = result.raw or "(no raw output)"
+        st.code(raw, language="text", wrap_lines=True, height=TAB_HEIGHT)
 
 
 @st.cache_data(max_entries=16, show_spinner=False)

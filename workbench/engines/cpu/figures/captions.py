@@ -34,7 +34,7 @@ from itertools import pairwise
 
 from workbench.engines.cpu.boxes import Box, LayoutBox, Line, area, cover, iou, union_all
 from workbench.engines.cpu.figures.ticks import numeric
-from workbench.engines.cpu.layout.detect import canonical
+from workbench.engines.cpu.labels import canonical
 from workbench.engines.cpu.page import Block
 from workbench.schema import Label
 

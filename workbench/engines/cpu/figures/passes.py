@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from workbench.engines.cpu.boxes import LayoutBox, Line, area
 from workbench.engines.cpu.figures import captions, ticks
-from workbench.engines.cpu.layout.detect import canonical
+from workbench.engines.cpu.labels import canonical
 from workbench.engines.cpu.page import Page
 from workbench.schema import Label
 

@@ -33,7 +33,7 @@ import re
 import numpy as np
 
 from workbench.engines.cpu.boxes import Box, LayoutBox, Line, area, cover, union_all
-from workbench.engines.cpu.layout.detect import canonical
+from workbench.engines.cpu.labels import canonical
 from workbench.schema import Label
 
 MIN_CONF = 70.0  # a released paragraph's lines are read confidently (not a picture's noise)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 from workbench.engines.cpu.boxes import Box, Line, area, union_all
-from workbench.engines.cpu.layout.detect import canonical
+from workbench.engines.cpu.labels import canonical
 from workbench.engines.cpu.page import Block
 from workbench.schema import Label
 

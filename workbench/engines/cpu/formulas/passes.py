@@ -19,7 +19,7 @@ import re
 
 from workbench.engines.cpu.boxes import LayoutBox, Line, assign_lines
 from workbench.engines.cpu.formulas import blocks
-from workbench.engines.cpu.layout.detect import canonical
+from workbench.engines.cpu.labels import canonical
 from workbench.engines.cpu.page import Page
 from workbench.schema import Label
 

@@ -14,7 +14,8 @@ given, boxes grown over their lines.
 * ``key_values``: a form's or receipt's key/value rows become one block a row, key then
   value (:mod:`.keyvalue`).
 * ``labels``: each block's :class:`~workbench.schema.Label` from its native label
-  (:func:`~.detect.canonical`); tables are text when the engine does not detect tables.
+  (:func:`~workbench.engines.cpu.labels.canonical`); tables are text when the engine does
+  not detect tables.
 * ``grow_boxes``: each box grows to the union of its lines (a heading box drawn short of its
   number covers all its words). Reading order was decided on the layout model's boxes before:
   a line reaching into a picture must not reorder them.
@@ -23,8 +24,8 @@ given, boxes grown over their lines.
 from __future__ import annotations
 
 from workbench.engines.cpu.boxes import Line, assign_lines, dedupe_layout, union_all
+from workbench.engines.cpu.labels import canonical
 from workbench.engines.cpu.layout import gutters, keyvalue
-from workbench.engines.cpu.layout.detect import canonical
 from workbench.engines.cpu.page import Block, Page
 from workbench.schema import Label
 

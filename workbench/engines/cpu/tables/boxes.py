@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 
 from workbench.engines.cpu.boxes import Box, LayoutBox, Line, cover, iou
-from workbench.engines.cpu.layout.detect import canonical
+from workbench.engines.cpu.labels import canonical
 from workbench.engines.cpu.tables import fragments as frag
 from workbench.engines.cpu.tables import side
 from workbench.engines.cpu.tables.pairs import find_pairs

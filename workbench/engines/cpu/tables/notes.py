@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 
 from workbench.engines.cpu.boxes import LayoutBox, Line, union_all
-from workbench.engines.cpu.layout.detect import canonical
+from workbench.engines.cpu.labels import canonical
 from workbench.engines.cpu.page import Page
 from workbench.engines.cpu.tables.fragments import is_numeric
 from workbench.schema import Label

@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from workbench.engines.cpu.boxes import LayoutBox, Line
-from workbench.engines.cpu.layout.detect import canonical
+from workbench.engines.cpu.labels import canonical
 from workbench.engines.cpu.page import Page
 from workbench.engines.cpu.tables import boxes, notes, side
 from workbench.schema import Label

@@ -25,7 +25,7 @@ whole page lost the left half's first rows and header.
 from __future__ import annotations
 
 from workbench.engines.cpu.boxes import Box, LayoutBox, Line, cover, median, union_all
-from workbench.engines.cpu.layout.detect import canonical
+from workbench.engines.cpu.labels import canonical
 from workbench.engines.cpu.tables import fragments as frag
 from workbench.schema import Label
 
