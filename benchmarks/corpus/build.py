@@ -244,12 +244,21 @@ def discover(out: Path) -> None:
     for i, doc in enumerate(docs):
         if i % SCAN_EVERY == 0:
             doc["scans"] = doc["pages"][:2]
+        describe(doc)
     sources = {k: {**v, "commit": commit[k]} for k, v in SOURCES.items()}
     out.write_text(
         "# Written once by `python benchmarks/corpus/build.py --discover`; see build.py.\n"
         + yaml.safe_dump({"sources": sources, "documents": docs}, sort_keys=False, width=100)
     )
     print(f"{len(docs)} documents, {sum(len(d['pages']) + len(d['scans']) for d in docs)} pages")
+
+
+def describe(doc: dict) -> dict:
+    """The document's licence (its source's) and kinds of ground truth, written beside it."""
+    doc["licence"] = SOURCES[doc["source"]]["licence"]
+    doc["truth"] = ["text"] + ["table"] * bool(doc["tables"]) + ["outline"] * doc["outline"]
+    doc["truth"] += ["scan"] * bool(doc["scans"])
+    return doc
 
 
 def page_classes(doc: dict, page: int, heads: dict, scan: bool) -> list[str]:
