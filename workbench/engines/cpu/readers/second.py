@@ -33,8 +33,11 @@ def layer_disagrees(tess: Any | None, image: Image.Image, lines: list[Line]) -> 
     shares = []
     for ln in pdftext.sample(lines):
         pad = 0.3 * ln.height
-        box = (max(ln.box[0] - pad, 0), max(ln.box[1] - pad, 0))
-        crop = image.crop((*box, min(ln.box[2] + pad, w), min(ln.box[3] + pad, h)))
+        x0, y0 = max(ln.box[0] - pad, 0), max(ln.box[1] - pad, 0)
+        x1, y1 = min(ln.box[2] + pad, w), min(ln.box[3] + pad, h)
+        if x1 - x0 < 1 or y1 - y0 < 1:  # a line set off the page (IRS 1040-NR instructions)
+            continue
+        crop = image.crop((x0, y0, x1, y1))
         found, _ = tess.read(ImageOps.expand(crop, 16, fill="white"))
         shares.append(pdftext.agreement(ln.text, " ".join(f.text for f in found)))
     if not shares or sum(shares) / len(shares) >= pdftext.MIN_AGREEMENT:
