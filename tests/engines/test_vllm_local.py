@@ -182,8 +182,9 @@ def test_chat_template_kwargs_go_with_their_page(fake_vllm: SimpleNamespace) -> 
     assert llm is not None and llm.rendered == [None, thinking, None]
 
 
-def _second_caller(engine: VllmLocalEngine, long: int) -> dict[str, Any]:
-    """Caller A runs ``long`` pages; once A fills the slots, caller B asks for one page."""
+def _second_caller(engine: VllmLocalEngine, long: int, after: int = 0) -> dict[str, Any]:
+    """Caller A runs ``long`` pages; once A fills the slots (and has ``after`` pages back),
+    caller B asks for one page."""
     seen: dict[str, Any] = {"a_done": 0}
     started = threading.Event()
 
@@ -197,6 +198,9 @@ def _second_caller(engine: VllmLocalEngine, long: int) -> dict[str, Any]:
     thread.start()
     deadline = time.monotonic() + 10
     while engine.unfinished() < engine.concurrency and not started.is_set():
+        assert time.monotonic() < deadline
+        time.sleep(0.001)
+    while seen["a_done"] < after:
         assert time.monotonic() < deadline
         time.sleep(0.001)
     t0 = time.monotonic()
@@ -254,23 +258,26 @@ def test_other_runs_add_no_pages_while_a_newcomers_page_is_in_vllm(
     other runs hold their next pages until its page is done (bounded by PAUSE seconds)."""
     monkeypatch.setattr(FakeLLM, "tokens", 20)
     monkeypatch.setattr(FakeLLM, "prefill_per_step", 4)  # A's pages end a few at each step
-    # B decodes for 20 steps of 10 ms: time for A's thread to add pages when nothing holds it,
-    # even on a loaded machine (at 2 ms a step a starved thread missed the window).
+    # B decodes for 20 steps of 10 ms, sent once A's pages end every step (steady state: sent
+    # at the ramp, B's page ended with A's first ones and A had no time to add any).
     monkeypatch.setattr(FakeLLM, "step_s", 0.01)
     engine = VllmLocalEngine("m/ocr", {"max_num_seqs": 64})
     if not pause:
         engine._gate.pause = 0.0
     llm = FakeLLM.last
     assert llm is not None
-    seen = _second_caller(engine, 200)
+    seen = _second_caller(engine, 200, after=8)
     seen["thread"].join(60)
     assert seen["b"].ok and seen["a_done"] == 200
     b_id = seen["b_id"]
     added_beside_b = llm.llm_engine.added_before_end[b_id] - int(b_id)
+    # With the pause only a page A was granted just before B asked can still reach vLLM after
+    # B's (a slot once granted is not taken back); without it A's finished pages are replaced
+    # at every step while B decodes.
     if pause:
-        assert added_beside_b == 0
+        assert added_beside_b <= 2
     else:
-        assert added_beside_b > 0  # A's finished pages were replaced while B decoded
+        assert added_beside_b > 4
 
 
 def test_cancel_aborts_one_callers_pages_in_vllm_at_once(fake_vllm: SimpleNamespace) -> None:
