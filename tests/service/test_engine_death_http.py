@@ -10,13 +10,23 @@ from __future__ import annotations
 import json
 import os
 import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 
 import httpx
 
 from tests.fakes.openai_server import FakeOpenAIServer, Reply
-from tests.service.conftest import Service, start_service, stop_service, submit, wait_finished
+from tests.service.conftest import (
+    DATA,
+    ROOT,
+    Service,
+    start_service,
+    stop_service,
+    submit,
+    wait_finished,
+)
 
 DIED = "EngineCore encountered an issue. See stack trace (above) for the root cause."
 SPEC = "lightonai/LightOnOCR-2-1B"
@@ -120,3 +130,29 @@ def test_a_killed_services_run_is_interrupted_and_resumes_every_page_once(
     manifest = json.loads((store / run_id / "manifest.json").read_text())
     assert sorted(e["page"] for e in manifest["pages"]) == [1, 2, 3]  # each page once
     assert not (store / run_id / ".writer.lock").exists()
+
+
+def test_a_cli_runs_progress_counts_the_pages_it_asked_for(tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    with FakeOpenAIServer() as server:
+        server.fail_next(1, status=400)  # one page fails (a refusal is not retried)
+        cli = subprocess.run(
+            [sys.executable, "-m", "workbench", "ocr", str(DATA / "pdflatex_outline.pdf"),
+             "--out", str(store / "cli-run"), "--engine", "vllm-server",
+             "--base-url", server.base_url, "--spec", SPEC, "--pages", "1-3",
+             "--concurrency", "1"],
+            env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True,
+            timeout=300,
+        )  # fmt: skip
+        assert (store / "cli-run" / "manifest.json").is_file(), cli.stderr
+        service = _serve(store, server)
+        try:
+            with service.client() as client:
+                progress = client.get("/v1/runs/cli-run").json()
+                retry = client.post("/v1/runs/cli-run/retry")
+        finally:
+            stop_service(service)
+    assert progress["status"] == "partial"
+    assert (progress["pages_total"], progress["pages_done"], progress["pages_failed"]) == (3, 3, 1)
+    # the CLI kept no original in the store: said, nothing started
+    assert retry.status_code == 409 and retry.json()["error"]["code"] == "no_original"

@@ -20,7 +20,8 @@ Contract
   start>`, as the CLI's rerun and the Runs page's "Retry failed pages"), from the originals
   the store keeps; a run made with other engine settings is refused.
 * Runs this process does not write are read from their manifest (:func:`stored_progress`):
-  pages planned (each document's pages, or the page range a submission recorded), finished
+  pages planned (:func:`~workbench.pipeline.request.planned_pages`: each document's pages, or
+  the page range the run recorded: a submission's, the CLI's ``--pages``), finished
   and failed; a run marked ``running`` whose writer is gone (its lock died with its process:
   :func:`workbench.runs.lock.held`) is ``interrupted``, and :meth:`RunManager.retry` resumes it.
 * :meth:`RunManager.cancel` asks a run to stop between pages and waits for it (pages done
@@ -31,6 +32,7 @@ Contract
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import shutil
 import threading
 from collections.abc import Sequence
@@ -41,23 +43,21 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from workbench.documents import DocumentSource, parse_page_range, probe_input
+from workbench.documents import DocumentSource, probe_input
 from workbench.engines.base import Engine
-from workbench.errors import PageRangeError, PlanError, StoreError, WorkbenchError, display_name
+from workbench.errors import PlanError, StoreError, WorkbenchError, display_name
 from workbench.pipeline.engine_holder import EngineHolder, is_dead
-from workbench.pipeline.request import RunRequest
+from workbench.pipeline.request import RunRequest, planned_pages
 from workbench.pipeline.runner import DocumentPlan, RunJob, run_documents
 from workbench.runs import lock
 from workbench.runs.store import RunReader, RunStore, RunSummary, summarize
-from workbench.schema import DocumentInfo, PageResult, PageStatus, RunInfo, RunStatus
+from workbench.schema import PageResult, PageStatus, RunStatus
 from workbench.service.errors import ApiError
 
 #: Statuses after which a run changes no more.
 FINISHED = frozenset({"done", "partial", "cancelled", "failed", "corrupt", "interrupted"})
 #: A stored run marked running whose writer died (a killed process): resumable by retry.
 INTERRUPTED = "interrupted"
-#: The manifest setting holding a submission's page range (absent: every page).
-PAGES_SETTING = "pages"
 
 
 class RunProgress(BaseModel):
@@ -79,16 +79,6 @@ class RunProgress(BaseModel):
     @property
     def finished(self) -> bool:
         return self.status in FINISHED
-
-
-def planned_pages(doc: DocumentInfo, info: RunInfo) -> list[int]:
-    """The pages of ``doc`` its run was asked for: the page range recorded with the run
-    (:data:`PAGES_SETTING`), else every page."""
-    asked = info.settings.get(PAGES_SETTING)
-    if isinstance(asked, str) and asked:
-        with contextlib.suppress(PageRangeError):
-            return parse_page_range(asked, doc.pages)
-    return list(range(1, doc.pages + 1))
 
 
 def shown_status(summary: RunSummary) -> str:
@@ -172,11 +162,10 @@ class RunManager:
         the page range asked for, recorded with the run (a retry plans the same pages)."""
         engine = self._live_engine()
         spec = self.request.spec_of(engine)
-        info = self.request.run_info(
+        request = dataclasses.replace(self.request, pages=pages)  # recorded with the run
+        info = request.run_info(
             engine, spec, name=name, documents=[d.info() for d, _ in documents], source="api"
         )
-        if pages:
-            info.settings[PAGES_SETTING] = pages
         job = RunJob.create(self.store, engine, spec, info)
         plans = [job.plan(doc, wanted) for doc, wanted in documents]
         return self._start(job, plans, name, cleanup)
