@@ -60,7 +60,7 @@ from workbench.service.telemetry import EngineTelemetry
 #: How often a stream looks for news (a snapshot is sent only when the run changed).
 STREAM_TICK_S = 0.2
 ERRORS: dict[int | str, dict[str, Any]] = {
-    code: {"model": ErrorResponse} for code in (400, 401, 403, 404, 409, 413, 415, 422)
+    code: {"model": ErrorResponse} for code in (400, 401, 403, 404, 409, 413, 415, 422, 503)
 }
 
 
