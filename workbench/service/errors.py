@@ -1,5 +1,6 @@
 """The service's errors: every refusal is JSON ``{"error": {"code", "message"}}`` with a 4xx
-status (503 when no engine can be had), ``code`` stable for programs, ``message`` a sentence for people.
+status (503 when no engine can be had), ``code`` stable for programs, ``message`` a
+sentence for people.
 
 Codes (status): ``unauthorized`` (401), ``not_found`` / ``unknown_run`` / ``unknown_page``
 (404), ``not_a_document`` / ``empty_file`` / ``damaged_document`` (415/422),
