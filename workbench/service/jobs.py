@@ -141,7 +141,8 @@ class RunManager:
     @property
     def engine(self) -> Engine:
         """The engine held now (a dead one until a run asks for its successor)."""
-        return self.holder.current or self.holder.get()
+        current = self.holder.current
+        return current if current is not None else self.holder.get()
 
     def _live_engine(self) -> Engine:
         try:
@@ -268,13 +269,15 @@ class RunManager:
                 job.finish(interrupted=True)
                 self._update(active, status=RunStatus.CANCELLED.value)
                 return
-            job.replan(self.holder.get())  # queued while an engine died: its successor
+            try:
+                job.replan(self.holder.get())  # queued while an engine died: its successor
+            except Exception:  # no engine (the server is still down): resumable by retry
+                job.finish(interrupted=True)
+                raise
             self._update(active, status="running")
             outcome = run_documents(job, plans, on_page=on_page, cancelled=active.cancel.is_set)
-            dead = getattr(job.engine, "dead", None) if is_dead(job.engine) else None
-            self._update(
-                active, status=outcome.status.value, error=str(dead) if dead is not None else None
-            )
+            died = str(getattr(job.engine, "dead", "")) if is_dead(job.engine) else None
+            self._update(active, status=outcome.status.value, error=died)
         except Exception as exc:  # this run's failure only; run_documents marked it cancelled
             self._update(active, status="failed", error=str(exc) or type(exc).__name__)
         finally:
