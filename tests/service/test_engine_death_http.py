@@ -123,6 +123,7 @@ def test_a_killed_services_run_is_interrupted_and_resumes_every_page_once(
         sent_after = server.completions - sent_before
     assert stopped["status"] == "interrupted" and listed[run_id] == "interrupted"
     assert (stopped["pages_total"], stopped["pages_done"]) == (3, len(done_before))
+    assert f"/v1/runs/{run_id}/retry" in stopped["error"]  # what to do, said
     assert resumed.status_code == 202
     assert final["status"] == "done" and (final["pages_total"], final["pages_done"]) == (3, 3)
     assert sorted(pages) == [1, 2, 3]  # page 4 was never asked for

@@ -100,15 +100,22 @@ def stored_progress(path: Path) -> RunProgress:
         entries = [e for e in info.pages if (e.document, e.page) in planned]
         total, done = len(planned), len(entries)
         failed = sum(e.status is PageStatus.ERROR for e in entries)
+    status = shown_status(summary)
+    said = None
+    if status == INTERRUPTED:
+        said = (
+            "the process writing this run stopped before it finished (killed?); "
+            f"POST /v1/runs/{summary.id}/retry resumes it, the pages done are kept"
+        )
     return RunProgress(
         id=summary.id,
         name=summary.name,
-        status=shown_status(summary),
+        status=status,
         documents=summary.documents,
         pages_total=total,
         pages_done=done,
         pages_failed=failed,
-        error=summary.problem,
+        error=summary.problem or said,
     )
 
 
