@@ -20,6 +20,7 @@ from test_store import image, info, make_page
 
 from tests.fakes.openai_server import DEFAULT_TEXT, FakeOpenAIServer, Reply
 from workbench.errors import StoreError
+from workbench.runs import lock
 from workbench.runs.folder import RunWriter
 from workbench.runs.lock import LOCK_FILE
 from workbench.schema import DocumentInfo, RunInfo
@@ -165,3 +166,29 @@ def test_two_cli_runs_on_one_folder_lose_nothing(tmp_path: Path) -> None:
     assert entries(out) == {(f"{n}.tif", p) for n, k in (("alpha", 4), ("beta", 3))
                             for p in range(1, k + 1)}  # fmt: skip
     assert sorted(p.name for p in out.iterdir() if p.is_dir()) == ["alpha", "beta"]
+
+
+def test_held_tells_a_live_writer_from_a_dead_ones_lock_file(tmp_path: Path) -> None:
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    assert not lock.held(run_dir)  # no lock file
+    lock.acquire(run_dir)
+    assert lock.held(run_dir)
+    lock.release(run_dir)
+    assert not lock.held(run_dir)
+    (run_dir / lock.LOCK_FILE).write_text("999999\n")  # a killed writer's leftover
+    assert not lock.held(run_dir)
+    assert (run_dir / lock.LOCK_FILE).exists()  # held() changes nothing
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import fcntl, sys, time; f = open(sys.argv[1], 'a'); "
+         "fcntl.flock(f, fcntl.LOCK_EX); print('locked', flush=True); time.sleep(60)",
+         str(run_dir / lock.LOCK_FILE)],
+        stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
+        assert lock.held(run_dir)  # another process writes it
+    finally:
+        holder.kill()
+        holder.wait(10)
+    assert not lock.held(run_dir)  # its lock died with it

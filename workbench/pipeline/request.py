@@ -10,8 +10,9 @@ small and picklable). From the request alone come:
   for the GPU of the machine that loads it (:func:`workbench.gpu.launch.planned_options`);
 * the model spec the engine runs (:func:`engine_spec`, the one spec decision) bounded by the
   request's ``max_tokens`` (:meth:`RunRequest.spec_of`);
-* the manifest head of the run (:meth:`RunRequest.run_info`: its DPI, profile and
-  ``max_tokens`` recorded with the engine's own settings);
+* the manifest head of the run (:meth:`RunRequest.run_info`: its DPI, profile,
+  ``max_tokens`` and page range recorded with the engine's own settings); the pages a stored
+  run was asked for come back from it by :func:`planned_pages`;
 * what it states about the run's output (:meth:`RunShape.stated`), compared on resume with a
   run's record (:meth:`RunShape.of`) by the one comparison :meth:`RunShape.differences`.
 """
@@ -23,14 +24,18 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from workbench import __version__
+from workbench.documents import parse_page_range
 from workbench.engines.base import Engine
 from workbench.engines.factory import CpuOptions, EngineOptions, LocalOptions, build_engine
-from workbench.errors import EngineUnavailable
+from workbench.errors import EngineUnavailable, PageRangeError
 from workbench.gpu.inflight import fit_in_flight
 from workbench.models.registry import CPU_SPEC, ModelSpec, get_spec, match_served_model
 from workbench.pipeline.prepare import render_dpi
 from workbench.schema import DocumentInfo, RunInfo
 from workbench.settings import Settings
+
+#: The manifest setting holding the page range a run was asked for (absent: every page).
+PAGES_SETTING = "pages"
 
 
 @dataclass(frozen=True)
@@ -121,6 +126,7 @@ class RunRequest:
             source=source,
             profile=self.profile,
             max_tokens=self.max_tokens,
+            pages=self.pages,
         )
 
 
@@ -161,16 +167,20 @@ def run_info(
     run_id: str = "",
     profile: str | None = None,
     max_tokens: int | None = None,
+    pages: str | None = None,
 ) -> RunInfo:
     """The manifest head every caller writes: same fields, same settings keys. The engine's
     own settings that shape its output (:meth:`Engine.describe`: the CPU engine's text layer
     mode, table detection...) are recorded too, so two runs that differ in them say how;
-    ``max_tokens``, when the run bounds its answers, too."""
+    ``max_tokens``, when the run bounds its answers, and ``pages``, when it asks for a page
+    range (:data:`PAGES_SETTING`; what :func:`planned_pages` reads back), too."""
     described = engine.describe()
     shaping = {k: v for k, v in described.items() if k not in NOT_SHAPING}
     settings: dict[str, Any] = {**shaping, "spec": spec.id, "dpi": float(dpi), "source": source}
     if max_tokens:
         settings["max_tokens"] = max_tokens
+    if pages:
+        settings[PAGES_SETTING] = pages
     return RunInfo(
         id=run_id,
         name=name,
@@ -181,6 +191,18 @@ def run_info(
         versions={"workbench": __version__},
         documents=list(documents),
     )
+
+
+def planned_pages(doc: DocumentInfo, info: RunInfo) -> list[int]:
+    """The pages of ``doc`` its run was asked for: the page range recorded with the run
+    (:data:`PAGES_SETTING`), else (none recorded, or one the document cannot hold) every page."""
+    asked = info.settings.get(PAGES_SETTING)
+    if isinstance(asked, str) and asked:
+        try:
+            return parse_page_range(asked, doc.pages)
+        except PageRangeError:
+            pass
+    return list(range(1, doc.pages + 1))
 
 
 #: recorded settings that decide what a page's output is (a server's address, memory and

@@ -13,6 +13,7 @@ Contracts
   with no stale-lock step. The last release removes the file, so a finished folder holds only
   the run; acquiring checks the locked file is still the one at the path (a racing release
   may have removed it) and tries again when not.
+* :func:`held` tells a live writer from a dead one's leftover lock file, taking nothing.
 * Where ``flock`` is not supported (ENOLCK, some network filesystems) the guard is skipped:
   two processes are not kept apart there.
 """
@@ -133,6 +134,27 @@ def check_free(run_dir: Path) -> None:
         return
     acquire(run_dir)
     release(run_dir)
+
+
+def held(run_dir: Path) -> bool:
+    """Whether a live writer holds ``run_dir`` now (this process or another); takes nothing
+    and changes nothing. A lock file left by a killed writer (its lock died with it) is not
+    held: the run it was writing is interrupted, not running."""
+    if _key(run_dir) in _HOLDS:
+        return True
+    try:
+        fd = os.open(run_dir / LOCK_FILE, os.O_RDWR | getattr(os, "O_CLOEXEC", 0))
+    except OSError:  # no lock file: nobody writes it
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    except OSError:  # flock unsupported here: writers are not told apart
+        return False
+    finally:
+        os.close(fd)  # closing drops a lock we took
+    return False
 
 
 def merging(run_dir: Path) -> threading.Lock:

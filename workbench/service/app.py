@@ -13,6 +13,8 @@
 ``GET  /v1/runs``                                     every run in the store (the app's too)
 ``GET  /v1/runs/{id}``                                progress: status, pages done/failed
 ``GET  /v1/runs/{id}/events``                         the same as Server-Sent Events, to the end
+``POST /v1/runs/{id}/retry``                          its failed and missing pages again, into
+                                                      it (a partial or interrupted run): 202
 ``DELETE /v1/runs/{id}``                              stops it if running, removes it: 204
 ``GET  /v1/runs/{id}/documents/{doc}/markdown``       the document's Markdown
 ``GET  /v1/runs/{id}/documents/{doc}/pages/{n}/markdown``  a page's Markdown
@@ -52,13 +54,13 @@ from workbench.service.intake import (
     folder_inputs,
     save_uploads,
 )
-from workbench.service.jobs import RunManager, RunProgress
+from workbench.service.jobs import RunManager, RunProgress, shown_status
 from workbench.service.telemetry import EngineTelemetry
 
 #: How often a stream looks for news (a snapshot is sent only when the run changed).
 STREAM_TICK_S = 0.2
 ERRORS: dict[int | str, dict[str, Any]] = {
-    code: {"model": ErrorResponse} for code in (400, 401, 403, 404, 409, 413, 415, 422)
+    code: {"model": ErrorResponse} for code in (400, 401, 403, 404, 409, 413, 415, 422, 503)
 }
 
 
@@ -118,12 +120,12 @@ def create_app(
     errors.install(app)
     app.add_middleware(BodyLimit, limit=limits.max_upload_bytes + FORM_ROOM)
     store = manager.store
-    engine = manager.engine
     open_v1 = APIRouter(prefix="/v1")
     v1 = APIRouter(prefix="/v1", dependencies=[Depends(_key_checker(key))], responses=ERRORS)
 
     @open_v1.get("/health", response_model=Health)
     def health() -> Health:
+        engine = manager.engine
         return Health(
             status="ok",
             engine=engine.name,
@@ -133,6 +135,7 @@ def create_app(
         )
 
     def _check_engine(asked: str | None) -> None:
+        engine = manager.engine
         if asked and asked not in (engine_kind, engine.name):
             raise ApiError(
                 400,
@@ -157,7 +160,7 @@ def create_app(
             )
             first = paths[0].name if len(paths) == 1 else f"{len(paths)} files"
             run_name = display_name(name or first)
-            return await run_in_threadpool(manager.submit, docs, run_name, folder)
+            return await run_in_threadpool(manager.submit, docs, run_name, folder, pages)
         except BaseException:
             shutil.rmtree(folder, ignore_errors=True)
             raise
@@ -169,7 +172,7 @@ def create_app(
             check_documents, paths, manager.settings, limits, request.pages, None, store
         )
         run_name = display_name(request.name or Path(request.path).name)
-        return await run_in_threadpool(manager.submit, docs, run_name, None)
+        return await run_in_threadpool(manager.submit, docs, run_name, None, request.pages)
 
     @v1.get("/runs", response_model=list[RunRow])
     def list_runs() -> list[RunRow]:
@@ -177,7 +180,7 @@ def create_app(
             RunRow(
                 id=r.id,
                 name=r.name,
-                status=r.status,
+                status=shown_status(r),
                 engine=r.engine,
                 model=r.model,
                 documents=r.documents,
@@ -222,6 +225,15 @@ def create_app(
                     event="error", data={"code": exc.code, "message": exc.message}
                 )
                 return
+
+    @v1.post("/runs/{run_id}/retry", status_code=202, response_model=RunProgress)
+    async def retry_run(run_id: str) -> RunProgress:
+        """Process the run's failed and missing pages again, into the same run (a run that
+        ended ``partial`` or ``cancelled``, or is ``interrupted``: its service was killed),
+        from the originals the store keeps; the pages done are kept. 409 while it is being
+        written, or when it was made with other engine settings than this service's."""
+        results.open_run(store, run_id)
+        return await run_in_threadpool(manager.retry, run_id)
 
     @v1.delete("/runs/{run_id}", status_code=204)
     async def delete_run(run_id: str) -> Response:
@@ -270,7 +282,7 @@ def create_app(
             made.build(), media_type=made.mime, headers={"Content-Disposition": disposition}
         )
 
-    readings = EngineTelemetry(engine)
+    readings = EngineTelemetry(lambda: manager.engine)
 
     @v1.get("/engine/telemetry")
     def telemetry() -> dict[str, Any]:

@@ -1,7 +1,9 @@
 """``python -m workbench serve``: the OCR service over HTTP (API: docs/service.md; endpoints
 in :mod:`workbench.service.app`).
 
-One engine for the whole process, opened at start as the CLI opens it: the same engine flags
+One engine for the whole process (held by an :class:`~workbench.pipeline.engine_holder.
+EngineHolder`: one that dies is released and rebuilt for the next run), opened at start as
+the CLI opens it: the same engine flags
 as ``ocr`` (:func:`~workbench.cli.ocr.cmd.add_engine_arguments`), read into a
 :class:`~workbench.pipeline.request.RunRequest` by the CLI's
 :func:`~workbench.cli.ocr.job.run_request` and opened by :meth:`RunRequest.open`: the
@@ -66,6 +68,7 @@ def register(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     import uvicorn
 
+    from workbench.pipeline.engine_holder import EngineHolder
     from workbench.runs.store import RunStore
     from workbench.service.app import create_app
     from workbench.service.intake import Limits
@@ -82,9 +85,11 @@ def run(args: argparse.Namespace) -> int:
     if args.runs_at_once < 1:
         raise UsageError(f"--runs-at-once must be 1 or more, not {args.runs_at_once}")
     request = run_request(args, settings)  # the engine flags read as the ocr command reads them
-    engine, spec = request.open()  # the one rule every front end opens engines by
+    # The one rule every front end opens engines by; held, so a dead engine is rebuilt.
+    holder = EngineHolder(lambda: request.open()[0])
+    engine = holder.get()  # at start: a bad engine flag stops the service before it listens
     manager = RunManager(
-        request, engine, spec, RunStore(settings.store_dir), runs_at_once=args.runs_at_once
+        request, holder, RunStore(settings.store_dir), runs_at_once=args.runs_at_once
     )
     limits = Limits.from_settings(settings, tuple(args.folder_root))
     app = create_app(manager, limits, key=settings.service_key, engine_kind=request.kind)
@@ -102,5 +107,5 @@ def run(args: argparse.Namespace) -> int:
         server.run()
     finally:
         manager.close()
-        engine.close()
+        holder.close()
     return 0

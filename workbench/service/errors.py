@@ -1,12 +1,14 @@
 """The service's errors: every refusal is JSON ``{"error": {"code", "message"}}`` with a 4xx
-status, ``code`` stable for programs, ``message`` a sentence for people.
+status (503 when no engine can be had), ``code`` stable for programs, ``message`` a
+sentence for people.
 
 Codes (status): ``unauthorized`` (401), ``not_found`` / ``unknown_run`` / ``unknown_page``
 (404), ``not_a_document`` / ``empty_file`` / ``damaged_document`` (415/422),
 ``encrypted_pdf`` (422: a password is needed or the one given is wrong), ``file_too_large``
 and ``too_many_pages`` (413), ``no_files`` / ``bad_request`` / ``bad_page_range`` (400),
-``folder_not_allowed`` (403), ``unknown_format`` (400), ``run_in_use`` (409),
-``invalid_request`` (422: a field of the request fails its schema).
+``folder_not_allowed`` (403), ``unknown_format`` (400), ``run_in_use`` /
+``other_settings`` / ``no_original`` (409), ``invalid_request`` (422: a field of the request
+fails its schema), ``engine_unavailable`` (503: a dead engine could not be rebuilt).
 """
 
 from __future__ import annotations

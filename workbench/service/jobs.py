@@ -1,5 +1,6 @@
 """Runs submitted to the service: created in the run store at once, processed in the
-background on the process's one engine, followed page by page.
+background on the process's one engine (held by an :class:`~workbench.pipeline.
+engine_holder.EngineHolder`: a dead engine is released and rebuilt), followed page by page.
 
 Contract
 --------
@@ -10,8 +11,19 @@ Contract
   the pages go through :func:`~workbench.pipeline.runner.run_documents` on a worker thread.
   At most ``runs_at_once`` runs are processed together (the others wait, ``queued``); they
   share the one engine, whose own gate interleaves their pages.
-* A run's failure (the engine died, a full disk) is its own: its status becomes ``failed``
-  or ``cancelled`` with ``error`` set, the other runs go on.
+* A run's failure (a full disk) is its own: its status becomes ``failed`` or ``cancelled``
+  with ``error`` set, the other runs go on. When vLLM's engine dies under a run, its pages
+  left fail with vLLM's reason and it ends ``partial`` (``error``: the reason); the next run
+  to start (a submission, a retry) gets a new engine from the holder.
+* :meth:`RunManager.retry` processes a stored run's failed and missing pages again, into the
+  same run (the run writer's resume: :meth:`RunJob.start <workbench.pipeline.runner.RunJob.
+  start>`, as the CLI's rerun and the Runs page's "Retry failed pages"), from the originals
+  the store keeps; a run made with other engine settings is refused.
+* Runs this process does not write are read from their manifest (:func:`stored_progress`):
+  pages planned (:func:`~workbench.pipeline.request.planned_pages`: each document's pages, or
+  the page range the run recorded: a submission's, the CLI's ``--pages``), finished
+  and failed; a run marked ``running`` whose writer is gone (its lock died with its process:
+  :func:`workbench.runs.lock.held`) is ``interrupted``, and :meth:`RunManager.retry` resumes it.
 * :meth:`RunManager.cancel` asks a run to stop between pages and waits for it (pages done
   are kept, the run is marked ``cancelled``); the service deletes a run only after that.
 * ``version`` grows at every change, so a stream sends a snapshot only when one happened.
@@ -20,8 +32,10 @@ Contract
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import shutil
 import threading
+from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,27 +43,33 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from workbench.documents import DocumentSource
+from workbench.documents import DocumentSource, probe_input
 from workbench.engines.base import Engine
-from workbench.models.registry import ModelSpec
-from workbench.pipeline.request import RunRequest
+from workbench.errors import PlanError, StoreError, WorkbenchError, display_name
+from workbench.pipeline.engine_holder import EngineHolder, is_dead
+from workbench.pipeline.request import RunRequest, planned_pages
 from workbench.pipeline.runner import DocumentPlan, RunJob, run_documents
-from workbench.runs.store import RunStore, summarize
+from workbench.runs import lock
+from workbench.runs.store import RunReader, RunStore, RunSummary, summarize
 from workbench.schema import PageResult, PageStatus, RunStatus
+from workbench.service.errors import ApiError
 
 #: Statuses after which a run changes no more.
-FINISHED = frozenset({"done", "partial", "cancelled", "failed", "corrupt"})
+FINISHED = frozenset({"done", "partial", "cancelled", "failed", "corrupt", "interrupted"})
+#: A stored run marked running whose writer died (a killed process): resumable by retry.
+INTERRUPTED = "interrupted"
 
 
 class RunProgress(BaseModel):
     """Where a run stands: ``status`` is ``queued``, ``running``, then ``done``, ``partial``
-    (some page failed), ``cancelled`` or ``failed`` (``error`` says why)."""
+    (some page failed), ``cancelled`` or ``failed`` (``error`` says why); a run whose writer
+    died is ``interrupted``."""
 
     id: str
     name: str
     status: str
     documents: list[str]
-    pages_total: int  # pages this run was asked to process
+    pages_total: int  # pages this run was asked to process (every document's planned pages)
     pages_done: int  # of those, finished (any status)
     pages_failed: int  # of those, ended in error
     last_page: dict[str, Any] | None = None  # {"document", "page", "status"}
@@ -61,6 +81,44 @@ class RunProgress(BaseModel):
         return self.status in FINISHED
 
 
+def shown_status(summary: RunSummary) -> str:
+    """A stored run's status for clients: ``interrupted`` for one marked running that no live
+    writer holds (its process was killed), else the manifest's."""
+    if summary.status == RunStatus.RUNNING.value and not lock.held(summary.path):
+        return INTERRUPTED
+    return summary.status
+
+
+def stored_progress(path: Path) -> RunProgress:
+    """The progress of the run at ``path`` as its manifest tells it (a run another process
+    writes, or wrote): pages planned, finished and failed of its documents."""
+    summary = summarize(path)
+    total, done, failed = summary.pages, summary.pages, 0
+    with contextlib.suppress(StoreError, OSError):
+        info = RunReader(path).info
+        planned = {(d.name, n) for d in info.documents for n in planned_pages(d, info)}
+        entries = [e for e in info.pages if (e.document, e.page) in planned]
+        total, done = len(planned), len(entries)
+        failed = sum(e.status is PageStatus.ERROR for e in entries)
+    status = shown_status(summary)
+    said = None
+    if status == INTERRUPTED:
+        said = (
+            "the process writing this run stopped before it finished (killed?); "
+            f"POST /v1/runs/{summary.id}/retry resumes it, the pages done are kept"
+        )
+    return RunProgress(
+        id=summary.id,
+        name=summary.name,
+        status=status,
+        documents=summary.documents,
+        pages_total=total,
+        pages_done=done,
+        pages_failed=failed,
+        error=summary.problem or said,
+    )
+
+
 @dataclass
 class _Active:
     progress: RunProgress
@@ -69,25 +127,35 @@ class _Active:
 
 
 class RunManager:
-    """The service's runs on one engine (see the module docstring)."""
+    """The service's runs on one held engine (see the module docstring)."""
 
     def __init__(
         self,
         request: RunRequest,
-        engine: Engine,
-        spec: ModelSpec,
+        holder: EngineHolder,
         store: RunStore,
         *,
         runs_at_once: int = 2,
     ) -> None:
         self.request = request  # what every run is made with (its pages: each submission's)
-        self.engine = engine
-        self.spec = spec
+        self.holder = holder
         self.settings = request.settings
         self.store = store
         self._pool = ThreadPoolExecutor(max(1, runs_at_once), thread_name_prefix="run")
         self._active: dict[str, _Active] = {}
         self._lock = threading.Lock()
+
+    @property
+    def engine(self) -> Engine:
+        """The engine held now (a dead one until a run asks for its successor)."""
+        current = self.holder.current
+        return current if current is not None else self.holder.get()
+
+    def _live_engine(self) -> Engine:
+        try:
+            return self.holder.get()
+        except WorkbenchError as exc:  # the rebuild failed (the server is still down)
+            raise ApiError(503, "engine_unavailable", f"no engine to run on: {exc}") from None
 
     # ------------------------------------------------------------------ submitting
     def submit(
@@ -95,31 +163,96 @@ class RunManager:
         documents: list[tuple[DocumentSource, list[int]]],
         name: str,
         cleanup: Path | None = None,
+        pages: str | None = None,
     ) -> RunProgress:
         """Create the run and queue its pages; its progress now (``queued``). ``cleanup``: a
-        folder of uploaded files, removed once the run has finished with them."""
-        info = self.request.run_info(
-            self.engine,
-            self.spec,
-            name=name,
-            documents=[d.info() for d, _ in documents],
-            source="api",
+        folder of uploaded files, removed once the run has finished with them; ``pages``:
+        the page range asked for, recorded with the run (a retry plans the same pages)."""
+        engine = self._live_engine()
+        spec = self.request.spec_of(engine)
+        request = dataclasses.replace(self.request, pages=pages)  # recorded with the run
+        info = request.run_info(
+            engine, spec, name=name, documents=[d.info() for d, _ in documents], source="api"
         )
-        job = RunJob.create(self.store, self.engine, self.spec, info)
-        plans = [job.plan(doc, pages) for doc, pages in documents]
+        job = RunJob.create(self.store, engine, spec, info)
+        plans = [job.plan(doc, wanted) for doc, wanted in documents]
+        return self._start(job, plans, name, cleanup)
+
+    def retry(self, run_id: str) -> RunProgress:
+        """Process the failed and missing pages of stored run ``run_id`` again into it (see
+        the module docstring); its progress now. 409 when it is being written or cannot be
+        resumed here."""
+        path = self.store.path(run_id)
+        try:
+            reader = RunReader(path)
+        except (StoreError, OSError) as exc:
+            raise ApiError(404, "unknown_run", str(exc)) from None
+        if self.running(run_id) or lock.held(path):
+            raise ApiError(409, "run_in_use", lock.busy_message(path))
+        info = reader.info
+        sources = self._originals(reader)
+        engine = self._live_engine()
+        spec = self.request.spec_of(engine)
+        docs = [(d, sources[d.name]) for d in info.documents if d.name in sources]
+        head = self.request.run_info(
+            engine, spec, name=info.name, documents=[s.info() for _, s in docs], source="api"
+        )
+        with self._lock:  # one retry of a run at a time
+            if run_id in self._active and not self._active[run_id].progress.finished:
+                raise ApiError(409, "run_in_use", f"run {run_id} is being processed already")
+            try:
+                job = RunJob.start(path, engine, spec, head)
+            except PlanError as exc:
+                raise ApiError(409, "other_settings", str(exc)) from None
+            except StoreError as exc:
+                raise ApiError(409, "run_in_use", str(exc)) from None
+            self._active.pop(run_id, None)
+        plans = [job.plan(source, planned_pages(d, info)) for d, source in docs]
+        return self._start(job, plans, info.name, None)
+
+    def _originals(self, reader: RunReader) -> dict[str, DocumentSource]:
+        """The kept original of every document of the run that has pages left to do; 409
+        naming those that have none (an image, a run made outside the store)."""
+        info = reader.info
+        ended = {(e.document, e.page) for e in info.pages if e.status is not PageStatus.ERROR}
+        found: dict[str, DocumentSource] = {}
+        lost: list[str] = []
+        for doc in info.documents:
+            if all((doc.name, n) in ended for n in planned_pages(doc, info)):
+                continue
+            kept = self.store.source(doc.sha256)
+            try:
+                if kept is not None:
+                    found[doc.name] = probe_input(kept, self.settings)
+                    continue
+            except WorkbenchError:
+                pass
+            lost.append(display_name(doc.name))
+        if lost:
+            raise ApiError(
+                409,
+                "no_original",
+                f"no original kept of {', '.join(lost)} (the store keeps PDFs only): "
+                "submit it again as a new run",
+            )
+        return found
+
+    def _start(
+        self, job: RunJob, plans: Sequence[DocumentPlan], name: str, cleanup: Path | None
+    ) -> RunProgress:
         progress = RunProgress(
             id=job.run_id,
             name=name,
             status="queued",
             documents=[p.name for p in plans],
-            pages_total=sum(len(p.todo) for p in plans),
-            pages_done=0,
-            pages_failed=0,
+            pages_total=sum(len(p.wanted) for p in plans),
+            pages_done=sum(p.already_done for p in plans),
+            pages_failed=0,  # pages that failed before are to do again: not counted yet
         )
         active = _Active(progress)
         with self._lock:
             self._active[job.run_id] = active
-            active.future = self._pool.submit(self._work, job, plans, active, cleanup)
+            active.future = self._pool.submit(self._work, job, list(plans), active, cleanup)
         return progress.model_copy()
 
     def _update(self, active: _Active, **changes: Any) -> None:
@@ -131,19 +264,27 @@ class RunManager:
     def _work(
         self, job: RunJob, plans: list[DocumentPlan], active: _Active, cleanup: Path | None
     ) -> None:
+        before = active.progress.pages_done
+
         def on_page(done: int, _total: int, result: PageResult) -> None:
             failed = active.progress.pages_failed + (result.status is PageStatus.ERROR)
             last = {"document": result.document, "page": result.page, "status": result.status.value}
-            self._update(active, pages_done=done, pages_failed=failed, last_page=last)
+            self._update(active, pages_done=before + done, pages_failed=failed, last_page=last)
 
         try:
             if active.cancel.is_set():  # deleted while queued
                 job.finish(interrupted=True)
                 self._update(active, status=RunStatus.CANCELLED.value)
                 return
+            try:
+                job.replan(self.holder.get())  # queued while an engine died: its successor
+            except Exception:  # no engine (the server is still down): resumable by retry
+                job.finish(interrupted=True)
+                raise
             self._update(active, status="running")
             outcome = run_documents(job, plans, on_page=on_page, cancelled=active.cancel.is_set)
-            self._update(active, status=outcome.status.value)
+            died = str(getattr(job.engine, "dead", "")) if is_dead(job.engine) else None
+            self._update(active, status=outcome.status.value, error=died)
         except Exception as exc:  # this run's failure only; run_documents marked it cancelled
             self._update(active, status="failed", error=str(exc) or type(exc).__name__)
         finally:
@@ -165,17 +306,7 @@ class RunManager:
                 del self._active[run_id]
         if not path.is_dir():
             return None
-        summary = summarize(path)
-        return RunProgress(
-            id=summary.id,
-            name=summary.name,
-            status=summary.status,
-            documents=summary.documents,
-            pages_total=summary.pages,
-            pages_done=summary.pages,
-            pages_failed=0,
-            error=summary.problem,
-        )
+        return stored_progress(path)
 
     def running(self, run_id: str) -> bool:
         with self._lock:

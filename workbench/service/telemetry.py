@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import threading
+from collections.abc import Callable
 from typing import Any
 
 from workbench.engines.base import Engine
@@ -23,22 +24,25 @@ from workbench.gpu.telemetry import read_snapshot
 
 
 class EngineTelemetry:
-    """Readings of one engine; remembers the last one so each gives token rates."""
+    """Readings of the engine held now (``engine()``: a rebuilt one after a death); remembers
+    the last reading of that engine so each gives token rates."""
 
-    def __init__(self, engine: Engine) -> None:
-        self.engine = engine
-        self._last: EngineStats | None = None
+    def __init__(self, engine: Callable[[], Engine]) -> None:
+        self._engine = engine
+        self._last: tuple[int, EngineStats] | None = None
         self._lock = threading.Lock()
 
     def read(self) -> dict[str, Any]:
-        stats = engine_stats(self.engine)
+        engine = self._engine()
+        stats = engine_stats(engine)
         if stats is not None:
             with self._lock:
-                stats, self._last = stats.since(self._last), stats
+                last = self._last[1] if self._last and self._last[0] == id(engine) else None
+                stats, self._last = stats.since(last), (id(engine), stats)
         snapshot = read_snapshot(with_processes=False)
         return {
-            "engine": self.engine.name,
-            "model": self.engine.model,
+            "engine": engine.name,
+            "model": engine.model,
             "vllm": stats.to_json() if stats is not None else None,
             "time": snapshot.time,
             "gpus": [dataclasses.asdict(g) for g in snapshot.gpus],

@@ -3,8 +3,10 @@
 * **One engine per process**: ``st.cache_resource`` with one entry, keyed by the engine
   options. A different choice releases the old engine *before* the new one is built
   (:func:`use_engine` clears the cache and collects garbage first), so two models never sit
-  in GPU memory at once. An engine that died (``dead`` set: vLLM's EngineCore is gone) is
-  released and built again on its next use, so the run resumes on a new one. Every session
+  in GPU memory at once. The cache holds an :class:`~workbench.pipeline.engine_holder.
+  EngineHolder` (the rule the service shares): an engine that died (``dead`` set: vLLM's
+  EngineCore is gone) is released and built again on its next use, so the run resumes on a
+  new one. Every session
   with the same choice gets the same instance; the Viewer's pages reach it through one
   background worker (:mod:`workbench.ui.jobs.worker`), a thread per session on an engine
   that interleaves them.
@@ -38,6 +40,7 @@ from workbench.engines.base import Engine
 from workbench.engines.factory import CpuOptions
 from workbench.errors import EngineUnavailable
 from workbench.models.registry import ModelSpec
+from workbench.pipeline.engine_holder import EngineHolder
 from workbench.pipeline.request import RunRequest
 from workbench.settings import Settings
 from workbench.ui import state
@@ -97,14 +100,17 @@ def _build(choice: EngineChoice) -> Engine:
     return engine
 
 
-def _close(engine: Engine) -> None:
-    with contextlib.suppress(Exception):  # releasing must never fail the page
-        engine.close()
+def _close(holder: EngineHolder) -> None:
+    holder.close()  # releasing never fails the page (the holder swallows closing errors)
 
 
 @st.cache_resource(max_entries=1, show_spinner="Loading engine…", on_release=_close)
-def _engine(key: str, _choice: EngineChoice) -> Engine:
-    return _build(_choice)
+def _engine(key: str, _choice: EngineChoice) -> EngineHolder:
+    """The process's one holder (:mod:`workbench.pipeline.engine_holder`): its first engine
+    is built here, under the spinner; a rebuild after a death happens in :func:`use_engine`."""
+    holder = EngineHolder(lambda: _build(_choice))
+    holder.get()
+    return holder
 
 
 _current_key: dict[str, str] = {}
@@ -123,11 +129,10 @@ def use_engine(choice: EngineChoice) -> Engine:
             _engine.clear()  # release the old engine BEFORE building the new one
             gc.collect()
         _current_key["key"] = choice.key
-        engine = _engine(choice.key, choice)
-        if getattr(engine, "dead", None) is not None:  # vLLM died: a new engine, same choice
-            _engine.clear()  # releases the dead one (its GPU memory) before the new one loads
-            gc.collect()
-            engine = _engine(choice.key, choice)
+        holder = _engine(choice.key, choice)
+        # vLLM died: the holder releases the dead engine (its GPU memory) and builds a new one
+        with st.spinner("Loading engine…") if holder.stale else contextlib.nullcontext():
+            engine = holder.get()
     with contextlib.suppress(TypeError):  # an engine without weak references: not watched
         _loaded.clear()
         _loaded[choice.key] = weakref.ref(engine)
