@@ -339,3 +339,39 @@ def test_the_cause_shown_is_the_one_vllm_reported_and_the_fix_is_its_own() -> No
     assert dead is not None
     assert dead.cause == served.cause  # "RuntimeError: CUDA error: …", as from the server
     assert "max_num_batched_tokens" not in str(dead) and dead.restart_label == "Restart vLLM"
+
+
+def test_an_engine_core_killed_while_vllm_waits_on_it_ends_the_run_at_once(
+    fake_vllm: SimpleNamespace,  # noqa: F811
+) -> None:
+    """The H200, vLLM 0.26, 2026-12-05: a kill -9 of the EngineCore under a running caller; vLLM
+    logged "engine core exited unexpectedly", set its engine_dead flag, and its step() never
+    returned: the run had not ended 300 s later. The flag ends it: every page not done gets
+    the death, said as what it is (no memory fix), and the engine is rebuilt on next use."""
+    FakeLLM.tokens = 50  # 0.1 s a page: the kill lands mid-run
+    engine = VllmLocalEngine("m/ocr", {"max_num_seqs": 8})
+    llm = FakeLLM.last
+    assert llm is not None
+    outputs: list[Any] = []
+    try:
+        run = threading.Thread(
+            target=lambda: outputs.extend(engine.run(_page(i) for i in range(40)))
+        )
+        run.start()
+        while len(llm.rendered) < 8:
+            time.sleep(0.005)
+        killed = time.monotonic()
+        llm.die(hang=True)
+        run.join(10)
+        ended = time.monotonic() - killed
+        assert not run.is_alive() and ended < 3  # the watchdog looks every 0.5 s
+        assert len(outputs) == 40 and engine.dead is not None
+        failed = [o for o in outputs if o.error]
+        assert failed and {o.error for o in failed} == {str(engine.dead)}
+        assert "engine core exited unexpectedly" in str(engine.dead)
+        assert "max_num_batched_tokens" not in str(engine.dead)  # nothing said memory
+        started = time.monotonic()
+        engine.close()
+        assert time.monotonic() - started < 2  # the hung step is not waited for
+    finally:
+        llm.released.set()

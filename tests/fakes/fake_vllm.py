@@ -132,6 +132,8 @@ class _Engine:
     ttfts: list[float] = field(default_factory=list)
 
     def _alive(self) -> None:
+        if self.llm.dead and self.llm.hangs:  # as vLLM 0.26 on the H200: step() never returns
+            self.llm.released.wait()
         if self.llm.dead:
             raise EngineDeadError(
                 "EngineCore encountered an issue. See stack trace (above) for the root cause."
@@ -200,6 +202,8 @@ class FakeLLM:
             raise ValueError("gpu_memory_utilization must be at most 1")
         self.model, self.kwargs = model, kwargs
         self.dead = False
+        self.hangs = False
+        self.released = threading.Event()  # lets a hung step go at the end of a test
         self.shutdowns = 0
         self.rendered: list[dict[str, Any] | None] = []  # chat_template_kwargs per request
         self.texts: dict[str, str] = {}  # external id -> the answer it will give
@@ -215,7 +219,11 @@ class FakeLLM:
             cache_config=SimpleNamespace(num_gpu_blocks=2000, block_size=16),
             scheduler_config=SimpleNamespace(max_num_seqs=seqs),
         )
-        self.llm_engine.engine_core = SimpleNamespace(shutdown=self._shutdown)
+        # vLLM's MPClient: its monitor thread sets resources.engine_dead when the EngineCore
+        # process exits (v1/engine/core_client.py, start_engine_core_monitor)
+        self.llm_engine.engine_core = SimpleNamespace(
+            shutdown=self._shutdown, resources=SimpleNamespace(engine_dead=False)
+        )
         FakeLLM.last = self
 
     def _shutdown(self) -> None:
@@ -252,9 +260,14 @@ class FakeLLM:
             Histogram("vllm:time_to_first_token_seconds", labels, len(ttfts), sum(ttfts), buckets),
         ]
 
-    def die(self) -> None:
-        """The EngineCore process is gone: the next step (and every call after) raises."""
+    def die(self, hang: bool = False) -> None:
+        """The EngineCore process is gone: the next step (and every call after) raises; with
+        ``hang``, as measured on the H200 with vLLM 0.26 after a kill -9 of the EngineCore,
+        vLLM's monitor only sets ``engine_dead`` and a step waits forever (until the test
+        ends: :attr:`released`)."""
+        self.hangs = hang
         self.dead = True
+        self.llm_engine.engine_core.resources.engine_dead = True
 
     def _preprocess_chat_one(
         self, conversation: list[Any], chat_template_kwargs: dict[str, Any] | None = None

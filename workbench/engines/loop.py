@@ -63,6 +63,26 @@ def external_id(internal: str) -> str:
     return internal.rsplit("-", 1)[0]
 
 
+#: Seconds between two looks at vLLM's own flag that its EngineCore process exited.
+WATCH_S = 0.5
+CORE_EXITED = (
+    'EngineCore encountered an issue: its process exited (vLLM: "engine core exited '
+    'unexpectedly"), with no error of its own; killed from outside, or by the system '
+    "(out of host memory)"
+)
+
+
+class EngineCoreExited(RuntimeError):
+    """vLLM's EngineCore process is gone and vLLM raised nothing (:meth:`EngineLoop._watch`)."""
+
+
+def core_exited(engine: Any) -> bool:
+    """vLLM V1's flag that its EngineCore process exited (``engine_core.resources.engine_dead``,
+    set by the client's monitor thread); False where there is no such flag."""
+    resources = getattr(getattr(engine, "engine_core", None), "resources", None)
+    return getattr(resources, "engine_dead", False) is True
+
+
 class EngineLoop:
     """Drives ``llm`` on its own thread (see the module contract)."""
 
@@ -81,6 +101,7 @@ class EngineLoop:
         self.steps = 0
         self._thread = threading.Thread(target=self._run, name="vllm-engine-loop", daemon=True)
         self._thread.start()
+        threading.Thread(target=self._watch, name="vllm-engine-watch", daemon=True).start()
 
     # ------------------------------------------------------------------ callers' side
     def submit(self, request: Submitted) -> Submitted:
@@ -108,7 +129,8 @@ class EngineLoop:
             self._stopping = True
             self._cond.notify()
         if self._thread is not threading.current_thread():
-            self._thread.join(timeout)
+            # A loop held in a step of a dead vLLM never returns (_watch): do not wait on it.
+            self._thread.join(0.5 if self.dead else timeout)
         if not self._thread.is_alive():  # the LLM's memory goes with its last reference
             self._llm = self._engine = None
 
@@ -205,10 +227,25 @@ class EngineLoop:
         except BaseException as exc:
             self._die(exc)
 
+    def _watch(self) -> None:
+        """vLLM 0.26, its EngineCore killed (H200, 2026-12-05): its monitor thread logs "engine
+        core exited unexpectedly" and sets ``engine_dead``, while ``step()`` waits forever on an
+        output that never comes; the run did not end in 300 s. So the engine's death is also
+        read from that flag, and every page pending gets it at once."""
+        while True:
+            with self._cond:
+                if self._cond.wait_for(lambda: self._stopping or self.dead is not None, WATCH_S):
+                    return
+            if core_exited(self._engine):
+                self._die(EngineCoreExited(CORE_EXITED))
+                return
+
     def _die(self, exc: BaseException) -> None:
         # One critical section: a request submitted from now on is answered by submit()
         # itself (``dead`` is set), never left in a queue nobody reads.
         with self._cond:
+            if self.dead is not None:  # the watchdog said it first; the step then raised
+                return
             pending = [*self._live.values(), *self._adds]
             self._live, self._adds = {}, []
             why = self._dead(exc, len(pending)) or f"the vLLM engine loop failed: {exc!r}"
