@@ -23,7 +23,7 @@ echo "== ruff"; "$PY" -m ruff check .
 "$PY" -m ruff format --check .
 echo "== mypy"; "$PY" -m mypy
 echo "== import layering"; lint-imports
-echo "== module size"; "$PY" scripts/check_module_size.py
+echo "== module and function size"; "$PY" scripts/check_module_size.py
 set +e
 if [ $FAST -eq 1 ]; then
     echo "== pytest (fast lane: not browser, not slow, no AppTest)"

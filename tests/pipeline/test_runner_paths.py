@@ -31,7 +31,6 @@ from workbench.pipeline.batch import run_batch
 from workbench.pipeline.request import RunRequest
 from workbench.runs.store import RunReader, RunStore
 from workbench.schema import BBox, Label, Region
-from workbench.settings import Settings
 from workbench.ui.compare.view import rerun_document
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -135,7 +134,7 @@ def run_viewer(tmp_path: Path, pdf: bytes, monkeypatch: pytest.MonkeyPatch) -> P
 
 def run_batch_path(tmp_path: Path, pdf: bytes) -> Path:
     store = RunStore(tmp_path / "batch-store")
-    out = run_batch([(DOC, pdf)], FigureEngine(), CPU_SPEC, store, "batch", Settings())
+    out = run_batch([(DOC, pdf)], FigureEngine(), CPU_SPEC, store, "batch", RunRequest())
     assert out.status == "done" and out.done == 2
     return store.path(out.run_id)
 
@@ -259,7 +258,8 @@ def test_real_cpu_engine_cli_and_batch_agree_on_a_page_with_a_figure(tmp_path: P
     store = RunStore(tmp_path / "store")
     engine = build_engine(CpuOptions())
     try:
-        batch = run_batch([(pdf.name, pdf.read_bytes())], engine, CPU_SPEC, store, "b", Settings())
+        files = [(pdf.name, pdf.read_bytes())]
+        batch = run_batch(files, engine, CPU_SPEC, store, "b", RunRequest())
     finally:
         engine.close()
     cli, app = folder_files(out), folder_files(store.path(batch.run_id))

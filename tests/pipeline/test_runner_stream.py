@@ -204,6 +204,7 @@ def test_pages_ahead_are_bounded_across_documents_and_files_removed(
 
 def test_the_batch_page_keeps_the_server_at_its_concurrency(tmp_path: Path) -> None:
     from workbench.pipeline.batch import run_batch
+    from workbench.pipeline.request import RunRequest
     from workbench.runs.store import RunStore
 
     files = [(n, (DATA / n).read_bytes()) for n in ONE_PAGE[:4]]
@@ -211,7 +212,7 @@ def test_the_batch_page_keeps_the_server_at_its_concurrency(tmp_path: Path) -> N
         engine = VllmServerEngine(server.base_url, concurrency=4)
         try:
             store = RunStore(tmp_path / "store")
-            out = run_batch(files, engine, get_spec(MODEL), store, "b", Settings())
+            out = run_batch(files, engine, get_spec(MODEL), store, "b", RunRequest())
         finally:
             engine.close()
     assert out.status == "done" and out.done == out.total == 4

@@ -52,14 +52,14 @@ def test_a_batch_in_the_app_ends_with_the_sentence_not_a_stack(
     from tests.fakes.fake_engine import FakeEngine
     from workbench.models.registry import CPU_SPEC
     from workbench.pipeline.batch import BatchOutcome, run_batch, start_batch
+    from workbench.pipeline.request import RunRequest
     from workbench.runs.store import RunStore
-    from workbench.settings import Settings
 
     doc = noisy_tiff(small_disk.parent / "noise.tif", 12).read_bytes()
     store = RunStore(small_disk / "store")
     outcome = BatchOutcome()
     run = functools.partial(run_batch, [("noise.tif", doc)], FakeEngine(), CPU_SPEC, store,
-                            "full", Settings())  # fmt: skip
+                            "full", RunRequest())  # fmt: skip
     job = start_batch(run, outcome, "full disk")
     assert job.thread is not None
     job.thread.join(timeout=300)

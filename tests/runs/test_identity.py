@@ -16,10 +16,10 @@ from tests.fakes.fake_engine import FakeEngine
 from tests.runs.test_store import make_page
 from workbench.models.registry import CPU_SPEC
 from workbench.pipeline.batch import run_batch
+from workbench.pipeline.request import RunRequest
 from workbench.runs.folder import RunReader, RunWriter
 from workbench.runs.store import RunStore
 from workbench.schema import DocumentInfo, RunInfo
-from workbench.settings import Settings
 from workbench.ui.compare.view import same_document
 
 
@@ -69,7 +69,7 @@ def test_batch_keeps_two_files_with_one_name_apart(tmp_path: Path) -> None:
     store = RunStore(tmp_path)
     first, other = pdf_bytes(612), pdf_bytes(500)
     files = [("doc.pdf", first), ("doc.pdf", other), ("doc.pdf", first)]
-    out = run_batch(files, FakeEngine(), CPU_SPEC, store, "twins", Settings())
+    out = run_batch(files, FakeEngine(), CPU_SPEC, store, "twins", RunRequest())
     assert (out.done, out.total, out.status) == (2, 2, "done")
     assert out.skipped == ["doc.pdf: same content as doc.pdf, processed once"]
     reader = store.open(out.run_id)

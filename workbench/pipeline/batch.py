@@ -30,12 +30,10 @@ from workbench.documents import Document, open_document, supported
 from workbench.engines.base import Engine
 from workbench.errors import WorkbenchError, display_name
 from workbench.models.registry import ModelSpec
-from workbench.pipeline.prepare import render_dpi
-from workbench.pipeline.request import run_info
+from workbench.pipeline.request import RunRequest
 from workbench.pipeline.runner import RunJob, run_documents
 from workbench.runs.store import RunStore
 from workbench.schema import PageResult, PageStatus, RunStatus
-from workbench.settings import Settings
 
 log = logging.getLogger(__name__)
 
@@ -119,7 +117,7 @@ def run_batch(
     spec: ModelSpec,
     store: RunStore,
     name: str,
-    settings: Settings,
+    request: RunRequest,
     progress: Progress | None = None,
     cancelled: Callable[[], bool] | None = None,
     outcome: BatchOutcome | None = None,
@@ -127,7 +125,9 @@ def run_batch(
 ) -> BatchOutcome:
     """Process ``files`` into one new run through the run writer (:mod:`workbench.pipeline.
     runner`), or into run ``into`` of the store (its failed and missing pages only: "Retry
-    failed pages"; a run made with other settings is refused). Interrupted (any exception):
+    failed pages"; a run made with other settings is refused). ``request`` is the front end's
+    run request: its settings open the files, its DPI (:meth:`RunRequest.render_dpi`) renders
+    them and is recorded in the manifest. Interrupted (any exception):
     finished pages stay, the run is marked cancelled, the exception goes on. ``outcome`` is
     updated in place. Files are told apart by content: two files with one name are two
     documents; the same content twice is processed once."""
@@ -136,7 +136,7 @@ def run_batch(
     failed_inputs = 0
     for fname, data in files:
         try:
-            doc = open_document(fname, data, settings)
+            doc = open_document(fname, data, request.settings)
         except WorkbenchError as exc:
             outcome.skipped.append(str(exc))
             failed_inputs += 1
@@ -150,14 +150,8 @@ def run_batch(
     if not docs:
         outcome.status = RunStatus.FAILED.value
         return outcome
-    dpi = render_dpi(spec, settings.dpi)
-    info = run_info(
-        engine,
-        spec,
-        name=name or docs[0].stem,
-        documents=[d.info() for d in docs],
-        dpi=dpi,
-        source="batch",
+    info = request.run_info(
+        engine, spec, name=name or docs[0].stem, documents=[d.info() for d in docs], source="batch"
     )
     if into:
         job = RunJob.start(store.path(into), engine, spec, info)

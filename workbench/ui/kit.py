@@ -214,20 +214,33 @@ EngineFactory = Callable[[], tuple[Engine, ModelSpec]]
 CPU_ENGINE = "Embedded CPU engine"
 
 
+def run_choices(cpu: CpuOptions | None = None) -> dict[str, engines.EngineChoice]:
+    """Engines a user can start a run with here, by name, as the sidebar's choices: each
+    opens its engine (:func:`open_choice`) and states its run request (``choice.request``: the
+    DPI, profile and settings a run records). ``cpu`` the embedded engine's settings (default:
+    the sidebar's, else the defaults), so the same settings reuse the engine the sidebar
+    already loaded."""
+    choices: dict[str, engines.EngineChoice] = {}
+    sidebar = _sidebar_choice()
+    if sidebar is not None and sidebar.kind != "cpu":
+        choices[f"Sidebar engine ({sidebar.kind})"] = sidebar
+    choices[CPU_ENGINE] = engines.EngineChoice("cpu", cpu or sidebar_cpu_options())
+    return choices
+
+
 def engine_choices(cpu: CpuOptions | None = None) -> dict[str, EngineFactory]:
-    """Engines a user can start a run with here, through :mod:`workbench.ui.engines`;
-    ``cpu`` the embedded engine's settings (default: the sidebar's, else the defaults), so
-    the same settings reuse the engine the sidebar already loaded.
+    """:func:`run_choices` as factories of an engine and its spec (:func:`open_choice`).
 
     The test seams (``state.ENGINE_OVERRIDE``, ``WORKBENCH_ENGINE_FACTORY``) are honoured
     by ``engines.use_engine`` itself; then every choice gives that engine.
     """
-    choices: dict[str, EngineFactory] = {}
-    sidebar = _sidebar_choice()
-    if sidebar is not None and sidebar.kind != "cpu":
-        choices[f"Sidebar engine ({sidebar.kind})"] = _factory(sidebar)
-    choices[CPU_ENGINE] = _factory(engines.EngineChoice("cpu", cpu or sidebar_cpu_options()))
-    return choices
+    return {name: _factory(choice) for name, choice in run_choices(cpu).items()}
+
+
+def open_choice(choice: engines.EngineChoice) -> tuple[Engine, ModelSpec]:
+    """The engine ``choice`` names, through :mod:`workbench.ui.engines`, and its spec."""
+    engine = engines.use_engine(choice)
+    return engine, engine_spec(engine)
 
 
 def sidebar_cpu_options() -> CpuOptions:
@@ -265,12 +278,8 @@ def cpu_settings(
     return dataclasses.replace(base, **values)
 
 
-def _factory(choice: Any) -> EngineFactory:
-    def build() -> tuple[Engine, ModelSpec]:
-        engine = engines.use_engine(choice)
-        return engine, engine_spec(engine)
-
-    return build
+def _factory(choice: engines.EngineChoice) -> EngineFactory:
+    return lambda: open_choice(choice)
 
 
 def _sidebar_choice() -> Any:

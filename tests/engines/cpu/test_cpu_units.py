@@ -5,16 +5,16 @@ from __future__ import annotations
 from workbench.engines.cpu.boxes import LayoutBox, Line, Word
 from workbench.engines.cpu.compose import compose
 from workbench.engines.cpu.labels import canonical
-from workbench.engines.cpu.order.columns import reading_order
-from workbench.engines.cpu.readers.ocr import clean_latin, is_latin_page
-from workbench.engines.cpu.tables.fragments import fragments
-from workbench.engines.cpu.tables.render import grid, table_markdown
-from workbench.engines.cpu.text.markdown import (
+from workbench.engines.cpu.markdown import (
     formula_markdown,
     is_page_number,
     join_lines,
     paragraphs,
 )
+from workbench.engines.cpu.order.columns import reading_order
+from workbench.engines.cpu.readers.ocr import clean_latin, is_latin_page
+from workbench.engines.cpu.tables.fragments import fragments
+from workbench.engines.cpu.tables.render import grid, table_markdown
 from workbench.schema import Label, Region
 
 
@@ -162,7 +162,7 @@ def test_texty_figure_is_dissolved_into_text():
 
 
 def test_escape_keeps_text_literal_and_readable():
-    from workbench.engines.cpu.text.markdown import escape
+    from workbench.engines.cpu.markdown import escape
 
     assert escape("John Smith*, Jane Doe**") == "John Smith\\*, Jane Doe\\*\\*"
     assert escape("snake_case stays, _emphasis_ not") == "snake_case stays, \\_emphasis\\_ not"

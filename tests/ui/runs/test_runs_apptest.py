@@ -10,12 +10,15 @@ from streamlit.testing.v1 import AppTest
 
 from tests.fakes.fake_engine import FakeEngine
 from tests.ui.runs_seed import DOC, PAGE_SIZE, document_bytes, seed
+from workbench.engines.factory import CpuOptions
 from workbench.models.registry import CPU_SPEC
 from workbench.pipeline.batch import progress_text, run_batch
+from workbench.pipeline.request import RunRequest
 from workbench.runs.store import RunStore
 from workbench.schema import BBox, Label, Region, RunStatus
 from workbench.settings import Settings
 from workbench.ui.editor import canvas_boxes, regions_from_boxes
+from workbench.ui.engines import EngineChoice
 from workbench.ui.exports_view import builders
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -104,6 +107,23 @@ def test_batch_of_uploads_makes_one_run(tmp_path: Path) -> None:
     assert set(at.dataframe[0].value["run"]) == {run.id}
 
 
+def test_batch_records_the_dpi_of_the_sidebars_cpu_settings(tmp_path: Path) -> None:
+    # the sidebar's CPU engine settings, as the sidebar keeps them (issue 32: Batch picked its
+    # DPI by the model's rule and never saw this one; the Viewer and the CLI did)
+    at = runs_app(tmp_path)
+    at.session_state["engine_choice"] = EngineChoice("cpu", CpuOptions(dpi=150))
+    at.run()
+    at.file_uploader(key="batch_files").set_value(
+        [("one.tiff", document_bytes(1), "image/tiff")]
+    ).run()
+    at.button(key="batch_start").click().run()
+    at.session_state["batch_job"].thread.join(timeout=60)
+    at.run()
+    assert not at.exception
+    (run,) = RunStore(tmp_path).list()
+    assert RunStore(tmp_path).open(run.id).info.settings["dpi"] == 150.0
+
+
 def test_batch_from_folder_cancelled_keeps_pages(tmp_path: Path) -> None:
     # two different documents (identical bytes would be one document: known by content)
     files = [("a.tiff", document_bytes(2)), ("b.tiff", document_bytes(3))]
@@ -116,7 +136,7 @@ def test_batch_from_folder_cancelled_keeps_pages(tmp_path: Path) -> None:
         CPU_SPEC,
         store,
         "cut",
-        Settings(),
+        RunRequest(),
         progress=lambda d, t, s: seen.append(progress_text(d, t, s)),
         cancelled=lambda: engine.calls >= 3,
     )

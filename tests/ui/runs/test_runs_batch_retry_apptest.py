@@ -11,6 +11,7 @@ from streamlit.testing.v1 import AppTest
 from tests.fakes.fake_engine import FakeEngine
 from workbench.models.registry import CPU_SPEC
 from workbench.pipeline.batch import run_batch
+from workbench.pipeline.request import RunRequest
 from workbench.runs.store import RunStore
 from workbench.settings import Settings
 
@@ -22,7 +23,8 @@ FILES = [(n, (DATA / n).read_bytes()) for n in ("financial_statement.pdf", "dd02
 def test_retry_failed_pages_of_a_batch_goes_on_in_the_same_run(tmp_path: Path) -> None:
     store = RunStore(tmp_path)
     failing = FakeEngine(fail_keys=["dd0293_p1-2.pdf#2", "financial_statement.pdf#1"])
-    first = run_batch(FILES, failing, CPU_SPEC, store, "two docs", Settings(store_dir=tmp_path))
+    request = RunRequest(settings=Settings(store_dir=tmp_path))
+    first = run_batch(FILES, failing, CPU_SPEC, store, "two docs", request)
     assert first.status == "partial"
     at = AppTest.from_file(str(ROOT / "pages" / "runs.py"), default_timeout=60)
     at.session_state["runs_store_dir"] = str(tmp_path)

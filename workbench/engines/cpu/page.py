@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from PIL import Image
 
+from workbench.engines.cpu import support
 from workbench.engines.cpu.boxes import Box, LayoutBox, Line
-from workbench.engines.cpu.readers import evidence
 from workbench.schema import BBox, Label, Region
 
 
@@ -60,14 +60,14 @@ class Block:
     @property
     def confidence(self) -> float | None:
         """Character-weighted mean line confidence, 0-1, lowered by the share of words that
-        neither a dictionary nor the other reader supports (:func:`.readers.evidence.weigh`)
+        neither a dictionary nor the other reader supports (:func:`.support.weigh`)
         and by the structure's doubt (``structure``: :mod:`.readers.structure`); None without
         printed text."""
         n = sum(len(ln.text) for ln in self.printed)
         if not n:
             return None
         conf = sum(ln.conf * len(ln.text) for ln in self.printed) / n / 100
-        return round(evidence.weigh(conf, self.printed) * self.structure, 3)
+        return round(support.weigh(conf, self.printed) * self.structure, 3)
 
 
 @dataclass

@@ -34,11 +34,11 @@ from workbench.pipeline.batch import (
     start_batch,
     unsupported_note,
 )
+from workbench.pipeline.request import RunRequest
 from workbench.runs.store import RunSummary
-from workbench.settings import Settings
 from workbench.ui import state
 from workbench.ui.inputs import show_every_file
-from workbench.ui.kit import engine_choices, get_store
+from workbench.ui.kit import get_store, open_choice, run_choices
 
 #: Seconds between two redraws of a running batch's progress (a fragment: the rest of the
 #: page is not rerun by it; clicks are answered by their own reruns meanwhile).
@@ -145,7 +145,7 @@ def render() -> None:
         )
     else:
         folder = st.text_input("Folder path", key="batch_folder", placeholder="/data/scans")
-    choices = engine_choices()
+    choices = run_choices()
     c1, c2 = st.columns(2)
     engine_name = c1.selectbox("Engine", list(choices), key="batch_engine")
     run_name = c2.text_input("Run name", key="batch_name", placeholder="batch")
@@ -163,18 +163,18 @@ def render() -> None:
     if not files:
         st.error("Add at least one document first.")
         return
+    choice = choices[engine_name]
     try:
-        engine, spec = choices[engine_name]()
+        engine, spec = open_choice(choice)
     except WorkbenchError as exc:
         st.error(f"The engine cannot start: {exc}")
         return
-    settings = Settings.from_env(store_dir=get_store().root)
     outcome = BatchOutcome()
     if source != "Upload files" and (left_out := unsupported_note(folder)) is not None:
         outcome.skipped.append(left_out)
     state.BATCH_LAST.set(outcome)
     state.BATCH_CANCEL_CLICKED.pop()
-    run = partial(run_batch, files, engine, spec, get_store(), run_name, settings)
+    run = partial(run_batch, files, engine, spec, get_store(), run_name, choice.request)
     state.BATCH_JOB.set(start_batch(run, outcome, run_name or files[0][0]))
     st.rerun()  # the page again, with the batch's progress in place of the form
 
@@ -205,7 +205,7 @@ def retry_failed(run: RunSummary) -> None:
     if missing:
         st.warning(f"No original kept of {', '.join(missing)} (the store keeps PDFs only).")
     try:
-        engine, spec = _engine_for(run.engine)
+        engine, spec, request = _engine_for(run.engine)
     except WorkbenchError as exc:
         st.error(f"Cannot retry: {exc}")
         return
@@ -214,16 +214,16 @@ def retry_failed(run: RunSummary) -> None:
     outcome = BatchOutcome(run_id=run.id)
     state.BATCH_LAST.set(outcome)
     state.BATCH_CANCEL_CLICKED.pop()
-    settings = Settings.from_env(store_dir=store.root)
-    bound = partial(run_batch, files, engine, spec, store, run.name, settings, into=run.id)
+    bound = partial(run_batch, files, engine, spec, store, run.name, request, into=run.id)
     state.BATCH_JOB.set(start_batch(bound, outcome, run.name))
     st.rerun()  # the page again, with the batch's progress
 
 
-def _engine_for(name: str) -> tuple[Engine, ModelSpec]:
-    """The engine a run named ``name`` was made with, among those a batch can use here."""
-    for factory in engine_choices().values():
-        engine, spec = factory()
+def _engine_for(name: str) -> tuple[Engine, ModelSpec, RunRequest]:
+    """The engine a run named ``name`` was made with, among those a batch can use here, its
+    spec and its run request."""
+    for choice in run_choices().values():
+        engine, spec = open_choice(choice)
         if engine.name == name:
-            return engine, spec
+            return engine, spec, choice.request
     raise WorkbenchError(f"the run was made with the {name} engine: pick it in the sidebar first")

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from workbench.documents.textlayer import extract_pdf
+from workbench.engines.cpu import markdown as text
 from workbench.engines.cpu.boxes import Line
 from workbench.engines.cpu.formulas import find as formulas
 from workbench.engines.cpu.formulas.atoms import _atom
@@ -16,7 +17,6 @@ from workbench.engines.cpu.formulas.blocks import split_blocks
 from workbench.engines.cpu.formulas.tex import Confused, row_tex, sound
 from workbench.engines.cpu.page import Block
 from workbench.engines.cpu.readers import pdftext
-from workbench.engines.cpu.text import markdown as text
 
 DATA = Path(__file__).resolve().parents[3] / "data"
 

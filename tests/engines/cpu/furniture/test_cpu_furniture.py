@@ -208,7 +208,7 @@ def test_grid_of_numbered_cards_reads_in_the_numbers_order():
 
 
 def test_numbered_exercises_keep_their_numbers_and_tex_quotes_print_as_quotes():
-    from workbench.engines.cpu.text.markdown import paragraphs
+    from workbench.engines.cpu.markdown import paragraphs
 
     md = paragraphs(
         ["157. A potato is launched", "upward.", "a. Find its speed.", "b. Find its height."],
@@ -286,7 +286,7 @@ def test_numbered_items_are_never_renumbered_by_the_renderer():
     md = assemble_page(regions)
     assert " ".join(plain_text(md).split()) == " ".join(lines), md
     assert "<li>" in MarkdownIt("commonmark").render(md)  # 10 and 11 are still a list
-    from workbench.engines.cpu.text.markdown import list_markdown
+    from workbench.engines.cpu.markdown import list_markdown
 
     assert plain_text(list_markdown(["1. one", "2. two", "5. five"])).splitlines() == [
         "1. one",

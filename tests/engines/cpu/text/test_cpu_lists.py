@@ -9,7 +9,7 @@ import pytest
 
 from workbench.documents import open_document
 from workbench.engines.base import PageRequest
-from workbench.engines.cpu.text import markdown as md
+from workbench.engines.cpu import markdown as md
 from workbench.markdown.assemble import assemble_page
 
 PAGE = Path(__file__).resolve().parents[3] / "data" / "bullets_pdftex.pdf"

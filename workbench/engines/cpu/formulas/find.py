@@ -19,7 +19,7 @@ and the :class:`Formula` records made of the others.
   and starting where one of its words starts (a sentence's math wrapped onto the next line),
   is given back to the text.
 * An item number before a formula on its row ("150. s(t) = …") stays with the formula's
-  row: :func:`..text.markdown.formula_markdown` writes it as an ordered-list item
+  row: :func:`..markdown.formula_markdown` writes it as an ordered-list item
   with inline math ("150. $s(t) = …$"), as a reader of the exercise list sees it.
 * A group is cut into rows at vertical gaps of a third of its size (Maxwell's four
   equations are four formulas); each row gets its TeX from geometry (:mod:`.tex`).

@@ -20,7 +20,7 @@ import re
 from workbench.engines.cpu.boxes import Box, union_all
 from workbench.engines.cpu.formulas.find import FUNCTIONS, MATH_CHARS, Run
 from workbench.engines.cpu.formulas.tex import Confused, atoms_of, row_tex
-from workbench.engines.cpu.text.markdown import MATH_CLOSE, MATH_OPEN
+from workbench.engines.cpu.markdown import MATH_CLOSE, MATH_OPEN
 from workbench.schema import TextWord
 
 _WEAK = re.compile(r"[A-Za-z0-9()\[\],./|:;]{1,5}")

@@ -29,8 +29,8 @@ from __future__ import annotations
 
 from workbench.engines.cpu.boxes import median
 from workbench.engines.cpu.furniture import contents, headings, running, weight
+from workbench.engines.cpu.markdown import is_page_number
 from workbench.engines.cpu.page import Page
-from workbench.engines.cpu.text.markdown import is_page_number
 from workbench.schema import FURNITURE, Label
 
 TOP_EDGE, BOTTOM_EDGE = 0.08, 0.92  # a layout header/footer above/below these is furniture

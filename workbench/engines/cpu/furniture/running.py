@@ -22,7 +22,7 @@ IS OBSOLETE." under a form's footer) on a page of :data:`FULL_ROWS` rows or more
 number), always leaving :data:`MIN_BODY` rows. Rows furniture by content:
 
 * a **folio**: the whole row is a page number ("62", "- 3 -", "Page 3 of 9", "iv", see
-  :func:`..text.markdown.is_page_number`), not *larger* than the body (text layer:
+  :func:`..markdown.is_page_number`), not *larger* than the body (text layer:
   font size at least :data:`LARGE` × the body size; scans: line height at least
   :data:`LARGE` × the median line height), centred on the page or the text, or flush with
   the text's left or right edge; outside the band too (a 10-K page whose text ends mid-page
@@ -56,8 +56,8 @@ from itertools import pairwise
 
 from workbench.engines.cpu.boxes import Box, Line, Word, median, union_all, weighted_median
 from workbench.engines.cpu.figures.captions import is_caption
+from workbench.engines.cpu.markdown import is_page_number
 from workbench.engines.cpu.page import Block
-from workbench.engines.cpu.text.markdown import is_page_number
 
 MAX_ROWS = 3  # furniture is a few rows at an edge; a deeper group is the body
 MAX_GROUPS = 2  # "NETS 2015" above a slide's page number: two groups at one edge

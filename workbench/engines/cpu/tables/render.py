@@ -19,9 +19,9 @@ from __future__ import annotations
 import html
 
 from workbench.engines.cpu.boxes import Line
+from workbench.engines.cpu.markdown import MATH_CLOSE, MATH_OPEN, escape
 from workbench.engines.cpu.tables.fragments import Fragment, fragments
 from workbench.engines.cpu.tables.grid import Table, build
-from workbench.engines.cpu.text.markdown import MATH_CLOSE, MATH_OPEN, escape
 
 
 def render(table: Table) -> str:

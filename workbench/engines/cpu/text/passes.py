@@ -2,7 +2,7 @@
 
 * ``line_order``: a block's lines top to bottom; lines sharing a row (centres within half a
   height) left to right.
-* ``markdown``: a block's text as escaped Markdown (:mod:`.markdown`): formulas as
+* ``markdown``: a block's text as escaped Markdown (:mod:`..markdown`): formulas as
   ``$$ … $$`` of their TeX form, tables as pipe or HTML tables, titles and headers as one line
   (``#`` × level for a heading from type), the rest as paragraphs split where a short line
   ends a sentence; a figure's tick labels are not printed.
@@ -14,11 +14,11 @@
 
 from __future__ import annotations
 
+from workbench.engines.cpu import markdown as md
 from workbench.engines.cpu.boxes import Line, median, paragraph_gaps, rows
 from workbench.engines.cpu.figures.ticks import without_ticks
 from workbench.engines.cpu.page import Page
 from workbench.engines.cpu.tables.render import table_markdown
-from workbench.engines.cpu.text import markdown as md
 from workbench.schema import FURNITURE, Label
 
 _AS_IS = {Label.TEXT, Label.LIST, Label.FOOTNOTE, Label.CAPTION}  # printed as their text

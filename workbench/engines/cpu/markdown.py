@@ -1,5 +1,9 @@
 """Region text as Markdown: paragraphs, lists, headings, formulas, page numbers.
 
+Plain string rules with no import of the engine: a ground floor beside :mod:`.labels`, so that
+the passes that write Markdown (text, tables, formulas) and those that read it (furniture's
+page numbers) all import it downwards.
+
 * Paragraph lines are joined with spaces; a line ending in a hyphen directly after a letter is
   joined to the next without the hyphen when the next line starts in lower case
   ("exam-" + "ple" → "example"), and kept with its hyphen otherwise ("self-" + "Help"); a URL,
@@ -21,7 +25,7 @@
   since the viewer renders ``$…$`` as math), and a line start that would make a heading,
   list, quote or rule (``#``, ``1.``, ``-``, ``+``, ``>``, ``=``) gets a backslash. A
   ``snake_case`` word or ``a * b`` stays as it is. Inline TeX a text-layer line carries
-  between ``MATH_OPEN`` and ``MATH_CLOSE`` (:mod:`..formulas.inline`) is written as ``$…$``,
+  between ``MATH_OPEN`` and ``MATH_CLOSE`` (:mod:`.formulas.inline`) is written as ``$…$``,
   untouched.
 """
 
@@ -60,7 +64,7 @@ _LINE_START = re.compile(
 )
 
 
-#: inline TeX in a line's text (:mod:`..formulas.inline`): escape writes it as ``$…$``, untouched
+#: inline TeX in a line's text (:mod:`.formulas.inline`): escape writes it as ``$…$``, untouched
 MATH_OPEN, MATH_CLOSE = "\ue000", "\ue001"
 _MATH = re.compile("\ue000([^\ue000\ue001]*)\ue001")
 
