@@ -231,7 +231,7 @@ def _how_to_resume(run_id: str, run: RunSummary) -> None:
         "batch": 'click "Retry failed pages" below: it goes on in this run',
         "cli": "run the same `python -m workbench ocr` command (the same --out) again",
         "cli-ray": "run the same `python -m workbench ocr` command (the same --out) again",
-    }.get(source or "", "process the same documents into this run again")
+    }.get(str(source), "process the same documents into this run again")
     c1, c2 = st.columns([5, 1], vertical_alignment="center")
     c1.info(
         f"Stopped with {run.pages} of {total} page(s) saved. To resume, {where}; only the "
