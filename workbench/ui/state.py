@@ -214,6 +214,10 @@ BATCH_CANCEL_CLICKED: Slot[bool] = Slot("batch_cancel_clicked", _false)
 #: The session's batch running in its thread, or the last one
 #: (a ``workbench.ui.runs.batch.BatchJob``).
 BATCH_JOB: Slot[Any] = Slot("batch_job", _none)
+#: The Batch form's Engine box, and the first choice it last offered (the sidebar's engine):
+#: when that changes, the box follows it.
+BATCH_ENGINE: Slot[str] = Slot("batch_engine", str)
+BATCH_ENGINE_FOR: Slot[str] = Slot("batch_engine_for", str)
 
 # ------------------------------------------------------------------------ compare
 CMP_PAGE: Slot[int | None] = Slot("cmp_page", _none)

@@ -146,8 +146,12 @@ def render() -> None:
     else:
         folder = st.text_input("Folder path", key="batch_folder", placeholder="/data/scans")
     choices = engine_choices()
+    first = next(iter(choices))  # the sidebar's engine when it is not the CPU one
+    if state.BATCH_ENGINE_FOR.get() != first:  # the sidebar changed: the box follows it
+        state.BATCH_ENGINE_FOR.set(first)
+        state.BATCH_ENGINE.set(first)
     c1, c2 = st.columns(2)
-    engine_name = c1.selectbox("Engine", list(choices), key="batch_engine")
+    engine_name = c1.selectbox("Engine", list(choices), key=state.BATCH_ENGINE.key)
     run_name = c2.text_input("Run name", key="batch_name", placeholder="batch")
     if not st.button("Start batch", key="batch_start", type="primary"):
         return
