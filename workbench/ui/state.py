@@ -220,6 +220,9 @@ BATCH_ENGINE: Slot[str] = Slot("batch_engine", str)
 BATCH_ENGINE_FOR: Slot[str] = Slot("batch_engine_for", str)
 
 # ------------------------------------------------------------------------ compare
+#: Compare's "Engine for run B" box and the sidebar engine it last followed (as for Batch).
+CMP_NEW_ENGINE: Slot[str] = Slot("cmp_new_engine", str)
+CMP_NEW_ENGINE_FOR: Slot[str] = Slot("cmp_new_engine_for", str)
 CMP_PAGE: Slot[int | None] = Slot("cmp_page", _none)
 CMP_ZOOM: Slot[str | None] = Slot("cmp_zoom", _none)
 CMP_LABELS: Slot[list[str] | None] = Slot("cmp_labels", _none)

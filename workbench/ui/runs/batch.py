@@ -38,7 +38,7 @@ from workbench.runs.store import RunSummary
 from workbench.settings import Settings
 from workbench.ui import state
 from workbench.ui.inputs import show_every_file
-from workbench.ui.kit import engine_choices, get_store
+from workbench.ui.kit import engine_choices, follow_sidebar, get_store
 
 #: Seconds between two redraws of a running batch's progress (a fragment: the rest of the
 #: page is not rerun by it; clicks are answered by their own reruns meanwhile).
@@ -146,10 +146,7 @@ def render() -> None:
     else:
         folder = st.text_input("Folder path", key="batch_folder", placeholder="/data/scans")
     choices = engine_choices()
-    first = next(iter(choices))  # the sidebar's engine when it is not the CPU one
-    if state.BATCH_ENGINE_FOR.get() != first:  # the sidebar changed: the box follows it
-        state.BATCH_ENGINE_FOR.set(first)
-        state.BATCH_ENGINE.set(first)
+    follow_sidebar(state.BATCH_ENGINE, state.BATCH_ENGINE_FOR, choices)
     c1, c2 = st.columns(2)
     engine_name = c1.selectbox("Engine", list(choices), key=state.BATCH_ENGINE.key)
     run_name = c2.text_input("Run name", key="batch_name", placeholder="batch")
