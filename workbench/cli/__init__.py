@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import re
 import sys
 from collections.abc import Sequence
@@ -106,3 +107,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # `| head` stopped reading: end quietly, as Unix tools do
+        devnull = os.open(os.devnull, os.O_WRONLY)  # no second error when stdout is flushed
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141  # what a shell reports for a command its pipe closed (128 + SIGPIPE)

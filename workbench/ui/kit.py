@@ -243,6 +243,17 @@ def open_choice(choice: engines.EngineChoice) -> tuple[Engine, ModelSpec]:
     return engine, engine_spec(engine)
 
 
+def follow_sidebar(box: state.Slot[str], seen: state.Slot[str], choices: Iterable[str]) -> None:
+    """Before an engine selectbox keyed ``box`` is drawn: when the first of ``choices`` (the
+    sidebar's engine, see :func:`engine_choices`) changed since ``seen``, the box takes it. A
+    box keeps its value while it stays an option, so picking "vLLM server" in the sidebar with
+    the page open left it on the CPU engine; a choice made in the box itself is kept."""
+    first = next(iter(choices))
+    if seen.get() != first:
+        seen.set(first)
+        box.set(first)
+
+
 def sidebar_cpu_options() -> CpuOptions:
     """The CPU engine settings the sidebar picked (the defaults when it picked another kind)."""
     sidebar = _sidebar_choice()

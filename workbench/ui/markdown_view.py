@@ -16,10 +16,12 @@ import io
 import json
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 
 import streamlit as st
 from PIL import Image
 
+from workbench.evaluate.metrics import plain_text
 from workbench.markdown.assemble import assemble_page
 from workbench.markdown.sanitize import sanitize_markdown as sanitize
 from workbench.schema import FURNITURE, Label, PageResult, Region
@@ -141,6 +143,13 @@ def regions_json(result: PageResult) -> str:
     return json.dumps(result.model_dump(mode="json"), indent=2, ensure_ascii=False)
 
 
+@lru_cache(maxsize=4096)  # the picker asks on every rerun, for every region of the page
+def region_preview(text: str, chars: int) -> str:
+    """One line of what a reader sees of a region's ``text``, at most ``chars`` long: a
+    table's cells, not its HTML or pipes (the text itself is shown whole in the tabs)."""
+    return " ".join(plain_text(text).split())[:chars]
+
+
 def regions_table(result: PageResult) -> list[dict[str, object]]:
     return [
         {
@@ -150,7 +159,7 @@ def regions_table(result: PageResult) -> list[dict[str, object]]:
             "native": r.native_label,
             "bbox": "" if r.bbox is None else ", ".join(f"{v:.0f}" for v in r.bbox.as_list()),
             "chars": len(r.text),
-            "text": " ".join(r.text.split())[:80],
+            "text": region_preview(r.text, 80),
         }
         for r in sorted(result.regions, key=lambda r: r.order)
     ]

@@ -214,8 +214,15 @@ BATCH_CANCEL_CLICKED: Slot[bool] = Slot("batch_cancel_clicked", _false)
 #: The session's batch running in its thread, or the last one
 #: (a ``workbench.ui.runs.batch.BatchJob``).
 BATCH_JOB: Slot[Any] = Slot("batch_job", _none)
+#: The Batch form's Engine box, and the first choice it last offered (the sidebar's engine):
+#: when that changes, the box follows it.
+BATCH_ENGINE: Slot[str] = Slot("batch_engine", str)
+BATCH_ENGINE_FOR: Slot[str] = Slot("batch_engine_for", str)
 
 # ------------------------------------------------------------------------ compare
+#: Compare's "Engine for run B" box and the sidebar engine it last followed (as for Batch).
+CMP_NEW_ENGINE: Slot[str] = Slot("cmp_new_engine", str)
+CMP_NEW_ENGINE_FOR: Slot[str] = Slot("cmp_new_engine_for", str)
 CMP_PAGE: Slot[int | None] = Slot("cmp_page", _none)
 CMP_ZOOM: Slot[str | None] = Slot("cmp_zoom", _none)
 CMP_LABELS: Slot[list[str] | None] = Slot("cmp_labels", _none)

@@ -37,6 +37,7 @@ from workbench.ui.kit import (
     ONLY_HERE,
     cpu_settings,
     engine_choices,
+    follow_sidebar,
     get_store,
     open_reader,
     page_image,
@@ -415,7 +416,8 @@ def start_missing(reader: RunReader, doc: str, store: RunStore) -> None:
     )
     choices = engine_choices()
     c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
-    name = c1.selectbox("Engine for run B", list(choices), key="cmp_new_engine")
+    follow_sidebar(state.CMP_NEW_ENGINE, state.CMP_NEW_ENGINE_FOR, choices)
+    name = c1.selectbox("Engine for run B", list(choices), key=state.CMP_NEW_ENGINE.key)
     if name == CPU_ENGINE:  # its settings, so a second CPU run can differ from the first
         choices = engine_choices(cpu_settings("cmp_new_cpu_"))
     if not c2.button("Start run B", key="cmp_start_b", type="primary"):

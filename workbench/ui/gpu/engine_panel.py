@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import pandas as pd
 import streamlit as st
@@ -104,13 +105,44 @@ def _kv_bar(reading: EngineStats) -> None:
     st.progress(min(max(kv or 0.0, 0.0), 1.0), text=text)
 
 
-def _chart(history: StatsHistory, height: int) -> None:
+_SERIES = ["KV cache %", "running", "waiting"]
+
+
+def chart_spec(history: StatsHistory, height: int) -> tuple[pd.DataFrame, dict[str, Any]] | None:
+    """The history as long rows and a Vega-Lite line chart that fits the 240 px sidebar: the
+    legend wraps under it (``st.line_chart``'s one row put "waiting" past the sidebar's edge)
+    and the y axis starts at 0 and counts whole numbers (an idle engine drew "0.000000").
+    ``height`` is the plot's own, legend and axes below it."""
     rows = pd.DataFrame(history.rows())
     if len(rows) < 2:
-        return
+        return None
     rows["seconds ago"] = (rows["time"] - rows["time"].max()).round(1)  # readable, not a clock
-    shown = rows.set_index("seconds ago")[["KV cache %", "running", "waiting"]]
-    st.line_chart(shown, height=height)
+    long = rows.melt("seconds ago", _SERIES, var_name="series", value_name="value")
+    top = max(1.0, float(long["value"].max(skipna=True) or 0.0))
+    legend = {"orient": "bottom", "columns": 2, "title": None, "labelLimit": 100}
+    spec: dict[str, Any] = {
+        "height": height,  # the plot's; the width fits the column, legend and axes add on
+        "autosize": {"type": "fit-x", "contains": "padding"},
+        "mark": {"type": "line"},
+        "encoding": {
+            "x": {"field": "seconds ago", "type": "quantitative", "title": "seconds ago"},
+            "y": {
+                "field": "value",
+                "type": "quantitative",
+                "title": None,
+                "scale": {"domain": [0, top]},
+                "axis": {"format": "~d", "tickMinStep": 1},
+            },
+            "color": {"field": "series", "type": "nominal", "sort": _SERIES, "legend": legend},
+        },
+    }
+    return long, spec
+
+
+def _chart(history: StatsHistory, height: int) -> None:
+    chart = chart_spec(history, height)
+    if chart is not None:
+        st.vega_lite_chart(chart[0], chart[1], width="stretch")
 
 
 @st.fragment(run_every=POLL_S)
@@ -125,7 +157,7 @@ def sidebar_engine_panel() -> None:
         return
     _kv_bar(reading)
     st.caption(_figures(reading))
-    _chart(history, 110)
+    _chart(history, 80)
 
 
 @st.fragment(run_every=POLL_S)
@@ -149,7 +181,7 @@ def page_engine_panel() -> None:
     cols[3].metric("Tokens/s out", "…" if rate is None else f"{rate:,.0f}")
     cols[4].metric("Cut off (length)", reading.cut_off)
     st.caption(_figures(reading))
-    _chart(history, 180)
+    _chart(history, 140)
     rows = compare(src.expected, history)
     st.dataframe(
         pd.DataFrame(

@@ -38,7 +38,7 @@ from workbench.pipeline.request import RunRequest
 from workbench.runs.store import RunSummary
 from workbench.ui import state
 from workbench.ui.inputs import show_every_file
-from workbench.ui.kit import get_store, open_choice, run_choices
+from workbench.ui.kit import follow_sidebar, get_store, open_choice, run_choices
 
 #: Seconds between two redraws of a running batch's progress (a fragment: the rest of the
 #: page is not rerun by it; clicks are answered by their own reruns meanwhile).
@@ -146,8 +146,9 @@ def render() -> None:
     else:
         folder = st.text_input("Folder path", key="batch_folder", placeholder="/data/scans")
     choices = run_choices()
+    follow_sidebar(state.BATCH_ENGINE, state.BATCH_ENGINE_FOR, choices)
     c1, c2 = st.columns(2)
-    engine_name = c1.selectbox("Engine", list(choices), key="batch_engine")
+    engine_name = c1.selectbox("Engine", list(choices), key=state.BATCH_ENGINE.key)
     run_name = c2.text_input("Run name", key="batch_name", placeholder="batch")
     if not st.button("Start batch", key="batch_start", type="primary"):
         return

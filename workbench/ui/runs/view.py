@@ -217,17 +217,21 @@ def _follow(run_id: str, shown: int) -> None:
 def _how_to_resume(run_id: str, run: RunSummary) -> None:
     """A stopped run says how much it holds and how to finish it: the Viewer goes on in the
     run that holds a document's pages (same file, same engine settings), so only the pages
-    missing are processed; a batch is resumed by running it again on the same folder."""
+    missing are processed; a batch by "Retry failed pages" (the Batch form always starts a
+    new run, so it cannot be what resumes one); a CLI run by its command again."""
     reader = open_reader(run_id)
     if reader is None:
         return
     total = sum(d.pages for d in reader.info.documents)
     docs = ", ".join(d.name for d in reader.info.documents) or "its document"
-    where = (
-        f"drop {docs} in the Viewer with the same engine settings: it goes on in this run"
-        if reader.info.settings.get("source") == "viewer"
-        else "run the same batch (or CLI command) into this run again"
-    )
+    source = reader.info.settings.get("source")
+    where = {
+        "viewer": f"drop {docs} in the Viewer with the same engine settings: it goes on in "
+        "this run",
+        "batch": 'click "Retry failed pages" below: it goes on in this run',
+        "cli": "run the same `python -m workbench ocr` command (the same --out) again",
+        "cli-ray": "run the same `python -m workbench ocr` command (the same --out) again",
+    }.get(str(source), "process the same documents into this run again")
     c1, c2 = st.columns([5, 1], vertical_alignment="center")
     c1.info(
         f"Stopped with {run.pages} of {total} page(s) saved. To resume, {where}; only the "

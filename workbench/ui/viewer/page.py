@@ -150,7 +150,7 @@ def _region_picker(result: PageResult, ov_key: str, selected: str | None) -> Non
         key=pick.key,
         index=None,
         placeholder="Pick a region, or click a box",
-        format_func=lambda i: f"{i} · {by_id[i].label} · {' '.join(by_id[i].text.split())[:60]}",
+        format_func=lambda i: f"{i} · {by_id[i].label} · {mv.region_preview(by_id[i].text, 60)}",
         on_change=lambda: set_selection(ov_key, pick.get(), scroll=True),
         label_visibility="collapsed",
         width=240,  # beside the Headers & footers toggle in a half-width column at 1400 px
