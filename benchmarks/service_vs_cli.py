@@ -76,7 +76,9 @@ def service_round(url: str, folder: Path) -> tuple[float, int]:
 def cli_round(folder: Path, out: Path, flags: list[str]) -> tuple[float, float, int]:
     """Seconds from the CLI's "engine ready" line to its exit, its whole process, its pages."""
     command = [sys.executable, "-m", "workbench", "ocr", str(folder), "--out", str(out)]
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    # the project first, what the caller had after it (the GPU lab's site: vLLM, pydantic)
+    path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)
+    env = {**os.environ, "PYTHONPATH": path}
     started = time.perf_counter()
     process = subprocess.Popen(
         [*command, *flags], cwd=ROOT, env=env, stderr=subprocess.PIPE, text=True

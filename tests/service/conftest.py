@@ -43,7 +43,9 @@ def start_service(store: Path, *flags: str, env: dict[str, str] | None = None) -
     """``python -m workbench serve`` on a free port, once its health endpoint answers."""
     port = free_port()
     log = store.parent / f"serve-{port}.log"
-    environ = {**os.environ, "WORKBENCH_STORE_DIR": str(store), "PYTHONPATH": str(ROOT)}
+    # the project first, what the caller had after it (the GPU lab's site: vLLM, pydantic)
+    path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)
+    environ = {**os.environ, "WORKBENCH_STORE_DIR": str(store), "PYTHONPATH": path}
     environ.pop("WORKBENCH_SERVICE_KEY", None)
     environ.update(env or {})
     with open(log, "wb") as out:
