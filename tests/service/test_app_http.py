@@ -186,3 +186,12 @@ def test_upload_names_stay_names(service: Service) -> None:
     assert done["documents"][1] == "x" * 196 + ".pdf"
     assert done["documents"][2] == "evil\\u202efdp.exe.pdf"
     assert not (service.store.parent / "outside.pdf").exists()
+
+
+def test_the_stream_of_an_unknown_run_is_a_404_not_an_empty_stream(service: Service) -> None:
+    """A fresh walkthrough: ``/v1/runs/nope/events`` answered 200 with an empty event stream
+    (the run was looked up inside the stream, after the headers went); the docs say 404."""
+    with service.client() as client:
+        answer = client.get("/v1/runs/nope/events")
+    assert answer.status_code == 404
+    assert answer.json()["error"]["code"] == "unknown_run"

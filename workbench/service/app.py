@@ -44,6 +44,7 @@ from pydantic import BaseModel
 from workbench import __version__
 from workbench.errors import StoreError, display_name
 from workbench.runs.lock import check_free
+from workbench.runs.store import RunStore
 from workbench.service import errors, results
 from workbench.service.errors import ApiError, ErrorResponse
 from workbench.service.intake import (
@@ -119,28 +120,44 @@ def create_app(
     )
     errors.install(app)
     app.add_middleware(BodyLimit, limit=limits.max_upload_bytes + FORM_ROOM)
-    store = manager.store
     open_v1 = APIRouter(prefix="/v1")
     v1 = APIRouter(prefix="/v1", dependencies=[Depends(_key_checker(key))], responses=ERRORS)
+    _engine_routes(open_v1, v1, manager, engine_kind)
+    _submit_routes(v1, manager, limits, engine_kind)
+    _run_routes(v1, manager)
+    _result_routes(v1, manager.store)
+    app.include_router(open_v1)
+    app.include_router(v1)
+    return app
 
+
+def _engine_routes(open_v1: APIRouter, v1: APIRouter, manager: RunManager, kind: str) -> None:
     @open_v1.get("/health", response_model=Health)
     def health() -> Health:
         engine = manager.engine
         return Health(
-            status="ok",
-            engine=engine.name,
-            model=engine.model,
-            engine_kind=engine_kind,
+            status="ok", engine=engine.name, model=engine.model, engine_kind=kind,
             version=__version__,
-        )
+        )  # fmt: skip
+
+    readings = EngineTelemetry(lambda: manager.engine)
+
+    @v1.get("/engine/telemetry")
+    def telemetry() -> dict[str, Any]:
+        """vLLM's own numbers (``vllm``, None for the CPU engine) and the GPUs' NVML readings."""
+        return readings.read()
+
+
+def _submit_routes(v1: APIRouter, manager: RunManager, limits: Limits, kind: str) -> None:
+    store = manager.store
 
     def _check_engine(asked: str | None) -> None:
         engine = manager.engine
-        if asked and asked not in (engine_kind, engine.name):
+        if asked and asked not in (kind, engine.name):
             raise ApiError(
                 400,
                 "bad_engine",
-                f"this service runs the {engine_kind} engine ({engine.name}, {engine.model}), "
+                f"this service runs the {kind} engine ({engine.name}, {engine.model}), "
                 f"not {asked!r}; start another service for it",
             )
 
@@ -174,6 +191,10 @@ def create_app(
         run_name = display_name(request.name or Path(request.path).name)
         return await run_in_threadpool(manager.submit, docs, run_name, None, request.pages)
 
+
+def _run_routes(v1: APIRouter, manager: RunManager) -> None:
+    store = manager.store
+
     @v1.get("/runs", response_model=list[RunRow])
     def list_runs() -> list[RunRow]:
         return [
@@ -205,10 +226,13 @@ def create_app(
         return _progress(run_id)
 
     @v1.get("/runs/{run_id}/events", response_class=EventSourceResponse)
-    async def run_events(run_id: str) -> AsyncIterator[ServerSentEvent]:
+    async def run_events(
+        run_id: str,
+        progress: RunProgress = Depends(_progress),  # noqa: B008 - a local: no Annotated
+    ) -> AsyncIterator[ServerSentEvent]:
         """``progress`` events (a :class:`RunProgress` each, when it changed), then ``end``
-        (or ``error`` with a code, when the run is deleted while followed)."""
-        progress = _progress(run_id)
+        (or ``error`` with a code, when the run is deleted while followed). An unknown run
+        is a 404 before the stream starts (a dependency: looked up before the headers go)."""
         seen = -1
         while True:
             if progress.version != seen:
@@ -248,6 +272,8 @@ def create_app(
         manager.forget(run_id)
         return Response(status_code=204)
 
+
+def _result_routes(v1: APIRouter, store: RunStore) -> None:
     doc_path = "/runs/{run_id}/documents/{document}"
 
     @v1.get(f"{doc_path}/markdown", response_class=PlainTextResponse)
@@ -281,14 +307,3 @@ def create_app(
         return Response(
             made.build(), media_type=made.mime, headers={"Content-Disposition": disposition}
         )
-
-    readings = EngineTelemetry(lambda: manager.engine)
-
-    @v1.get("/engine/telemetry")
-    def telemetry() -> dict[str, Any]:
-        """vLLM's own numbers (``vllm``, None for the CPU engine) and the GPUs' NVML readings."""
-        return readings.read()
-
-    app.include_router(open_v1)
-    app.include_router(v1)
-    return app
