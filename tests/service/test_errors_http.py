@@ -4,6 +4,7 @@ page limits; the OpenAPI schema and its page."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -139,3 +140,20 @@ def test_upload_and_page_limits(guarded: Service, tmp_path: Path) -> None:
         one = submit(client, "dd0293_p1-2.pdf", pages="2")
         assert one.status_code == 202
         assert wait_finished(client, one.json()["id"])["pages_done"] == 1
+
+
+def test_an_empty_key_is_refused_not_taken_as_no_key(tmp_path: Path) -> None:
+    """A fresh walkthrough: `serve --host 0.0.0.0 --api-key "$KEY"` with KEY unset served every
+    client with no key, saying only "key off". An empty key now stops it with why (exit 2)."""
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "workbench", "serve", "--port", "1", "--api-key", ""],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "WORKBENCH_STORE_DIR": str(tmp_path)},
+    )
+    assert done.returncode == 2, done.stderr
+    assert "--api-key is empty" in done.stderr

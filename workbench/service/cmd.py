@@ -84,6 +84,12 @@ def run(args: argparse.Namespace) -> int:
     )
     if args.runs_at_once < 1:
         raise UsageError(f"--runs-at-once must be 1 or more, not {args.runs_at_once}")
+    if args.service_key is not None and not args.service_key.strip():
+        # `--api-key "$KEY"` with KEY unset would otherwise serve with no key at all
+        raise UsageError(
+            "--api-key is empty (an unset variable?): give the key, or leave the flag out "
+            "to serve with no key"
+        )
     request = run_request(args, settings)  # the engine flags read as the ocr command reads them
     # The one rule every front end opens engines by; held, so a dead engine is rebuilt.
     holder = EngineHolder(lambda: request.open()[0])
