@@ -150,8 +150,18 @@ def test_an_empty_key_is_refused_not_taken_as_no_key(tmp_path: Path) -> None:
 
     done = subprocess.run(
         # a server nobody answers at: without the check the service fails later, elsewhere
-        [sys.executable, "-m", "workbench", "serve", "--api-key", "", "--engine", "vllm-server",
-         "--base-url", "http://127.0.0.1:9/v1"],  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "workbench",
+            "serve",
+            "--api-key",
+            "",
+            "--engine",
+            "vllm-server",
+            "--base-url",
+            "http://127.0.0.1:9/v1",
+        ],
         capture_output=True,
         text=True,
         timeout=120,
