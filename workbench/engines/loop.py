@@ -232,10 +232,12 @@ class EngineLoop:
         core exited unexpectedly" and sets ``engine_dead``, while ``step()`` waits forever on an
         output that never comes; the run did not end in 300 s. So the engine's death is also
         read from that flag, and every page pending gets it at once."""
+        # Never a waiter on the loop's condition: submit() wakes one waiter, and it must be
+        # the loop (a watchdog woken in its place left added pages unread: a hang).
         while True:
-            with self._cond:
-                if self._cond.wait_for(lambda: self._stopping or self.dead is not None, WATCH_S):
-                    return
+            time.sleep(WATCH_S)
+            if self._stopping or self.dead is not None:
+                return
             if core_exited(self._engine):
                 self._die(EngineCoreExited(CORE_EXITED))
                 return
