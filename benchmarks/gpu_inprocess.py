@@ -14,7 +14,7 @@ with the plan's arguments and the plan's pages in flight) is loaded once. Then:
     every page into a run folder), timed end to end.
 * ``callers``: two callers on the engine at once: one page alone (median of 3), then the same
   page while another caller runs 200 pages, at the plan's pages in flight and fewer, with and
-  without the newcomer's pause (:data:`VARIANTS`); then Cancel of the 200 and how long until
+  without the loop's pacing (:data:`VARIANTS`); then Cancel of the 200 and how long until
   vLLM itself holds none of them (``get_num_unfinished_requests``).
 * ``kill``: set (a) through the CLI's code again; after 20 pages the EngineCore process is
   killed (SIGKILL); what the run reports; the engine is rebuilt and the same run resumed:
@@ -164,10 +164,10 @@ def summarize(rows: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
 
 
 #: The ``callers`` stage's variants: pages in flight for the long caller (None: the plan's) and
-#: whether other runs pause while a newcomer's page is in vLLM (engines/gate.py).
+#: whether the engine loop paces pages into vLLM (engines/loop.py).
 VARIANTS: dict[str, tuple[int | None, bool]] = {
-    "plan+pause": (None, True), "plan": (None, False), "64+pause": (64, True),
-    "32+pause": (32, True),
+    "plan+pace": (None, True), "plan": (None, False), "64+pace": (64, True),
+    "32+pace": (32, True), "32": (32, False),
 }  # fmt: skip
 
 
@@ -177,11 +177,9 @@ def stage_callers(args: argparse.Namespace, engine: Any, report: dict[str, Any])
     once it streams (10 of its pages done); then Cancel of the long caller."""
     import dataclasses
 
-    from workbench.engines.vllm_local import PAUSE
-
     pages = prepare(args, inputs(args, args.work, "a"))
     single = pages[-1].request
-    plan_size = engine.concurrency
+    plan_size, pace = engine.concurrency, engine._loop.pace_tokens
 
     def one(key: str) -> float:
         started = time.perf_counter()
@@ -192,9 +190,9 @@ def stage_callers(args: argparse.Namespace, engine: Any, report: dict[str, Any])
     alone = statistics.median(one(f"alone-{i}") for i in range(3))
     result: dict[str, Any] = {"alone_s": alone, "plan_in_flight": plan_size, "variants": {}}
     for name in args.caller_variants:
-        size, pause = VARIANTS[name]
+        size, paced = VARIANTS[name]
         engine.resize(size or plan_size)
-        engine._gate.pause = PAUSE if pause else 0.0
+        engine._loop.pace_tokens = pace if paced else None
         row = _beside(engine, name, [p.request for p in pages[:200]], one)
         row["median_ratio"] = statistics.median([row["ramp_s"], *row["steady_s"]]) / alone
         result["variants"][name] = row
@@ -202,7 +200,7 @@ def stage_callers(args: argparse.Namespace, engine: Any, report: dict[str, Any])
         save(args, report)
         print(name, json.dumps(row), flush=True)
     engine.resize(plan_size)
-    engine._gate.pause = PAUSE
+    engine._loop.pace_tokens = pace
 
 
 def _beside(engine: Any, name: str, requests: list[Any], one: Any) -> dict[str, Any]:
@@ -213,15 +211,19 @@ def _beside(engine: Any, name: str, requests: list[Any], one: Any) -> dict[str, 
     done: list[Any] = []
     caller = threading.Thread(target=lambda: done.extend(engine.run(long)), daemon=True)
     caller.start()
-    row: dict[str, Any] = {"in_flight": engine.concurrency, "pause": engine._gate.pause > 0}
-    row["filled_s"] = _wait(lambda: engine.unfinished() >= min(len(long), engine.concurrency))
-    row["in_vllm_when_sent"] = engine.unfinished()
+    row: dict[str, Any] = {"in_flight": engine.concurrency, "pace": engine._loop.pace_tokens}
+    full = min(len(long), engine.concurrency)
+    paced = engine._loop.pace_tokens is not None  # unpaced: every page of A's in vLLM too
+    row["filled_s"] = _wait(
+        lambda: engine._gate.held >= full and (paced or engine.unfinished() >= full)
+    )
+    row["held_when_sent"] = engine._gate.held  # A's pages in the engine (loop's queue + vLLM)
+    row["in_vllm_when_sent"] = engine.unfinished()  # of them, in vLLM (paced: a few steps' worth)
     row["ramp_s"] = one(f"{name}-ramp")
     _wait(lambda: len(done) >= 10, 120)
     row["a_done_at_steady"] = len(done)
     row["steady_s"] = [one(f"{name}-steady-{i}") for i in range(2)]
-    # A newcomer's pause can leave the long caller with nothing in vLLM for a moment after
-    # the newcomer's page ends: Cancel is timed on pages that are in vLLM.
+    # Cancel is timed on pages that are in vLLM.
     _wait(lambda: engine.unfinished() > 0, 10)
     row["in_vllm_before_cancel"] = engine.unfinished()
     started = time.perf_counter()

@@ -88,13 +88,15 @@ def test_inprocess_stages_on_one_engine(tmp_path: Path, monkeypatch: pytest.Monk
     assert len(built) == 2 and built[0].closed and built[1].closed  # rebuilt, then closed
 
     monkeypatch.setattr(fv.FakeLLM, "tokens", 200)  # 0.4 s a page: the caller of 30 is slow
-    variants = ["plan+pause", "32+pause"]
+    variants = ["plan+pace", "32"]
     argv += ["--caller-variants", *variants]
     callers = gpu_inprocess.main([*argv, "--stages", "callers"])["callers"]
     assert callers["alone_s"] > 0 and list(callers["variants"]) == variants
     plan, wide = (callers["variants"][name] for name in variants)
-    assert plan["in_vllm_when_sent"] == 6 == plan["in_flight"]  # the engine's slots were full
-    assert wide["in_flight"] == 32 and wide["in_vllm_when_sent"] == 30  # every page of A
+    assert plan["held_when_sent"] == 6 == plan["in_flight"]  # the engine's slots were full
+    assert 0 < plan["in_vllm_when_sent"] <= 6 and plan["pace"] > 0
+    assert wide["in_flight"] == 32 and wide["held_when_sent"] == 30  # every page of A
+    assert wide["pace"] is None and wide["in_vllm_when_sent"] == 30  # unpaced: all in vLLM
     for row in (plan, wide):
         assert row["a_done_at_steady"] >= 10 and len(row["steady_s"]) == 2
         assert row["a_cancelled"] + row["a_finished"] == 30 and row["cancel_to_none_in_vllm_s"] < 5

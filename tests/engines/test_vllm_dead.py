@@ -73,9 +73,10 @@ class DyingLLM(FakeLLM):
             # Exactly ``healthy`` answers: pages that finish in the same step as the last
             # healthy one die with the engine (one step could finish page 4 with page 3, and
             # the test then saw page 4 written about one run in six).
-            outputs = step()[: max(0, DyingLLM.healthy - self.answered)]
-            self.answered += len(outputs)
-            return outputs
+            outputs = step()  # every request that made a token; the finished ones answer
+            done = [o for o in outputs if o.finished][: max(0, DyingLLM.healthy - self.answered)]
+            self.answered += len(done)
+            return [o for o in outputs if not o.finished] + done
 
         self.llm_engine.step = dying_step  # type: ignore[method-assign]
 

@@ -197,7 +197,14 @@ def _second_caller(engine: VllmLocalEngine, long: int, after: int = 0) -> dict[s
     thread = threading.Thread(target=caller_a)
     thread.start()
     deadline = time.monotonic() + 10
-    while engine.unfinished() < engine.concurrency and not started.is_set():
+
+    def filled() -> bool:  # A holds every slot (unpaced: and vLLM holds every page of A's)
+        paced = engine._loop.pace_tokens is not None
+        return engine._gate.held >= engine.concurrency and (
+            paced or engine.unfinished() >= engine.concurrency
+        )
+
+    while not filled() and not started.is_set():
         assert time.monotonic() < deadline
         time.sleep(0.001)
     while seen["a_done"] < after:
@@ -226,58 +233,57 @@ def test_a_second_caller_is_not_queued_behind_the_first(fake_vllm: SimpleNamespa
     assert seen["a_done"] == 200 and seen["b_s"] < 200 * alone_s  # far from A's whole run
 
 
-@pytest.mark.parametrize("policy", ["priority", "fcfs"])
+@pytest.mark.parametrize(
+    ("policy", "paced"), [("priority", True), ("fcfs", True), ("priority", False)]
+)
 def test_a_newcomers_page_is_prefilled_before_another_runs_backlog(
-    fake_vllm: SimpleNamespace, monkeypatch: pytest.MonkeyPatch, policy: str
+    fake_vllm: SimpleNamespace, monkeypatch: pytest.MonkeyPatch, policy: str, paced: bool
 ) -> None:
-    """As measured on the H200 (vLLM 0.26, FCFS): every slot held by a 200-page caller whose
-    pages wait to be prefilled, a one-page caller waited 47 s behind that backlog. With the
-    newcomers' reserve and vLLM's priority scheduling (this engine's default) its page is sent
-    at once and prefilled next."""
+    """As measured on the H200 (vLLM 0.26): a one-page caller asked right after a 200-page
+    caller took every slot waited 47 s (FCFS), and 60.6 s with priority scheduling: vLLM had
+    made every page it was given *running* and runs those before any newer page. Paced (the
+    loop adds pages no faster than vLLM prefills them, the newcomer's first), its page is
+    prefilled after a few of the other caller's, whatever vLLM's policy."""
     monkeypatch.setattr(FakeLLM, "tokens", 5)
     monkeypatch.setattr(FakeLLM, "prefill_steps", 3)
     monkeypatch.setattr(FakeLLM, "prefill_per_step", 2)  # vLLM's token budget: a backlog
     engine = VllmLocalEngine("m/ocr", {"max_num_seqs": 64, "scheduling_policy": policy})
+    if not paced:
+        engine._loop.pace_tokens = None
     llm = FakeLLM.last
     assert llm is not None and engine.concurrency == 64 - RESERVE
     seen = _second_caller(engine, 200)
     seen["thread"].join(60)
     assert seen["b"].ok and seen["a_done"] == 200
     a_before_b = llm.llm_engine.finished.index(seen["b_id"])
-    if policy == "priority":
+    if paced:
         assert a_before_b < 12  # a few of A's pages were already prefilled: nothing more
     else:
         assert a_before_b >= engine.concurrency - 8  # behind the whole backlog, as measured
 
 
-@pytest.mark.parametrize("pause", [True, False])
-def test_other_runs_add_no_pages_while_a_newcomers_page_is_in_vllm(
-    fake_vllm: SimpleNamespace, monkeypatch: pytest.MonkeyPatch, pause: bool
+@pytest.mark.parametrize("paced", [True, False])
+def test_pages_reach_vllm_no_faster_than_it_prefills_them(
+    fake_vllm: SimpleNamespace, monkeypatch: pytest.MonkeyPatch, paced: bool
 ) -> None:
-    """Each prefill chunk added beside a newcomer's page slows every step it decodes in; the
-    other runs hold their next pages until its page is done (bounded by PAUSE seconds)."""
-    monkeypatch.setattr(FakeLLM, "tokens", 20)
-    monkeypatch.setattr(FakeLLM, "prefill_per_step", 4)  # A's pages end a few at each step
-    # B decodes for 20 steps of 10 ms, sent once A's pages end every step (steady state: sent
-    # at the ramp, B's page ended with A's first ones and A had no time to add any).
-    monkeypatch.setattr(FakeLLM, "step_s", 0.01)
+    """Paced, vLLM holds two steps of prefill at most (the fake's step prefills two thirds of
+    a page: two pages waiting), not every page in flight; and the run takes no more steps."""
+    monkeypatch.setattr(FakeLLM, "tokens", 5)
+    monkeypatch.setattr(FakeLLM, "prefill_steps", 3)
+    monkeypatch.setattr(FakeLLM, "prefill_per_step", 2)
     engine = VllmLocalEngine("m/ocr", {"max_num_seqs": 64})
-    if not pause:
-        engine._gate.pause = 0.0
+    if not paced:
+        engine._loop.pace_tokens = None
     llm = FakeLLM.last
     assert llm is not None
-    seen = _second_caller(engine, 200, after=8)
-    seen["thread"].join(60)
-    assert seen["b"].ok and seen["a_done"] == 200
-    b_id = seen["b_id"]
-    added_beside_b = llm.llm_engine.added_before_end[b_id] - int(b_id)
-    # With the pause only a page A was granted just before B asked can still reach vLLM after
-    # B's (a slot once granted is not taken back); without it A's finished pages are replaced
-    # at every step while B decodes.
-    if pause:
-        assert added_beside_b <= 2
+    outputs = list(engine.run(_page(i) for i in range(60)))
+    assert len(outputs) == 60 and all(o.ok for o in outputs)
+    if paced:
+        assert llm.llm_engine.most_unprefilled <= 2
+        # prefill bounds the run either way: 60 pages x 3 steps / 2 a step, and the last decodes
+        assert llm.llm_engine.steps <= 60 * 3 / 2 * 1.1 + FakeLLM.tokens + 2
     else:
-        assert added_beside_b > 4
+        assert llm.llm_engine.most_unprefilled >= 20
 
 
 def test_cancel_aborts_one_callers_pages_in_vllm_at_once(fake_vllm: SimpleNamespace) -> None:

@@ -11,11 +11,16 @@ signatures are checked by ``tests/vllm_contract``):
   it); a prompt ``"BAD"`` raises ``ValueError`` there (vLLM: longer than max_model_len);
 * ``llm_engine.step()``: one scheduler step of ``step_s`` seconds. A request is first
   prefilled (``prefill_steps`` steps; at most ``prefill_per_step`` requests advance their
-  prefill in one step, as vLLM's token budget allows: the backlog is taken oldest first, or by
-  ``(priority, arrival)`` when the engine was built with ``scheduling_policy="priority"``),
-  then each of the first ``max_num_seqs`` prefilled requests gains one token a step; it returns the
+  prefill in one step, as vLLM's token budget allows), then each of the first
+  ``max_num_seqs`` prefilled requests gains one token a step. As vLLM V1 does, *running*
+  requests (scheduled once already) take the budget first, in the order they started; then
+  waiting ones, oldest first, or by ``(priority, arrival)`` with
+  ``scheduling_policy="priority"``. With ``starts_all`` (vLLM 0.26 with image prompts: once the
+  step's encoder budget is spent, each waiting page's text before its image is scheduled)
+  every waiting request becomes running in the step after it is added. It returns the
   ``RequestOutput``-like objects (``request_id`` = the *external* id, ``finished``,
-  ``outputs[0].text/finish_reason/token_ids``) of the requests that finished;
+  ``prompt_token_ids``, ``outputs[0].text/finish_reason/token_ids``) of every request that
+  made a token in the step (vLLM's default ``RequestOutputKind.CUMULATIVE``);
   ``abort_request(ids, internal=True)``, ``has_unfinished_requests()``,
   ``get_num_unfinished_requests()``;
 * :meth:`FakeLLM.die`: the next step raises ``EngineDeadError`` (the EngineCore is gone), and
@@ -82,6 +87,7 @@ class _Request:
     priority: int = 0
     arrival: int = 0
     prefilled: int = 0
+    started: int = -1  # the step it was first scheduled (running from then on)
     made: int = 0
     added: float = field(default_factory=time.monotonic)
 
@@ -119,10 +125,12 @@ class _Engine:
     queue: list[_Request] = field(default_factory=list)
     aborted: list[str] = field(default_factory=list)
     most_running: int = 0  # the largest number of requests one step advanced
+    most_unprefilled: int = 0  # the most requests held at once whose prefill was not done
     steps: int = 0
     policy: str = "fcfs"
     prefill_steps: int = 1
     prefill_per_step: int = 10**6
+    starts_all: bool = True
     finished: list[str] = field(default_factory=list)  # external ids, in the order they ended
     last_added: int = 0  # the arrival number of the latest request added
     added_before_end: dict[str, int] = field(default_factory=dict)  # id -> last_added at its end
@@ -154,13 +162,21 @@ class _Engine:
         self._alive()
         time.sleep(self.step_s)
         self._alive()
-        running = [r for r in self.queue if r.prefilled >= self.prefill_steps][: self.max_num_seqs]
-        backlog = [r for r in self.queue if r.prefilled < self.prefill_steps]
+        started = [r for r in self.queue if r.started >= 0 and r.prefilled < self.prefill_steps]
+        waiting = [r for r in self.queue if r.started < 0]
+        self.most_unprefilled = max(self.most_unprefilled, len(started) + len(waiting))
         if self.policy == "priority":
-            backlog.sort(key=lambda r: (r.priority, r.arrival))
+            waiting.sort(key=lambda r: (r.priority, r.arrival))
+        backlog = sorted(started, key=lambda r: (r.started, r.arrival)) + waiting
         for request in backlog[: self.prefill_per_step]:
             request.prefilled += 1
+            request.started = self.steps if request.started < 0 else request.started
             self.prompt_tokens += PROMPT_TOKENS if request.prefilled == self.prefill_steps else 0
+        if self.starts_all:
+            for request in waiting:
+                request.started = self.steps if request.started < 0 else request.started
+        # the step that ends a prompt's prefill samples its first token, as vLLM's does
+        running = [r for r in self.queue if r.prefilled >= self.prefill_steps][: self.max_num_seqs]
         self.most_running = max(self.most_running, len(running))
         self.steps += 1
         done = []
@@ -178,12 +194,17 @@ class _Engine:
         return [
             SimpleNamespace(
                 request_id=r.external,
-                finished=True,
+                finished=r in done,
+                prompt_token_ids=[0] * PROMPT_TOKENS,
                 outputs=[
-                    SimpleNamespace(text=r.text, finish_reason=r.finish, token_ids=[1] * r.made)
+                    SimpleNamespace(
+                        text=r.text if r in done else "",
+                        finish_reason=r.finish if r in done else None,
+                        token_ids=[1] * r.made,
+                    )
                 ],
             )
-            for r in done
+            for r in running
         ]
 
 
@@ -217,7 +238,13 @@ class FakeLLM:
         self.llm_engine.vllm_config = SimpleNamespace(
             model_config=SimpleNamespace(max_model_len=chosen),
             cache_config=SimpleNamespace(num_gpu_blocks=2000, block_size=16),
-            scheduler_config=SimpleNamespace(max_num_seqs=seqs),
+            # vLLM's token budget, in the fake's units (a page is PROMPT_TOKENS)
+            scheduler_config=SimpleNamespace(
+                max_num_seqs=seqs,
+                max_num_batched_tokens=min(
+                    8192, self.prefill_per_step * PROMPT_TOKENS // self.prefill_steps
+                ),
+            ),
         )
         # vLLM's MPClient: its monitor thread sets resources.engine_dead when the EngineCore
         # process exits (v1/engine/core_client.py, start_engine_core_monitor)

@@ -67,3 +67,16 @@ def test_the_offline_llm_asks_for_the_final_output_only() -> None:
     llm_source = inspect.getsource(vllm.LLM)
     bases = "".join(inspect.getsource(base) for base in vllm.LLM.__mro__[1:-1])
     assert "RequestOutputKind.FINAL_ONLY" in llm_source + bases
+
+
+def test_a_step_reports_every_request_that_made_a_token() -> None:
+    """The loop's pacing reads a request's first token as "its prompt is prefilled": vLLM's
+    default output kind must report unfinished requests each step (not ``FINAL_ONLY``), with
+    the prompt's token ids, and the step's token budget must be a scheduler setting."""
+    from vllm.config import SchedulerConfig
+    from vllm.outputs import RequestOutput
+    from vllm.sampling_params import RequestOutputKind
+
+    assert vllm.SamplingParams().output_kind is not RequestOutputKind.FINAL_ONLY
+    assert "prompt_token_ids" in _params(RequestOutput.__init__)
+    assert "max_num_batched_tokens" in inspect.signature(SchedulerConfig).parameters

@@ -22,6 +22,16 @@ Contract
   out of memory), ``dead(exc, pages)`` names the error every pending request gets, and the loop
   stops: nothing more is sent to that engine. The app's process is never taken down: vLLM's
   EngineCore runs in a process of its own.
+* **Paced** (``pace_tokens``): a request is added to vLLM only while the prompt tokens of the
+  requests vLLM has not yet prefilled (no token of theirs seen) stay under ``pace_tokens``
+  (:data:`PACE_STEPS` of vLLM's step budget; at least one request always goes), the queued
+  one with the lowest ``priority`` first. Why: vLLM 0.26 schedules a page's few text tokens
+  before its image when the step's encoder budget is spent, so every page added becomes
+  *running* within a step, and running requests get each step's budget before any waiting
+  one, whatever its priority (``vllm/v1/core/sched/scheduler.py``,
+  ``_try_schedule_encoder_inputs``). Measured on the H200: a one-page caller waited 60.6 s
+  (118x alone) behind 181 pages just added by another caller. Paced, a newcomer's page
+  waits for at most a few steps of prefill; the GPU still has a full step of prefill queued.
 * Works with vLLM 0.17–0.34: ``enqueue_chat`` (0.26 and later), or on 0.17 the two steps its
   ``LLM.chat`` takes; either returns the internal request id, and a finished output carries
   the id it was given, the internal id before its random suffix (``tests/vllm_contract``).
@@ -63,6 +73,13 @@ def external_id(internal: str) -> str:
     return internal.rsplit("-", 1)[0]
 
 
+#: Steps of vLLM's token budget (``max_num_batched_tokens``) that may wait to be prefilled:
+#: two keep the next step full while the loop renders the next page, and keep a newcomer's
+#: page at most two steps from its prefill.
+PACE_STEPS = 2
+#: A page's prompt tokens until vLLM has reported one (then the mean of those reported).
+FIRST_GUESS_TOKENS = 2048
+
 #: Seconds between two looks at vLLM's own flag that its EngineCore process exited.
 WATCH_S = 0.5
 CORE_EXITED = (
@@ -86,9 +103,18 @@ def core_exited(engine: Any) -> bool:
 class EngineLoop:
     """Drives ``llm`` on its own thread (see the module contract)."""
 
-    def __init__(self, llm: Any, dead: Callable[[BaseException, int], str | None]) -> None:
+    def __init__(
+        self,
+        llm: Any,
+        dead: Callable[[BaseException, int], str | None],
+        pace_tokens: int | None = None,
+    ) -> None:
         """``dead(exc, pages)``: the message for an exception that means the engine died
-        with ``pages`` requests in it, or None when it is one request's fault."""
+        with ``pages`` requests in it, or None when it is one request's fault.
+        ``pace_tokens``: see the module contract (None: every request is added at once)."""
+        self.pace_tokens = pace_tokens
+        self._unprefilled: set[str] = set()  # external ids with no token seen (loop thread)
+        self._prompt_sum, self._prompt_count = 0, 0  # prompt tokens vLLM reported, pages
         self._llm: Any = llm
         self._engine: Any = llm.llm_engine
         self._dead = dead
@@ -155,6 +181,29 @@ class EngineLoop:
         request.internal = str(ids[0])
         request.started = time.monotonic()
         self._live[external_id(request.internal)] = request
+        self._unprefilled.add(external_id(request.internal))
+
+    def _next_add(self) -> Submitted | None:
+        """The queued request to add now (lowest priority first), or None: nothing queued,
+        or vLLM holds enough not yet prefilled (module contract). Under the condition."""
+        if not self._adds:
+            return None
+        if self.pace_tokens is not None and self._unprefilled:
+            each = self._prompt_sum / self._prompt_count if self._prompt_count else 0
+            waiting = len(self._unprefilled) * (each or FIRST_GUESS_TOKENS)
+            if waiting >= self.pace_tokens:
+                return None
+        return min(self._adds, key=lambda r: r.priority)  # the first of the lowest
+
+    def _prefilled(self, output: Any) -> None:
+        """vLLM reported a token of ``output``'s request: its prompt is prefilled."""
+        key = str(output.request_id)
+        if key in self._unprefilled:
+            self._unprefilled.discard(key)
+            prompt = getattr(output, "prompt_token_ids", None)
+            if prompt:
+                self._prompt_sum += len(prompt)
+                self._prompt_count += 1
 
     def _enqueue(self, request: Submitted) -> list[str]:
         """Render one chat and add it to vLLM; its internal request ids."""
@@ -186,11 +235,13 @@ class EngineLoop:
         for request in requests:
             if request.internal is not None:
                 self._live.pop(external_id(request.internal), None)
+                self._unprefilled.discard(external_id(request.internal))
         if ids:
             self._engine.abort_request(ids, internal=True)
 
     def _step(self) -> None:
-        for output in self._engine.step():
+        for output in self._engine.step():  # every request that made a token this step
+            self._prefilled(output)
             if not getattr(output, "finished", False):
                 continue
             request = self._live.pop(str(output.request_id), None)
@@ -204,6 +255,7 @@ class EngineLoop:
                     while not (self._adds or self._aborts or self._stopping or self._live):
                         self._cond.wait()
                     aborts, self._aborts = self._aborts, []
+                    self._adds = [r for r in self._adds if not r.aborted]
                     stopping = self._stopping
                 if stopping:
                     self._abort(list(self._live.values()))
@@ -211,17 +263,18 @@ class EngineLoop:
                 self._abort(aborts)
                 while True:  # one by one: a dead engine leaves the rest queued for _die
                     with self._cond:
-                        if not self._adds:
-                            break
-                        request = self._adds[0]
+                        request = self._next_add()
+                    if request is None:
+                        break
                     self._add(request)
                     with self._cond:
-                        self._adds.pop(0)
+                        self._adds.remove(request)
                 if self._live and self._engine.has_unfinished_requests():
                     self._step()
                     self.steps += 1
                 elif self._live:  # vLLM lost them (cannot happen; never spin on it)
                     lost, self._live = list(self._live.values()), {}
+                    self._unprefilled.clear()
                     for request in lost:
                         request.on_done(None, "vLLM dropped this request without an answer")
         except BaseException as exc:
@@ -250,6 +303,7 @@ class EngineLoop:
                 return
             pending = [*self._live.values(), *self._adds]
             self._live, self._adds = {}, []
+            self._unprefilled.clear()
             why = self._dead(exc, len(pending)) or f"the vLLM engine loop failed: {exc!r}"
             self.dead = why
         log.error("vLLM engine loop stopped: %s", why)
