@@ -11,7 +11,8 @@ with the plan's arguments and the plan's pages in flight) is loaded once. Then:
     rate with the same engine arguments;
   - ``workbench``: ``python -m workbench ocr SET --engine vllm`` run in this process on that
     engine (the CLI's own code: open, render and prepare in workers, the engine, parse, write
-    every page into a run folder), timed end to end.
+    every page into a run folder), timed end to end; ``--wb-unpaced`` adds the same with the
+    engine loop's pacing off. Stages ``rates-a``/``rates-b`` run one set.
 * ``callers``: two callers on the engine at once: one page alone (median of 3), then the same
   page while another caller runs 200 pages, at the plan's pages in flight and fewer, with and
   without the loop's pacing (:data:`VARIANTS`); then Cancel of the 200 and how long until
@@ -131,8 +132,11 @@ def cli_round(
 def stage_rates(args: argparse.Namespace, engine: Any, report: dict[str, Any]) -> None:
     """Raw and the workbench alternated round by round on each set; ``--wb-in-flight N``
     adds a workbench mode with the engine resized to N pages in flight."""
-    plan_size = engine.concurrency
-    sizes = {"workbench": plan_size} | {f"workbench@{n}": n for n in args.wb_in_flight}
+    plan_size, pace = engine.concurrency, engine._loop.pace_tokens
+    sizes: dict[str, int | None] = {"workbench": plan_size}
+    sizes |= {f"workbench@{n}": n for n in args.wb_in_flight}
+    if args.wb_unpaced:
+        sizes["workbench-unpaced"] = None  # the plan's pages in flight, all sent to vLLM at once
     for name in args.sets:
         files = inputs(args, args.work, name)
         pages = prepare(args, files)
@@ -142,10 +146,12 @@ def stage_rates(args: argparse.Namespace, engine: Any, report: dict[str, Any]) -
             rows["raw"].append(raw_round(engine, pages))
             for mode, size in sizes.items():
                 print(f"rates {name}: round {round_no + 1} {mode}", flush=True)
-                engine.resize(size)
+                engine.resize(size or plan_size)
+                engine._loop.pace_tokens = None if size is None else pace
                 out = Path(tempfile.mkdtemp(prefix=f"wb-{name}-", dir=args.work))
                 rows[mode].append(cli_round(args, engine, files, out / "run"))
             engine.resize(plan_size)
+            engine._loop.pace_tokens = pace
             report.setdefault("rates", {})[name] = summarize(rows)
             save(args, report)
         print(json.dumps(report["rates"][name]), flush=True)
@@ -305,7 +311,9 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--spec")
     parser.add_argument("--profile")
     parser.add_argument("--stages", nargs="+", default=["rates", "callers", "kill"],
-                        choices=["rates", "callers", "kill"])  # fmt: skip
+                        choices=["rates", "rates-a", "rates-b", "callers", "kill"])  # fmt: skip
+    parser.add_argument("--wb-unpaced", action="store_true",
+                        help="a workbench mode with the engine loop's pacing off")  # fmt: skip
     parser.add_argument("--sets", nargs="+", choices=["a", "b"], default=["a", "b"])
     parser.add_argument("--caller-variants", nargs="+", choices=list(VARIANTS),
                         default=list(VARIANTS))  # fmt: skip
@@ -336,8 +344,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     print(json.dumps(report["engine"]), flush=True)
     try:
         for stage in args.stages:  # in the order given: the first matter most on a short hold
-            if stage == "rates":
-                stage_rates(args, engine, report)
+            if stage.startswith("rates"):  # rates-a, rates-b: that set only
+                one_set = argparse.Namespace(**{**vars(args), "sets": [stage[-1]]})
+                stage_rates(one_set if "-" in stage else args, engine, report)
             elif stage == "callers":
                 stage_callers(args, engine, report)
             else:

@@ -72,7 +72,8 @@ def test_inprocess_stages_on_one_engine(tmp_path: Path, monkeypatch: pytest.Monk
     argv = ["--model", MODEL, "--long-pages", "30", "--docs", "3", "--sizes", "1", "2",
             "--max-tokens", "16", "--rounds", "2", "--work", str(tmp_path),
             "--json", str(tmp_path / "in.json")]  # fmt: skip
-    report = gpu_inprocess.main([*argv, "--stages", "rates", "kill", "--wb-in-flight", "3"])
+    stages = ["--stages", "rates-b", "rates-a", "kill", "--wb-in-flight", "3", "--wb-unpaced"]
+    report = gpu_inprocess.main([*argv, *stages])
     rates = report["rates"]
     for name, pages in (("a", 30), ("b", 4)):
         rounds = rates[name]["rounds"]
@@ -80,6 +81,7 @@ def test_inprocess_stages_on_one_engine(tmp_path: Path, monkeypatch: pytest.Monk
         assert [r["pages"] for r in rounds["workbench"]] == [pages, pages]
         assert all(r["exit"] == 0 for r in rounds["workbench"])
         assert [r["pages"] for r in rounds["workbench@3"]] == [pages, pages]
+        assert [r["pages"] for r in rounds["workbench-unpaced"]] == [pages, pages]
         assert rates[name]["ratio"] > 0 and rates[name]["ratio_workbench@3"] > 0
     kill = report["kill"]
     assert kill["first"]["exit"] == 1 and "EngineCore" in kill["first"]["dead"]
