@@ -1,5 +1,6 @@
 #!/bin/bash
-# Issues 29/34 on the H200: stages in priority order, each under timeout, results in $LAB/out.
+# Issues 29/36 on the H200 (second hold, 2026-12-05): stages in priority order, each under
+# timeout, results in $LAB/out. How to start it: README.md here.
 LAB=${LAB:-$HOME/gpulab}
 cd "$LAB/proj" || exit 1
 source "$LAB/proj/.gpulab/bin/env.sh"
@@ -9,12 +10,14 @@ M=lightonai/LightOnOCR-2-1B
 O=$LAB/out; W=$LAB/work/bench; mkdir -p "$O" "$W"
 nvidia-smi > "$O/nvidia-smi.txt" 2>&1
 python3 -c "import vllm, transformers, torch; print(vllm.__version__, transformers.__version__, torch.__version__)" > "$O/versions.txt" 2>&1
-echo "== stage 1: in process (callers, kill, rates b) $(date +%T)"
-timeout 720 python3 benchmarks/gpu_inprocess.py --model $M --max-tokens 128 --rounds 2 \
-  --stages callers kill rates --sets b --wb-in-flight 64 --work "$W" --json "$O/inprocess.json" > "$O/inprocess.log" 2>&1
+git -C "$LAB/proj" log --oneline -1 > "$O/commit.txt" 2>&1 || true
+echo "== stage 1: in process: newcomer at the ramp (paced), rates b, kill + resume, rates a $(date +%T)"
+timeout 900 python3 benchmarks/gpu_inprocess.py --model $M --max-tokens 128 --rounds 2 \
+  --stages callers rates-b kill rates-a --caller-variants plan+pace --work "$W" \
+  --json "$O/inprocess.json" > "$O/inprocess.log" 2>&1
 echo "stage 1 exit $? $(date +%T)"; tail -5 "$O/inprocess.log"
-pkill -9 -f EngineCore; sleep 2
-echo "== stage 2: vllm serve with the plan's flags $(date +%T)"
+pkill -9 -f EngineCore; sleep 2; nvidia-smi --query-gpu=memory.used --format=csv > "$O/mem_after_stage1.txt"
+echo "== stage 2: vllm serve with the plan's flags: set a raw vs CLI; the service vs the CLI $(date +%T)"
 python3 - > "$O/serve_argv.txt" 2> "$O/serve_argv.err" <<'PY'
 import json
 from workbench.gpu.commands import serve_argv
@@ -28,26 +31,13 @@ echo "serve args: $ARGV"
 setsid bash -c "python3 -m vllm.entrypoints.cli.main serve $ARGV --load-format dummy --port 8000 > '$O/serve.log' 2>&1" &
 for i in $(seq 1 60); do curl -sf http://127.0.0.1:8000/v1/models > /dev/null && break; sleep 5; done
 echo "server up after ~$((i*5)) s $(date +%T)"
-curl -s http://127.0.0.1:8000/metrics > "$O/metrics_start.txt"
-timeout 360 python3 benchmarks/gpu_throughput.py --base-url http://127.0.0.1:8000/v1 --model $M \
-  --modes server-raw server-cli --sets b --rounds 2 --max-tokens 128 --concurrency 64 --work "$W" \
+timeout 330 python3 benchmarks/gpu_throughput.py --base-url http://127.0.0.1:8000/v1 --model $M \
+  --modes server-raw server-cli --sets a --rounds 2 --max-tokens 128 --concurrency 64 --work "$W" \
   --json "$O/server.json" > "$O/server.log" 2>&1
-echo "stage 2 exit $? $(date +%T)"; tail -8 "$O/server.log"
-curl -s http://127.0.0.1:8000/metrics > "$O/metrics_end.txt"
-echo "== stage 2b (issue 36): telemetry against /metrics, the service against the CLI $(date +%T)"
-timeout 150 python3 benchmarks/telemetry_check.py --base-url http://127.0.0.1:8000/v1 --pages 200 \
-  --max-tokens 128 --json "$O/telemetry.json" > "$O/telemetry.log" 2>&1
-echo "telemetry exit $? $(date +%T)"; tail -4 "$O/telemetry.log"
-timeout 300 python3 benchmarks/service_vs_cli.py --engine vllm-server --base-url http://127.0.0.1:8000/v1 \
+echo "stage 2a exit $? $(date +%T)"; tail -8 "$O/server.log"
+timeout 330 python3 benchmarks/service_vs_cli.py --engine vllm-server --base-url http://127.0.0.1:8000/v1 \
   --model $M --max-tokens 128 --rounds 2 "$W"/folder-128-1-2/*.pdf > "$O/service.log" 2>&1
-echo "service exit $? $(date +%T)"; tail -4 "$O/service.log"
-pkill -f "vllm.entrypoints" ; sleep 5; pkill -9 -f "vllm.entrypoints"; pkill -9 -f EngineCore; sleep 3
-echo "== stage 3: LightOnOCR's own recipe (their flags, 64 in flight) $(date +%T)"
-setsid bash -c "python3 -m vllm.entrypoints.cli.main serve $M --limit-mm-per-prompt '{\"image\": 1}' --mm-processor-cache-gb 0 --no-enable-prefix-caching --load-format dummy --port 8001 > '$O/serve_recipe.log' 2>&1" &
-for i in $(seq 1 60); do curl -sf http://127.0.0.1:8001/v1/models > /dev/null && break; sleep 5; done
-echo "recipe server up after ~$((i*5)) s $(date +%T)"
-timeout 240 python3 benchmarks/gpu_throughput.py --base-url http://127.0.0.1:8001/v1 --model $M \
-  --modes server-raw --sets b --rounds 2 --max-tokens 128 --concurrency 64 --work "$W" \
-  --json "$O/recipe.json" > "$O/recipe.log" 2>&1
-echo "stage 3 exit $? $(date +%T)"; tail -8 "$O/recipe.log"
+echo "stage 2b exit $? $(date +%T)"; tail -6 "$O/service.log"
+curl -s http://127.0.0.1:8000/metrics > "$O/metrics_end.txt"
+pkill -f "vllm.entrypoints" ; sleep 5; pkill -9 -f "vllm.entrypoints"; pkill -9 -f EngineCore
 touch "$O/DONE"
