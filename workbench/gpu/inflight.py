@@ -19,6 +19,7 @@ Contract
 
 from __future__ import annotations
 
+from workbench import models
 from workbench.engines.base import Engine
 from workbench.errors import PlanError
 from workbench.gpu.planner import architecture_of, prompt_token_estimate
@@ -29,13 +30,10 @@ MAX_IN_FLIGHT = 256
 
 
 def page_tokens(spec: ModelSpec) -> int:
-    """One page's tokens in the KV cache: image + prompt + the output vLLM allows it."""
-    arch = architecture_of(spec)
+    """One page's tokens in the KV cache (the planner's rule, :func:`models.page_tokens`)."""
     width, height = planned_page(spec.sizing)
-    vision = arch.vision_tokens(width, height)
     prompt = prompt_token_estimate(spec)
-    out = max(min(spec.max_tokens, arch.context - prompt - vision), 0)
-    return vision + prompt + out
+    return models.page_tokens(architecture_of(spec), width, height, prompt, spec.max_tokens).total
 
 
 def pages_held(spec: ModelSpec, kv_tokens: int) -> int:

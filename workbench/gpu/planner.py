@@ -39,7 +39,14 @@ from workbench.gpu import kv_budget
 from workbench.gpu.encoder import EncoderPlan, encoder_step
 from workbench.gpu.profiles import Profile
 from workbench.gpu.vllm_versions import VllmBehaviour, behaviour
-from workbench.models import ModelSpec, PageSizing, all_specs, match_served_model, planned_page
+from workbench.models import (
+    ModelSpec,
+    PageSizing,
+    all_specs,
+    match_served_model,
+    page_tokens,
+    planned_page,
+)
 from workbench.models.architectures import Architecture
 
 GiB = 1024**3
@@ -208,13 +215,11 @@ def plan_memory(
     version = behaviour(vllm_version)
     utilization = kv_budget.utilization(version, profile.util_cap, total_bytes, free, MARGIN_BYTES)
     width, height = planned_page(sizing or spec.sizing, profile.page_longest_edge)
-    vision = arch.vision_tokens(width, height)
+    page = page_tokens(arch, width, height, prompt_tokens, max_tokens or spec.max_tokens)
+    vision, out_tokens, per_page = page.vision, page.output, page.total
     mnbt = int(eng.get("max_num_batched_tokens", 8192))  # the profile's; the encoder's below
     enc, util = encoder_step(arch, version, mnbt, vision, total_bytes, utilization.value)
     mnbt = enc.max_num_batched_tokens
-    # vLLM ends a sequence at the context: the output can only use what prompt and image leave.
-    out_tokens = max(min(max_tokens or spec.max_tokens, arch.context - prompt_tokens - vision), 0)
-    per_page = vision + prompt_tokens + out_tokens
     act, graphs, budget = _kv_budget(arch, version, enc, util, eager, max_seqs, total_bytes, free)
     bpb = bytes_per_block(arch, block_size, kv_dtype)
     blocks, fit, mml, in_flight = kv_budget.kv_fit(

@@ -7,7 +7,7 @@ page-sizing rule, shared by the pipeline and the memory planner.
 
 from workbench.models.architectures import Architecture
 from workbench.models.registry import CPU_SPEC, all_specs, get_spec, match_served_model
-from workbench.models.sizing import fit_size, planned_page
+from workbench.models.sizing import PageTokens, fit_size, page_tokens, planned_page
 from workbench.models.spec import ModelSpec, PageSizing
 
 __all__ = [
@@ -15,9 +15,11 @@ __all__ = [
     "Architecture",
     "ModelSpec",
     "PageSizing",
+    "PageTokens",
     "all_specs",
     "fit_size",
     "get_spec",
     "match_served_model",
+    "page_tokens",
     "planned_page",
 ]

@@ -6,16 +6,43 @@
 rendered at the sizing's DPI (200 DPI when none is given, the workbench default), or, when
 the model asks for a longest edge only, that edge; the largest of the PDF and image-file
 results, because the planner must hold the largest page the pipeline can send.
+:func:`page_tokens` is what one such page holds in the KV cache (the planner's rule, and the
+server client's pages in flight).
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
+from workbench.models.architectures import Architecture
 from workbench.models.spec import PageSizing
 
 LETTER = (8.5, 11.0)  # inches, portrait
 DEFAULT_DPI = 200
+
+
+@dataclass(frozen=True)
+class PageTokens:
+    """One page's tokens in the KV cache."""
+
+    vision: int
+    prompt: int
+    output: int
+
+    @property
+    def total(self) -> int:
+        return self.vision + self.prompt + self.output
+
+
+def page_tokens(
+    arch: Architecture, width: int, height: int, prompt: int, max_tokens: int
+) -> PageTokens:
+    """A ``width`` x ``height`` page's image tokens, the ``prompt``'s and the output vLLM
+    allows it: ``max_tokens``, cut where the context ends (vLLM ends a sequence there, so the
+    output can only use what prompt and image leave)."""
+    vision = arch.vision_tokens(width, height)
+    return PageTokens(vision, prompt, max(min(max_tokens, arch.context - prompt - vision), 0))
 
 
 def fit_size(
