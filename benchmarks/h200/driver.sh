@@ -39,5 +39,23 @@ timeout 330 python3 benchmarks/service_vs_cli.py --engine vllm-server --base-url
   --model $M --max-tokens 128 --rounds 2 "$W"/folder-128-1-2/*.pdf > "$O/service.log" 2>&1
 echo "stage 2b exit $? $(date +%T)"; tail -6 "$O/service.log"
 curl -s http://127.0.0.1:8000/metrics > "$O/metrics_end.txt"
+pkill -f "vllm.entrypoints" ; sleep 5; pkill -9 -f "vllm.entrypoints"; pkill -9 -f EngineCore; sleep 3
+echo "== stage 3 (issue 34): one image per encoder step against the plan's step, two servers side by side $(date +%T)"
+# Pixtral's encoder in vLLM 0.26 without xformers attends over every image of a step with a dense
+# block mask (pixtral.py, generate_block_attention_mask): is the plan's 7168-token step (2 images)
+# slower than 4096 (1 image)? Same flags otherwise; each server gets 45 % of the card.
+setsid bash -c "python3 -m vllm.entrypoints.cli.main serve $ARGV --gpu-memory-utilization 0.45 --load-format dummy --port 8010 > '$O/serve_plan45.log' 2>&1" &
+sleep 20
+setsid bash -c "python3 -m vllm.entrypoints.cli.main serve $ARGV --gpu-memory-utilization 0.45 --max-num-batched-tokens 4096 --load-format dummy --port 8011 > '$O/serve_4096.log' 2>&1" &
+for i in $(seq 1 60); do curl -sf http://127.0.0.1:8010/v1/models > /dev/null && curl -sf http://127.0.0.1:8011/v1/models > /dev/null && break; sleep 5; done
+echo "servers up after ~$((i*5 + 20)) s $(date +%T)"
+for r in 1 2; do
+  for port in 8010 8011; do
+    timeout 150 python3 benchmarks/gpu_throughput.py --base-url http://127.0.0.1:$port/v1 --model $M \
+      --modes server-raw --sets b --rounds 1 --max-tokens 128 --concurrency 64 --work "$W" \
+      --json "$O/step_${port}_r$r.json" > "$O/step_${port}_r$r.log" 2>&1
+    echo "port $port round $r exit $? $(date +%T)"; tail -3 "$O/step_${port}_r$r.log"
+  done
+done
 pkill -f "vllm.entrypoints" ; sleep 5; pkill -9 -f "vllm.entrypoints"; pkill -9 -f EngineCore
 touch "$O/DONE"
