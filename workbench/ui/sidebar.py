@@ -112,11 +112,12 @@ def _clock(since: float) -> str:
     return f"{when}, {ago // 60} min {ago % 60} s ago" if ago >= 60 else f"{when}, {ago} s ago"
 
 
-def server_lost(recheck: bool = False) -> str | None:
+def server_lost(recheck: bool = False, choice: engines.EngineChoice | None = None) -> str | None:
     """One line for the page: the picked server does not answer, since when, and what to do;
     None while it answers (or another engine is picked). ``recheck``: ask the server now, not
-    the list cached for up to 15 s (pages just failed, or the user retries them)."""
-    choice = engines.current_choice()
+    the list cached for up to 15 s (pages just failed, or the user retries them). ``choice``:
+    the engine to ask about (default: the sidebar's)."""
+    choice = choice or engines.current_choice()
     if choice is None or choice.kind != "vllm-server":
         return None
     url = str(getattr(choice.options, "base_url", ""))

@@ -39,6 +39,7 @@ from workbench.runs.store import RunSummary
 from workbench.ui import state
 from workbench.ui.inputs import show_every_file
 from workbench.ui.kit import follow_sidebar, get_store, open_choice, run_choices
+from workbench.ui.sidebar import server_lost
 
 #: Seconds between two redraws of a running batch's progress (a fragment: the rest of the
 #: page is not rerun by it; clicks are answered by their own reruns meanwhile).
@@ -61,6 +62,11 @@ def _live() -> None:
         st.rerun()
         return
     _draw(job, "batch_cancel", _cancel)
+    # A server that went away: said while the batch waits on it (its pages wait, then fail),
+    # not only once they have failed (the progress bar alone read as "still working").
+    lost = server_lost(choice=state.BATCH_CHOICE.get()) if job.outcome.total else None
+    if lost:
+        st.warning(lost, icon=":material/cloud_off:")
 
 
 @st.fragment(run_every=POLL_S)
@@ -176,6 +182,7 @@ def render() -> None:
     state.BATCH_LAST.set(outcome)
     state.BATCH_CANCEL_CLICKED.pop()
     run = partial(run_batch, files, engine, spec, get_store(), run_name, choice.request)
+    state.BATCH_CHOICE.set(choice)
     state.BATCH_JOB.set(start_batch(run, outcome, run_name or files[0][0]))
     st.rerun()  # the page again, with the batch's progress in place of the form
 

@@ -32,7 +32,7 @@ from workbench.ui.jobs.records import Ask, DocAsk, PageWord, Progress, Waiting
 from workbench.ui.jobs.worker import board
 from workbench.ui.kit import get_store
 from workbench.ui.results import results
-from workbench.ui.sidebar import served_models
+from workbench.ui.sidebar import served_models, server_lost
 
 POLL_S = 1.0  # a poll is a script run: often enough to show pages as they finish, rare enough
 #              to leave the session free for clicks
@@ -83,7 +83,15 @@ def ask(
     return progress
 
 
-def show(progress: Progress, focus: Focus, pos: int, drawn: PageWord | None, name: str) -> None:
+def show(
+    progress: Progress,
+    focus: Focus,
+    pos: int,
+    drawn: PageWord | None,
+    name: str,
+    *,
+    lost_said: bool = False,
+) -> None:
     """The worker's notes for this session and, while pages are pending, the polling
     progress bar (``pos``: the position on screen, whose page is ``focus``); when the user
     stopped processing, what is left and a Resume button.
@@ -94,11 +102,14 @@ def show(progress: Progress, focus: Focus, pos: int, drawn: PageWord | None, nam
     cache would leave the page showing "queued" with a poller that never redraws it (seen in
     CI). The poller redraws the page when the page's word changes (queued, then waiting for
     the model...), so the badge says what the status line says. ``name``: the focus page's
-    document name."""
+    document name. ``lost_said``: the page already says the server does not answer; else
+    the poller asks the server once a page has waited :data:`SHOW_WAIT_S` and, when it does not
+    answer, draws the page again so that it says so (pages wait on a dead server for tens of
+    seconds before they fail: the progress bar alone read as "still working")."""
     for note in progress.notes:
         st.warning(note, icon=":material/warning:")
     if progress.pending:
-        (_poll_focus if drawn else _poll)(session_id(), focus, drawn, pos, name)
+        (_poll_focus if drawn else _poll)(session_id(), focus, drawn, pos, name, lost_said)
     elif progress.stopped and progress.left and (progress.current or progress.waiting):
         _stopping(session_id())
     elif progress.stopped and progress.left:
@@ -182,7 +193,9 @@ def waiting_text(w: Waiting) -> str:
     return f"{w.name} page {w.page}: {w.word}, {w.tokens} tokens in {w.elapsed:.0f} s{again}"
 
 
-def _poll_body(session: str, focus: Focus, drawn: PageWord | None, pos: int, name: str) -> None:
+def _poll_body(
+    session: str, focus: Focus, drawn: PageWord | None, pos: int, name: str, lost_said: bool
+) -> None:
     p = board().progress(session)
     # A timer of a page the user has left (a click is being answered) must not rerun.
     here = state.VIEWER_POS.get() == pos
@@ -190,6 +203,9 @@ def _poll_body(session: str, focus: Focus, drawn: PageWord | None, pos: int, nam
         st.rerun()  # the page on screen, or the document, is complete: draw it
     if here and drawn is not None and p.word(focus[0], focus[1], name) != drawn:
         st.rerun()  # its badge was drawn once: draw it again with what is true now
+    stuck = p.current_s >= SHOW_WAIT_S or any(w.elapsed >= SHOW_WAIT_S for w in p.waiting)
+    if here and stuck and not lost_said and server_lost():  # asked at most every 15 s
+        st.rerun()  # the page says it above the pages, with since when
     slow = p.current_s >= SHOW_WAIT_S and not p.waiting  # engines that cannot list calls
     now = f" · now {p.current}" + (f" ({p.current_s:.0f} s)" if slow else "") if p.current else ""
     last = p.last

@@ -342,6 +342,7 @@ def viewer_page() -> None:
         cur, cur_page = items[here]
         progress = viewer_live.ask(selected, engine, spec, ekey, (cur.file.sha256, cur_page))
     slot = st.container()  # the progress of the pages being processed shows here
+    lost = None
     if engine is not None:
         failed = _failed(items, ekey) + (progress.failed if progress else 0)
         lost = server_lost(recheck=failed > state.VIEWER_SEEN_FAILED.get())  # new failures
@@ -364,4 +365,5 @@ def viewer_page() -> None:
     if progress is not None:  # polls while pages are pending; reruns when they are ready
         with slot:
             drawn = None if result is not None else badge
-            viewer_live.show(progress, (sel.file.sha256, page, ekey), pos, drawn, sel.file.name)
+            focus = (sel.file.sha256, page, ekey)
+            viewer_live.show(progress, focus, pos, drawn, sel.file.name, lost_said=bool(lost))
