@@ -70,7 +70,9 @@ def _server_choice() -> engines.EngineChoice | None:
         placeholder="auto",
         help="Empty: as many as the server's KV cache holds (read from its /metrics).",
     )
-    timeout = cols[1].number_input("Timeout (s)", 5, 3600, int(s.timeout), key=state.SB_TIMEOUT.key)
+    # From 1 s, as WORKBENCH_TIMEOUT allows (min 5 took the page down when it was set lower)
+    value = min(max(round(s.timeout), 1), 3600)
+    timeout = cols[1].number_input("Timeout (s)", 1, 3600, value, key=state.SB_TIMEOUT.key)
     if not model:
         return None
     options = factory.ServerOptions(
@@ -185,9 +187,13 @@ def _on_kind_change() -> None:
 def engine_picker() -> engines.EngineChoice | None:
     kinds = _kinds()
     st.subheader("Engine", divider="gray")
+    # Started with WORKBENCH_BASE_URL: the user named their server, so it is the engine a new
+    # session (a reload too) starts on; the CPU engine otherwise.
+    first = "vllm-server" if settings().server_named and "vllm-server" in kinds else None
     kind = st.radio(
         "Engine",
         list(kinds),
+        index=list(kinds).index(first) if first else 0,
         format_func=lambda k: kinds[k][0],
         key=state.SB_KIND.key,
         label_visibility="collapsed",

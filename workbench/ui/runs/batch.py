@@ -155,7 +155,9 @@ def render() -> None:
     follow_sidebar(state.BATCH_ENGINE, state.BATCH_ENGINE_FOR, choices)
     c1, c2 = st.columns(2)
     engine_name = c1.selectbox("Engine", list(choices), key=state.BATCH_ENGINE.key)
-    run_name = c2.text_input("Run name", key="batch_name", placeholder="batch")
+    run_name = c2.text_input(  # left empty, the run is named after its first document
+        "Run name", key="batch_name", placeholder="the first document's name"
+    )
     if not st.button("Start batch", key="batch_start", type="primary"):
         return
     try:
