@@ -25,6 +25,7 @@ from workbench.markdown.display import MAX_CHARS, bound_regions, bound_text
 from workbench.pipeline.batch import BatchJob, writing
 from workbench.pipeline.request import SHAPING_SETTINGS
 from workbench.runs.store import RunReader, RunSummary, summarize
+from workbench.schema import PageStatus
 from workbench.ui import editor, exports_view, state, workset
 from workbench.ui.compare.metrics import shown
 from workbench.ui.compare.parts import short_model
@@ -236,10 +237,13 @@ def _how_to_resume(run_id: str, run: RunSummary) -> None:
         "cli": "run the same `python -m workbench ocr` command (the same --out) again",
         "cli-ray": "run the same `python -m workbench ocr` command (the same --out) again",
     }.get(str(source), "process the same documents into this run again")
+    # A page cut short by Stop is written as failed ("cancelled by the user"): not "saved".
+    failed = sum(e.status == PageStatus.ERROR for e in reader.info.pages)
+    also = f" ({failed} failed or cancelled)" if failed else ""
     c1, c2 = st.columns([5, 1], vertical_alignment="center")
     c1.info(
-        f"Stopped with {run.pages} of {total} page(s) saved. To resume, {where}; only the "
-        "pages missing are processed, the saved ones are kept.",
+        f"Stopped with {len(reader.info.pages) - failed} of {total} page(s) saved{also}. To "
+        f"resume, {where}; only the pages missing are processed, the saved ones are kept.",
         icon=":material/pause_circle:",
     )
     if reader.info.settings.get("source") == "viewer" and c2.button(
