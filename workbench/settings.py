@@ -53,6 +53,12 @@ class Settings(BaseModel):
     idle_timeout: float = Field(60.0, gt=0)
     cpu_in_process: bool = False
 
+    @property
+    def server_named(self) -> bool:
+        """Whether a server was named (``WORKBENCH_BASE_URL`` or an argument), not the default
+        one assumed: the app then starts on that server rather than the CPU engine."""
+        return "base_url" in self.model_fields_set
+
     @classmethod
     def from_env(cls, **overrides: Any) -> Settings:
         """Defaults < ``WORKBENCH_*`` variables < ``overrides`` (None values are ignored)."""

@@ -105,6 +105,11 @@ def test_a_lost_server_is_said_once_and_failed_pages_retry_in_one_click(
     said = page.get_by_text(re.compile(r"is not answering \(since \d\d:\d\d:\d\d"))
     expect(said).to_be_visible(timeout=LONG_MS)
     failed = page.get_by_text(re.compile(r"\d pages? failed"))
+    # Said while the pages still wait on it, before any has failed (it was said only once they
+    # had failed, after half a minute of a progress bar that read as "still working").
+    expect(failed).to_have_count(0)
+    expect(page.get_by_text(re.compile("Processing in the background"))).to_be_visible()
+    page.screenshot(path=str(shots / "server-lost-waiting.png"))
     expect(failed).to_be_visible(timeout=LONG_MS)
     app_state.idle(page)
     page.screenshot(path=str(shots / "server-lost.png"))

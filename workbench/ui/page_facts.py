@@ -16,6 +16,7 @@ from html import escape
 import streamlit as st
 
 from workbench.schema import PageResult, PageStatus
+from workbench.ui.jobs.records import PageWord
 from workbench.ui.overlay.element import LOW_CONFIDENCE
 
 _BADGE = {
@@ -59,7 +60,11 @@ def confidence_badge(result: PageResult) -> tuple[str, str] | None:
 
 
 def stats_html(
-    name: str, page: int, pages: int, result: PageResult | None, pending: str = "not processed"
+    name: str,
+    page: int,
+    pages: int,
+    result: PageResult | None,
+    pending: str = PageWord.NOT_PROCESSED,
 ) -> str:
     """The line as HTML (escaped; its ``data-testid`` is ``wb-stats``); ``pending`` is the
     badge of a page with no result ("queued", "not processed")."""
@@ -91,7 +96,11 @@ def stats_html(
 
 
 def show_stats(
-    name: str, page: int, pages: int, result: PageResult | None, pending: str = "not processed"
+    name: str,
+    page: int,
+    pages: int,
+    result: PageResult | None,
+    pending: str = PageWord.NOT_PROCESSED,
 ) -> None:
     """The one-line facts, then the page's error and notes (a note that another repeats with
     more words is shown once)."""

@@ -70,7 +70,9 @@ def _server_choice() -> engines.EngineChoice | None:
         placeholder="auto",
         help="Empty: as many as the server's KV cache holds (read from its /metrics).",
     )
-    timeout = cols[1].number_input("Timeout (s)", 5, 3600, int(s.timeout), key=state.SB_TIMEOUT.key)
+    # From 1 s, as WORKBENCH_TIMEOUT allows (min 5 took the page down when it was set lower)
+    value = min(max(round(s.timeout), 1), 3600)
+    timeout = cols[1].number_input("Timeout (s)", 1, 3600, value, key=state.SB_TIMEOUT.key)
     if not model:
         return None
     options = factory.ServerOptions(
@@ -112,11 +114,12 @@ def _clock(since: float) -> str:
     return f"{when}, {ago // 60} min {ago % 60} s ago" if ago >= 60 else f"{when}, {ago} s ago"
 
 
-def server_lost(recheck: bool = False) -> str | None:
+def server_lost(recheck: bool = False, choice: engines.EngineChoice | None = None) -> str | None:
     """One line for the page: the picked server does not answer, since when, and what to do;
     None while it answers (or another engine is picked). ``recheck``: ask the server now, not
-    the list cached for up to 15 s (pages just failed, or the user retries them)."""
-    choice = engines.current_choice()
+    the list cached for up to 15 s (pages just failed, or the user retries them). ``choice``:
+    the engine to ask about (default: the sidebar's)."""
+    choice = choice or engines.current_choice()
     if choice is None or choice.kind != "vllm-server":
         return None
     url = str(getattr(choice.options, "base_url", ""))
@@ -184,9 +187,13 @@ def _on_kind_change() -> None:
 def engine_picker() -> engines.EngineChoice | None:
     kinds = _kinds()
     st.subheader("Engine", divider="gray")
+    # Started with WORKBENCH_BASE_URL: the user named their server, so it is the engine a new
+    # session (a reload too) starts on; the CPU engine otherwise.
+    first = "vllm-server" if settings().server_named and "vllm-server" in kinds else None
     kind = st.radio(
         "Engine",
         list(kinds),
+        index=list(kinds).index(first) if first else 0,
         format_func=lambda k: kinds[k][0],
         key=state.SB_KIND.key,
         label_visibility="collapsed",

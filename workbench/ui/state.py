@@ -214,6 +214,9 @@ BATCH_CANCEL_CLICKED: Slot[bool] = Slot("batch_cancel_clicked", _false)
 #: The session's batch running in its thread, or the last one
 #: (a ``workbench.ui.runs.batch.BatchJob``).
 BATCH_JOB: Slot[Any] = Slot("batch_job", _none)
+#: The engine the session's batch runs on (a ``workbench.ui.engines.EngineChoice``): its
+#: progress says when that engine's server stops answering.
+BATCH_CHOICE: Slot[Any] = Slot("batch_choice", _none)
 #: The Batch form's Engine box, and the first choice it last offered (the sidebar's engine):
 #: when that changes, the box follows it.
 BATCH_ENGINE: Slot[str] = Slot("batch_engine", str)

@@ -224,3 +224,31 @@ def test_a_cancelled_run_says_how_to_resume(tmp_path: Path) -> None:
     [note] = [i.value for i in at.info if "Stopped with" in i.value]
     assert "2 of 3 page(s) saved" in note and f"drop {DOC} in the Viewer" in note
     assert at.button(key="runs_resume")
+
+
+def test_a_stopped_run_does_not_count_its_cancelled_page_as_saved(tmp_path: Path) -> None:
+    """A walkthrough: Stop cut page 2 short (written "error: cancelled by the user") and the
+    Runs page said "Stopped with 1 of 2 page(s) saved" while no page was read."""
+    from workbench.documents import open_document
+    from workbench.pipeline.process import process
+    from workbench.schema import PageStatus, RunInfo
+
+    store = RunStore(tmp_path)
+    doc = open_document(DOC, document_bytes(3), Settings())
+    info = RunInfo(
+        id="", name="memo", engine="fake", model="fake-layout-1",
+        documents=[doc.info()], settings={"source": "viewer"},
+    )  # fmt: skip
+    writer = store.create(info)
+    for item in process(FakeEngine(), CPU_SPEC, list(doc.pages())[:2]):
+        result = item.result
+        if result.page == 2:
+            result = result.model_copy(
+                update={"status": PageStatus.ERROR, "error": "cancelled by the user"}
+            )
+        writer.write_page(result, item.image)
+    writer.finish(RunStatus.CANCELLED)
+    at = runs_app(tmp_path).run()
+    assert not at.exception
+    [note] = [i.value for i in at.info if "Stopped with" in i.value]
+    assert "1 of 3 page(s) saved (1 failed or cancelled)" in note, note

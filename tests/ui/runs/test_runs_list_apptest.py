@@ -61,5 +61,48 @@ def test_a_run_a_batch_is_writing_counts_its_pages_and_pace(tmp_path: Path) -> N
     finally:
         stop.set()
     assert row["pages"] == 3
-    assert 1.9 <= row["s/page"] <= 4.0  # 6 s for 3 pages so far (a loaded box adds a little)
+    assert 1.9 <= float(row["s/page"]) <= 4.0  # 6 s for 3 pages so far (a loaded box adds a little)
     assert row["document"] == f"batch, 3 of 6 pages so far: {DOC}"
+
+
+def _unfinished(store: RunStore, status: RunStatus | None) -> str:
+    """A run with no finished page: ``status`` None leaves it running (a batch before its
+    first page, or a process that died mid-run)."""
+    doc = open_document(DOC, document_bytes(2), Settings())
+    info = RunInfo(id="", name=f"memo {status}", engine="fake", model="fake-layout-1",
+                   documents=[doc.info()], settings={"source": "batch"})  # fmt: skip
+    writer = store.create(info)
+    if status is not None:
+        writer.finish(status)
+    return writer.info.id
+
+
+def _blank(value: object) -> bool:
+    return value is None or (isinstance(value, float) and value != value) or value == "None"
+
+
+def test_no_cell_reads_none_for_runs_without_a_finished_page(tmp_path: Path) -> None:
+    """A running batch before its first page, an interrupted run, a failed and a cancelled
+    one: every cell of their rows says something (s/page "—"), none is None or NaN (the grid
+    draws a missing value as "None")."""
+    store = RunStore(tmp_path)
+    running = _unfinished(store, None)
+    for status in (RunStatus.FAILED, RunStatus.CANCELLED, RunStatus.PARTIAL):
+        _unfinished(store, status)
+    stop = threading.Event()
+    job = BatchJob(BatchOutcome(run_id=running, done=0, total=2), started=time.monotonic() - 3)
+    job.thread = threading.Thread(target=stop.wait)
+    job.thread.start()
+    try:
+        table = runs_table(store.list(), live=lambda rid: job if rid == running else None)
+    finally:
+        stop.set()
+    assert len(table) == 4
+    for col in table.columns:
+        assert not [v for v in table[col] if _blank(v)], (col, list(table[col]))
+    assert list(table["s/page"]) == ["—"] * 4
+    at = runs_app(tmp_path).run()  # the page as drawn: the same, for runs not being written
+    assert not at.exception
+    shown = at.dataframe[0].value
+    assert list(shown["s/page"]) == ["—"] * 4
+    assert not shown.isna().any().any()

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 from pathlib import Path
 
 from workbench.documents import Document
@@ -47,6 +48,22 @@ class Ask:
         )
 
 
+def page_text(name: str, page: int) -> str:
+    """A page as the worker names the one it is on (:attr:`Progress.current`)."""
+    return f"{name} page {page}"
+
+
+class PageWord(StrEnum):
+    """What a page with no result yet is doing, in the words the Viewer uses for it: the
+    page's badge and the status line above it say the same (their one home)."""
+
+    NOT_PROCESSED = "not processed"  # nothing asked (no engine, or stopped)
+    QUEUED = "queued"  # asked, not sent to the engine yet
+    RUNNING = "running"  # on an engine that cannot list its calls (in-process)
+    WAITING = "waiting for the model"  # sent to a server, no token back yet
+    RECEIVING = "receiving from the model"  # tokens are coming in
+
+
 @dataclass(frozen=True)
 class Waiting:
     """A page of this session in flight on a watchable engine (a server), for display."""
@@ -57,6 +74,10 @@ class Waiting:
     elapsed: float  # seconds in this attempt
     tokens: int  # tokens received so far (0: still waiting for the first)
     attempt: int  # 1 for the first call
+
+    @property
+    def word(self) -> PageWord:
+        return PageWord.RECEIVING if self.tokens else PageWord.WAITING
 
 
 @dataclass(frozen=True)
@@ -77,6 +98,17 @@ class Progress:
     @property
     def pending(self) -> int:
         return 0 if self.stopped else max(self.asked - self.done - self.failed, 0)
+
+    def word(self, sha256: str, page: int, name: str) -> PageWord:
+        """What the page (of the document ``sha256`` named ``name``) is doing now, if it has
+        no result: in flight on a server (waiting or receiving), being worked on by an engine
+        that lists no calls, queued, or not asked."""
+        for w in self.waiting:
+            if (w.sha256, w.page) == (sha256, page):
+                return w.word
+        if not self.waiting and self.current == page_text(name, page):
+            return PageWord.RUNNING  # an in-process engine: ``current`` is the page it is on
+        return PageWord.QUEUED if self.pending else PageWord.NOT_PROCESSED
 
     @property
     def left(self) -> int:

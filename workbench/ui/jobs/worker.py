@@ -61,7 +61,7 @@ from workbench.ui.jobs.parts import (
     still_asked,
     waiting,
 )
-from workbench.ui.jobs.records import Ask, DocAsk, Progress
+from workbench.ui.jobs.records import Ask, DocAsk, Progress, page_text
 from workbench.ui.jobs.runs import RunKey, open_run, record_cached, run_key, shared_runs
 from workbench.ui.results import ResultCache, results
 
@@ -355,7 +355,8 @@ class Board(SessionControls):
         try:
             with self._cond:
                 sess.running = task
-                sess.working_on(f"{d.name} page {stretch.next_page()}")
+                first = stretch.next_page()
+                sess.working_on(page_text(d.name, first) if first else "")
             for item in stretch.items:
                 r = item.result
                 stretch.finished.add(r.page)
@@ -368,7 +369,7 @@ class Board(SessionControls):
                         self._recorded.setdefault(run_key(task), set()).add(r.page)
                     sess.last = r
                     left = stretch.next_page()
-                    sess.working_on(f"{d.name} page {left}" if left else "")
+                    sess.working_on(page_text(d.name, left) if left else "")
                     self._cond.notify_all()
                     late = turns and time.monotonic() - started > SLICE_S
                     if late and self._others_waiting(task.session):

@@ -39,6 +39,7 @@ from workbench.runs.store import RunSummary
 from workbench.ui import state
 from workbench.ui.inputs import show_every_file
 from workbench.ui.kit import follow_sidebar, get_store, open_choice, run_choices
+from workbench.ui.sidebar import server_lost
 
 #: Seconds between two redraws of a running batch's progress (a fragment: the rest of the
 #: page is not rerun by it; clicks are answered by their own reruns meanwhile).
@@ -61,6 +62,11 @@ def _live() -> None:
         st.rerun()
         return
     _draw(job, "batch_cancel", _cancel)
+    # A server that went away: said while the batch waits on it (its pages wait, then fail),
+    # not only once they have failed (the progress bar alone read as "still working").
+    lost = server_lost(choice=state.BATCH_CHOICE.get()) if job.outcome.total else None
+    if lost:
+        st.warning(lost, icon=":material/cloud_off:")
 
 
 @st.fragment(run_every=POLL_S)
@@ -149,7 +155,9 @@ def render() -> None:
     follow_sidebar(state.BATCH_ENGINE, state.BATCH_ENGINE_FOR, choices)
     c1, c2 = st.columns(2)
     engine_name = c1.selectbox("Engine", list(choices), key=state.BATCH_ENGINE.key)
-    run_name = c2.text_input("Run name", key="batch_name", placeholder="batch")
+    run_name = c2.text_input(  # left empty, the run is named after its first document
+        "Run name", key="batch_name", placeholder="the first document's name"
+    )
     if not st.button("Start batch", key="batch_start", type="primary"):
         return
     try:
@@ -176,6 +184,7 @@ def render() -> None:
     state.BATCH_LAST.set(outcome)
     state.BATCH_CANCEL_CLICKED.pop()
     run = partial(run_batch, files, engine, spec, get_store(), run_name, choice.request)
+    state.BATCH_CHOICE.set(choice)
     state.BATCH_JOB.set(start_batch(run, outcome, run_name or files[0][0]))
     st.rerun()  # the page again, with the batch's progress in place of the form
 

@@ -25,7 +25,9 @@ from workbench.markdown.display import MAX_CHARS, bound_regions, bound_text
 from workbench.pipeline.batch import BatchJob, writing
 from workbench.pipeline.request import SHAPING_SETTINGS
 from workbench.runs.store import RunReader, RunSummary, summarize
+from workbench.schema import PageStatus
 from workbench.ui import editor, exports_view, state, workset
+from workbench.ui.compare.metrics import shown
 from workbench.ui.compare.parts import short_model
 from workbench.ui.kit import (
     get_store,
@@ -88,7 +90,9 @@ def runs_table(
 ) -> pd.DataFrame:
     """One row per run, most useful first: document, status, engine · model, pages, speed,
     settings, date, why a run is incomplete, and the run id last. A run a batch is writing
-    (``live``) counts as the batch does: its pages so far, their pace, how many of how many."""
+    (``live``) counts as the batch does: its pages so far, their pace, how many of how many.
+    No cell is None or NaN (the grid draws a missing value as "None"): "—" where a run has no
+    finished page yet, so no pace and, for a broken manifest, no date."""
     rows = []
     for r in runs:
         row = {
@@ -96,9 +100,9 @@ def runs_table(
             "status": [r.status],  # a list: drawn as a coloured badge
             "engine · model": f"{r.engine} · {r.model.rsplit('/', 1)[-1]}",
             "pages": r.pages,
-            "s/page": round(r.seconds_per_page, 2) if r.seconds_per_page is not None else None,
+            "s/page": shown(r.seconds_per_page, "s/page"),  # "—" until a page is done
             "settings": settings_text(r.settings),
-            "date": r.created.strftime("%Y-%m-%d %H:%M") if r.created else "?",
+            "date": r.created.strftime("%Y-%m-%d %H:%M") if r.created else "—",
             "problem": r.problem or "",
             "run": r.id,
         }
@@ -106,7 +110,7 @@ def runs_table(
         if job is not None:
             pages, total = max(job.outcome.done, r.pages), job.outcome.total
             pace = (time.monotonic() - job.started) / pages if pages else None
-            row["pages"], row["s/page"] = pages, round(pace, 2) if pace else None
+            row["pages"], row["s/page"] = pages, shown(pace, "s/page")
             row["document"] = f"batch, {pages} of {total} pages so far: {row['document']}"
         rows.append(row)
     return pd.DataFrame(rows, columns=TABLE_COLUMNS)
@@ -121,7 +125,8 @@ def _column_config(table: pd.DataFrame) -> dict[str, Any]:
         ),
         "engine · model": st.column_config.TextColumn(width="medium"),
         "pages": st.column_config.NumberColumn(width=60),
-        "s/page": st.column_config.NumberColumn(width=70, format="%.2f"),
+        # text, not a number: a missing number is drawn "None" by the grid, whatever the format
+        "s/page": st.column_config.TextColumn(width=70),
         "settings": st.column_config.TextColumn(width=120),
         "date": st.column_config.TextColumn(width=135),
         "problem": st.column_config.TextColumn(width="medium"),
@@ -232,10 +237,13 @@ def _how_to_resume(run_id: str, run: RunSummary) -> None:
         "cli": "run the same `python -m workbench ocr` command (the same --out) again",
         "cli-ray": "run the same `python -m workbench ocr` command (the same --out) again",
     }.get(str(source), "process the same documents into this run again")
+    # A page cut short by Stop is written as failed ("cancelled by the user"): not "saved".
+    failed = sum(e.status == PageStatus.ERROR for e in reader.info.pages)
+    also = f" ({failed} failed or cancelled)" if failed else ""
     c1, c2 = st.columns([5, 1], vertical_alignment="center")
     c1.info(
-        f"Stopped with {run.pages} of {total} page(s) saved. To resume, {where}; only the "
-        "pages missing are processed, the saved ones are kept.",
+        f"Stopped with {len(reader.info.pages) - failed} of {total} page(s) saved{also}. To "
+        f"resume, {where}; only the pages missing are processed, the saved ones are kept.",
         icon=":material/pause_circle:",
     )
     if reader.info.settings.get("source") == "viewer" and c2.button(

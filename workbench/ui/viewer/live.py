@@ -28,11 +28,11 @@ from workbench.engines.base import Engine
 from workbench.models.registry import ModelSpec
 from workbench.ui import engines, state
 from workbench.ui.inputs import Selected
-from workbench.ui.jobs.records import Ask, DocAsk, Progress, Waiting
+from workbench.ui.jobs.records import Ask, DocAsk, PageWord, Progress, Waiting
 from workbench.ui.jobs.worker import board
 from workbench.ui.kit import get_store
 from workbench.ui.results import results
-from workbench.ui.sidebar import served_models
+from workbench.ui.sidebar import served_models, server_lost
 
 POLL_S = 1.0  # a poll is a script run: often enough to show pages as they finish, rare enough
 #              to leave the session free for clicks
@@ -83,19 +83,33 @@ def ask(
     return progress
 
 
-def show(progress: Progress, focus: Focus, pos: int, drawn: bool) -> None:
+def show(
+    progress: Progress,
+    focus: Focus,
+    pos: int,
+    drawn: PageWord | None,
+    name: str,
+    *,
+    lost_said: bool = False,
+) -> None:
     """The worker's notes for this session and, while pages are pending, the polling
     progress bar (``pos``: the position on screen, whose page is ``focus``); when the user
     stopped processing, what is left and a Resume button.
 
-    ``drawn``: whether this script run drew the focus page's result. It is what the page
-    shows, not what the cache holds now: a result that arrives while the page is being drawn
-    is in the cache by the time this is called, and asking the cache would leave the page
-    showing "queued" with a poller that never redraws it (seen in CI)."""
+    ``drawn``: the word the focus page's badge shows (None: this script run drew its
+    result). It is what the page shows, not what the cache holds now: a result that arrives
+    while the page is being drawn is in the cache by the time this is called, and asking the
+    cache would leave the page showing "queued" with a poller that never redraws it (seen in
+    CI). The poller redraws the page when the page's word changes (queued, then waiting for
+    the model...), so the badge says what the status line says. ``name``: the focus page's
+    document name. ``lost_said``: the page already says the server does not answer; else
+    the poller asks the server once a page has waited :data:`SHOW_WAIT_S` and, when it does not
+    answer, draws the page again so that it says so (pages wait on a dead server for tens of
+    seconds before they fail: the progress bar alone read as "still working")."""
     for note in progress.notes:
         st.warning(note, icon=":material/warning:")
     if progress.pending:
-        (_poll if drawn else _poll_focus)(session_id(), focus, drawn, pos)
+        (_poll_focus if drawn else _poll)(session_id(), focus, drawn, pos, name, lost_said)
     elif progress.stopped and progress.left and (progress.current or progress.waiting):
         _stopping(session_id())
     elif progress.stopped and progress.left:
@@ -175,16 +189,23 @@ def waiting_text(w: Waiting) -> str:
     """One line for a page in flight: waiting for its first token, or receiving."""
     again = f" (attempt {w.attempt})" if w.attempt > 1 else ""
     if w.tokens == 0:
-        return f"{w.name} page {w.page}: waiting for the model for {w.elapsed:.0f} s{again}"
-    return f"{w.name} page {w.page}: receiving, {w.tokens} tokens in {w.elapsed:.0f} s{again}"
+        return f"{w.name} page {w.page}: {w.word} for {w.elapsed:.0f} s{again}"
+    return f"{w.name} page {w.page}: {w.word}, {w.tokens} tokens in {w.elapsed:.0f} s{again}"
 
 
-def _poll_body(session: str, focus: Focus, focus_ready: bool, pos: int) -> None:
+def _poll_body(
+    session: str, focus: Focus, drawn: PageWord | None, pos: int, name: str, lost_said: bool
+) -> None:
     p = board().progress(session)
     # A timer of a page the user has left (a click is being answered) must not rerun.
     here = state.VIEWER_POS.get() == pos
-    if here and (p.pending == 0 or (not focus_ready and results().has(*focus))):
+    if here and (p.pending == 0 or (drawn is not None and results().has(*focus))):
         st.rerun()  # the page on screen, or the document, is complete: draw it
+    if here and drawn is not None and p.word(focus[0], focus[1], name) != drawn:
+        st.rerun()  # its badge was drawn once: draw it again with what is true now
+    stuck = p.current_s >= SHOW_WAIT_S or any(w.elapsed >= SHOW_WAIT_S for w in p.waiting)
+    if here and stuck and not lost_said and server_lost():  # asked at most every 15 s
+        st.rerun()  # the page says it above the pages, with since when
     slow = p.current_s >= SHOW_WAIT_S and not p.waiting  # engines that cannot list calls
     now = f" · now {p.current}" + (f" ({p.current_s:.0f} s)" if slow else "") if p.current else ""
     last = p.last

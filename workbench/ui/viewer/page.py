@@ -32,6 +32,7 @@ from workbench.ui import engines, state
 from workbench.ui import files as ui_files
 from workbench.ui import markdown_view as mv
 from workbench.ui.inputs import Selected, input_widgets, select_pages
+from workbench.ui.jobs.records import PageWord
 from workbench.ui.kit import label_pills
 from workbench.ui.overlay.element import (
     FIT_WIDTH,
@@ -172,7 +173,7 @@ def _page_view(
     spec: ModelSpec,
     pos: int,
     ekey: str,
-    pending: str = "not processed",  # the badge of a page with no result yet
+    pending: str = PageWord.NOT_PROCESSED,  # the badge of a page with no result yet
 ) -> None:
     f, doc = sel.file, sel.file.doc
     assert doc is not None
@@ -341,6 +342,7 @@ def viewer_page() -> None:
         cur, cur_page = items[here]
         progress = viewer_live.ask(selected, engine, spec, ekey, (cur.file.sha256, cur_page))
     slot = st.container()  # the progress of the pages being processed shows here
+    lost = None
     if engine is not None:
         failed = _failed(items, ekey) + (progress.failed if progress else 0)
         lost = server_lost(recheck=failed > state.VIEWER_SEEN_FAILED.get())  # new failures
@@ -352,19 +354,16 @@ def viewer_page() -> None:
     pos = _pager(items)
     sel, page = items[pos]
     result = results().get(sel.file.sha256, page, ekey) if engine else None
-    queued = progress is not None and progress.pending > 0
-    badge = "queued" if queued else "not processed"
-    in_flight = next(
-        (w for w in (progress.waiting if progress else ()) if (w.sha256, w.page) ==
-         (sel.file.sha256, page)), None,
-    )  # fmt: skip
-    if in_flight is not None:  # the badge says what the status line says: it waits on the model
-        # (no seconds here: the badge is drawn once, the status line above counts them live)
-        badge = "receiving from the model" if in_flight.tokens else "waiting on the model"
+    # The badge says what the status line says (no seconds: the status line counts them live;
+    # the poller redraws the page when the word changes).
+    word = progress.word(sel.file.sha256, page, sel.file.name) if progress else None
+    badge = word or PageWord.NOT_PROCESSED
     _page_view(sel, page, result, spec, pos, ekey, badge)
     st.divider()
     downloads(sel, result, ekey, furniture=state.VIEWER_FURNITURE.get())
     viewer_runs.saved_caption(sel.file.sha256, ekey)
     if progress is not None:  # polls while pages are pending; reruns when they are ready
         with slot:
-            viewer_live.show(progress, (sel.file.sha256, page, ekey), pos, result is not None)
+            drawn = None if result is not None else badge
+            focus = (sel.file.sha256, page, ekey)
+            viewer_live.show(progress, focus, pos, drawn, sel.file.name, lost_said=bool(lost))
