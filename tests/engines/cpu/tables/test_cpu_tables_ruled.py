@@ -56,6 +56,18 @@ def test_no_edges_no_grid():
     assert ruled.grids([], 1.0, 1.0) == []
 
 
+def _paper(n: int) -> list[tuple[float, float, float, float]]:
+    step = 600 / n
+    flat = [(0.0, k * step, 600.0, k * step) for k in range(n + 1)]
+    return flat + [(k * step, 0.0, k * step, 600.0) for k in range(n + 1)]
+
+
+def test_graph_paper_is_no_table_but_a_big_ruled_table_is():
+    assert ruled.grids(_paper(100), 1.0, 1.0) == []  # 10,201 crossings: not searched
+    [grid] = ruled.grids(_paper(40), 1.0, 1.0)
+    assert len(grid.cells) == 1600
+
+
 @pytest.mark.slow
 def test_engine_reads_a_ruled_table_through_its_grid(engine):
     pdf = pdfium.PdfDocument(FRX)
