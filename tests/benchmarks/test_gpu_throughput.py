@@ -142,7 +142,9 @@ def test_inprocess_stages_on_one_engine(tmp_path: Path, monkeypatch: pytest.Monk
     assert kill["manifest_entries"] == kill["distinct_pages"] == kill["page_files"] == 30
     assert len(built) == 2 and built[0].closed and built[1].closed  # rebuilt, then closed
 
-    monkeypatch.setattr(fv.FakeLLM, "tokens", 200)  # 0.4 s a page: the caller of 30 is slow
+    # 2 s a page: the caller of 30 is slow, and its pages are all in flight at once even when
+    # a loaded machine submits them slowly (at 0.4 s a page they finished first, once)
+    monkeypatch.setattr(fv.FakeLLM, "tokens", 1000)
     variants = ["plan+pace", "32"]
     argv += ["--caller-variants", *variants]
     callers = gpu_inprocess.main([*argv, "--stages", "callers"])["callers"]
