@@ -339,6 +339,7 @@ class TextLayer:
     rules: tuple[tuple[float, float, float, float], ...] = ()  # thin horizontal paths (fractions)
     # ruling lines (x0, top, x1, bottom), points, horizontal or vertical: ruled tables' grids
     edges: tuple[tuple[float, float, float, float], ...] = ()
+    outline: tuple[tuple[int, str], ...] = ()  # the PDF's bookmarks on this page: (depth, title)
 
     def scale(self, width_px: int, height_px: int) -> tuple[float, float]:
         """Factors from points to the pixels of an image of the page ``width_px`` wide."""

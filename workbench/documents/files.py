@@ -242,7 +242,7 @@ class Document:
                 if self.settings.pdf_backend == "poppler":
                     note = "poppler (pdftoppm) is not installed; rendered with PDFium"
                 pixels = pdfdraw.draw(page, *want, canvas(*want))
-                layer = extract_text_layer(page) if text else None  # None for scans
+                layer = extract_text_layer(page, index) if text else None  # None: scans
             finally:
                 page.close()
         return pdfdraw.Drawn(pixels, round(scale * 72 * want[0] / size[0], 1), note, layer)
@@ -265,7 +265,7 @@ class Document:
         with _PDFIUM_LOCK:
             page = self._pdf_page(index)
             scale, size, note = pdfdraw.scale_for(page, dpi, self.settings.max_pixels)
-            layer = extract_text_layer(page) if text else None
+            layer = extract_text_layer(page, index) if text else None
             page.close()
         want = fit(*size) if fit is not None else size
         image = self._render_poppler(index, scale * 72)

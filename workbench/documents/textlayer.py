@@ -33,12 +33,13 @@ Extraction is a few ctypes calls per character: about 10-40 ms for a dense page.
 from __future__ import annotations
 
 import ctypes
+import dataclasses
 import threading
 from pathlib import Path
 from typing import Any
 
 from workbench.documents import glyphs as textglyphs
-from workbench.documents import ruling
+from workbench.documents import outline, ruling
 from workbench.errors import DocumentError, PageRangeError
 from workbench.schema import TextLayer, TextWord
 
@@ -80,13 +81,17 @@ def extract_pdf(source: str | Path | bytes, index: int) -> TextLayer | None:
             pdf.close()
 
 
-def extract_text_layer(page: Any) -> TextLayer | None:
+def extract_text_layer(page: Any, index: int | None = None) -> TextLayer | None:
     """:func:`extract`, but None instead of an exception: a broken text layer only means the
-    page is read by OCR (used by :mod:`workbench.documents` on every rendered PDF page)."""
+    page is read by OCR (used by :mod:`workbench.documents` on every rendered PDF page); with
+    the page's 1-based ``index``, the layer carries the document's bookmarks on that page."""
     try:
-        return extract(page)
+        layer = extract(page)
     except Exception:
         return None
+    if layer is not None and index is not None:
+        layer = dataclasses.replace(layer, outline=outline.on_page(page.pdf, index))
+    return layer
 
 
 def extract(page: Any) -> TextLayer | None:

@@ -33,7 +33,7 @@ def compose(
 ) -> list[Region]:
     """The regions of a page of ``width`` × ``height`` pixels; ``off``: passes left out;
     ``layer``: a born-digital page's text layer, whose rules give its ruled tables' cells
-    (:mod:`.tables.ruled`; only when ``tables``)."""
+    (:mod:`.tables.ruled`; only when ``tables``) and whose outline entries its headings."""
     grids = []
     if layer is not None and tables:
         grids = ruled.grids(layer.edges, *layer.scale(width, height))
@@ -48,5 +48,6 @@ def compose(
         gray=np.asarray(image.convert("L")) if image is not None else None,
         tables=tables,
         grids=grids,
+        outline=layer.outline if layer is not None else (),
     )
     return regions(passes.run(page, off))

@@ -59,6 +59,7 @@ PASSES: tuple[Pass, ...] = (
     Pass("layout_furniture", furniture.layout_furniture),
     Pass("page_furniture", furniture.page_furniture),
     Pass("headings", furniture.heading_blocks),
+    Pass("outline_headings", furniture.outline_headings),  # the PDF's bookmarks (issue 35)
     Pass("reading_order", order.reading_order),
     Pass("line_order", text.line_order),
     # labels and text

@@ -73,7 +73,8 @@ MIN_CHARS = 200  # a reader's median line height is trusted from this many chara
 MIN_BOLD_HEIGHT = 0.7  # "3 Methods" (no descender) is 0.75 × a body line
 MARGIN = 0.08  # lines in the outer 8 % are running heads, never headings
 _FOLIO = re.compile(r"^\d{1,3}\s|\s\d{1,3}$|^page\s", re.IGNORECASE)  # a running head
-_TEXTY = {"text", "title", "ocr_lines", "reference", "figure_caption", "table_caption"}
+#: the blocks whose lines may be headings (:mod:`.outline` too)
+TEXTY = {"text", "title", "ocr_lines", "reference", "figure_caption", "table_caption"}
 
 
 def body_size(lines: list[Line]) -> float:
@@ -190,7 +191,7 @@ def split(blocks: list[Block], lines: list[Line], line_h: float, height: float) 
     found: list[tuple[int, float, bool]] = []  # (index in out, size, bold at body size)
     for b in blocks:
         native, box, group, score = b.native, b.box, b.lines, b.score
-        if native not in _TEXTY or not group:
+        if native not in TEXTY or not group:
             out.append(b)
             continue
         group = sorted(group, key=lambda ln: (round(ln.box[1] / 4), ln.box[0]))

@@ -14,7 +14,8 @@ the viewer), what is a heading and of which level, which block is the title.
   (:func:`.contents.find`), before headings are looked for.
 * ``headings`` (blocks): heading-like lines (font size and weight on the text layer; line
   height and stroke weight on OCR lines) are cut out of text blocks as ``heading:N`` blocks
-  (:func:`.headings.split`).
+  (:func:`.headings.split`). ``outline_headings``: where the PDF has bookmarks on the page,
+  blocks (or their first lines) titled as an entry are headings at its depth (:mod:`.outline`).
 * ``title`` (labelled blocks, in reading order): the first layout-model ``title`` whose lines
   are ``TITLE_HEIGHT`` × the page's median line height is the page title; others are section
   headers. ``heading_levels``: a ``heading:1`` block is the title, deeper ones section headers.
@@ -28,7 +29,7 @@ the viewer), what is a heading and of which level, which block is the title.
 from __future__ import annotations
 
 from workbench.engines.cpu.boxes import median
-from workbench.engines.cpu.furniture import contents, headings, running, weight
+from workbench.engines.cpu.furniture import contents, headings, outline, running, weight
 from workbench.engines.cpu.markdown import is_page_number
 from workbench.engines.cpu.page import Page
 from workbench.schema import FURNITURE, Label
@@ -70,6 +71,11 @@ def table_of_contents(page: Page) -> Page:
 
 def heading_blocks(page: Page) -> Page:
     page.blocks = headings.split(page.blocks, page.lines, page.line_h, page.height)
+    return page
+
+
+def outline_headings(page: Page) -> Page:
+    page.blocks = outline.apply(page.blocks, page.outline)
     return page
 
 
