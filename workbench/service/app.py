@@ -230,11 +230,16 @@ def _run_routes(v1: APIRouter, manager: RunManager) -> None:
         run_id: str,
         progress: RunProgress = Depends(_progress),  # noqa: B008 - a local: no Annotated
     ) -> AsyncIterator[ServerSentEvent]:
-        """``progress`` events (a :class:`RunProgress` each, when it changed), then ``end``
-        (or ``error`` with a code, when the run is deleted while followed). An unknown run
-        is a 404 before the stream starts (a dependency: looked up before the headers go)."""
-        seen = -1
+        """``page`` events (``{"document", "page", "status"}``, one per page as it finished,
+        none coalesced), ``progress`` events (a :class:`RunProgress` each, when it changed),
+        then ``end`` (or ``error`` with a code, when the run is deleted while followed). An
+        unknown run is a 404 before the stream starts (a dependency: looked up before the
+        headers go)."""
+        seen, pages = -1, 0
         while True:
+            for page in manager.pages_since(run_id, pages):
+                pages += 1
+                yield ServerSentEvent(event="page", data=page)
             if progress.version != seen:
                 seen = progress.version
                 yield ServerSentEvent(event="progress", data=progress.model_dump(mode="json"))

@@ -26,7 +26,8 @@ Contract
   :func:`workbench.runs.lock.held`) is ``interrupted``, and :meth:`RunManager.retry` resumes it.
 * :meth:`RunManager.cancel` asks a run to stop between pages and waits for it (pages done
   are kept, the run is marked ``cancelled``); the service deletes a run only after that.
-* ``version`` grows at every change, so a stream sends a snapshot only when one happened.
+* ``version`` grows at every change, so a stream sends a snapshot only when one happened;
+  :meth:`RunManager.pages_since` gives every page as it finished, none coalesced.
 """
 
 from __future__ import annotations
@@ -124,6 +125,7 @@ class _Active:
     progress: RunProgress
     cancel: threading.Event = field(default_factory=threading.Event)
     future: Future[None] | None = None
+    pages: list[dict[str, Any]] = field(default_factory=list)  # each page as it finished
 
 
 class RunManager:
@@ -269,6 +271,8 @@ class RunManager:
         def on_page(done: int, _total: int, result: PageResult) -> None:
             failed = active.progress.pages_failed + (result.status is PageStatus.ERROR)
             last = {"document": result.document, "page": result.page, "status": result.status.value}
+            with self._lock:
+                active.pages.append(last)
             self._update(active, pages_done=before + done, pages_failed=failed, last_page=last)
 
         try:
@@ -307,6 +311,14 @@ class RunManager:
         if not path.is_dir():
             return None
         return stored_progress(path)
+
+    def pages_since(self, run_id: str, start: int) -> list[dict[str, Any]]:
+        """The pages this process finished for the run, from the ``start``-th on, in the
+        order they finished (a stream's cursor: none is skipped when two finish between two
+        looks); empty for a run this process does not write."""
+        with self._lock:
+            active = self._active.get(run_id)
+            return list(active.pages[start:]) if active is not None else []
 
     def running(self, run_id: str) -> bool:
         with self._lock:
