@@ -141,6 +141,9 @@ def stage_rates(args: argparse.Namespace, engine: Any, report: dict[str, Any]) -
         files = inputs(args, args.work, name)
         pages = prepare(args, files)
         rows: dict[str, list[dict[str, Any]]] = {"raw": []} | {mode: [] for mode in sizes}
+        # Untimed warm-up, so the first timed round (raw's) does not pay for a fresh engine's
+        # first shapes (a rebuilt engine's first raw round took 87.8 s against 51.1 s).
+        raw_round(engine, pages[:16])
         for round_no in range(args.rounds):
             print(f"rates {name}: round {round_no + 1} raw", flush=True)
             rows["raw"].append(raw_round(engine, pages))

@@ -11,23 +11,28 @@ built from tests/data's pages (benchmarks/pdf_sets.py, no network):
   pages are rendered before the clock starts: this is the server's own rate;
 * ``server-cli``: ``python -m workbench ocr INPUT --engine vllm-server --concurrency N
   --max-tokens M`` end to end (render, encode, send, parse, write);
+* ``server-chandra``: Chandra's own client (:mod:`benchmarks.chandra_client`): the same pages,
+  Chandra's request body, files one after another, each file's pages in batches of
+  ``--chandra-batch`` (28) and the next batch only once the whole batch is answered;
 * ``local``: :mod:`benchmarks.gpu_inprocess` in a child process (one model load; the GPU is
   given back when it exits): vLLM's own ``LLM.chat`` and the CLI's in-process path on ONE
   engine with the plan's arguments, alternating, medians.
 
-The server modes alternate too: for each of ``--rounds`` rounds, the raw client, then the CLI
-(``server-raw, server-cli, server-raw, server-cli``), and the median of each is reported, so
-the first run's warm-up does not decide the ratio. The CLI runs with its default settings
-(no ``--concurrency`` unless ``--cli-concurrency`` is given: it keeps as many pages in flight
-as the server's KV cache holds); the raw client keeps ``--concurrency`` in flight. The CLI's
-pages/s is reported twice: over its whole wall time, and from its ``engine ... ready`` line to
-its exit (what the raw numbers are compared with: neither counts the server's start-up).
-Prints a Markdown table with the ratios (CLI / raw) and writes JSON. The server modes need a
-running ``vllm serve`` and the local mode a free GPU: run them in two invocations when the
-server holds the GPU. vllm and torch are imported only by the local mode's child.
+The server modes alternate too: for each of ``--rounds`` rounds, each mode in the order given
+(``server-raw, server-chandra, server-cli, server-raw, ...``), and the median of each is
+reported, so the first run's warm-up does not decide the ratio. The CLI runs with its default
+settings (no ``--concurrency`` unless ``--cli-concurrency`` is given: it keeps as many pages in
+flight as the server's KV cache holds); the raw client keeps ``--concurrency`` in flight. The
+CLI's pages/s is reported twice: over its whole wall time, and from its ``engine ... ready``
+line to its exit (what the client numbers are compared with: neither counts the server's
+start-up). Prints a Markdown table with the ratios (CLI / raw client, CLI / Chandra's client)
+and writes JSON. The server modes need a running ``vllm serve`` and the local mode a free GPU:
+run them in two invocations when the server holds the GPU. vllm and torch are imported only by
+the local mode's child.
 
     python3 benchmarks/gpu_throughput.py --base-url http://127.0.0.1:8000/v1 \\
         --model lightonai/LightOnOCR-2-1B --modes server-raw server-cli \\
+        [--modes server-chandra server-cli --chandra-batch 28] \\
         [--sets a b] [--long-pages 256] [--docs 128] [--sizes 1 2] [--max-tokens 128] \\
         [--concurrency 64] [--rounds 2] [--engine-arg load_format=dummy ...] [--json out.json]
 """
@@ -51,10 +56,11 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks import vllm_breakdown  # noqa: E402
+from benchmarks import chandra_client, vllm_breakdown  # noqa: E402
 from benchmarks.pdf_sets import folder, long_pdf  # noqa: E402
 
-MODES = ("server-raw", "server-cli", "local")
+MODES = ("server-raw", "server-chandra", "server-cli", "local")
+BASELINES = {"server-raw": "server", "server-chandra": "server, Chandra's client"}
 SETS = {"a": "one long PDF", "b": "folder of short PDFs"}
 
 
@@ -165,6 +171,16 @@ def server_raw(args: argparse.Namespace, pages: list[Prepared]) -> dict[str, Any
     return {"pages": len(pages), "seconds": seconds, "failed": failed}
 
 
+def server_chandra(args: argparse.Namespace, docs: list[list[Prepared]]) -> dict[str, Any]:
+    """Chandra's CLI's way (module doc) over ``docs``, each one file's pages."""
+    model = served_model(args.base_url, args.model)
+    pngs = [[page.png for page in doc] for doc in docs]
+    prompt = spec_for(args).prompt
+    return chandra_client.run(
+        args.base_url, model, prompt, pngs, args.max_tokens, batch=args.chandra_batch
+    )
+
+
 # ---------------------------------------------------------------------- in process
 def local(args: argparse.Namespace) -> dict[str, Any]:
     """:mod:`benchmarks.gpu_inprocess`'s rates in a child process: its report's ``rates``."""
@@ -251,18 +267,21 @@ def median_rate(rows: list[dict[str, Any]], key: str = "seconds") -> float:
 
 
 def table(results: dict[str, dict[str, Any]]) -> str:
-    lines = ["| set | engine | pages | raw pages/s (median) | workbench pages/s (median, after "
-             "ready) | workbench pages/s (median, wall) | ratio after ready | ratio wall |",
+    lines = ["| set | engine, baseline client | pages | baseline pages/s (median) | workbench "
+             "pages/s (median, after ready) | workbench pages/s (median, wall) | ratio after "
+             "ready | ratio wall |",
              "|---|---|---|---|---|---|---|---|"]  # fmt: skip
     for name, modes in results.items():
-        raw, cli = modes.get("server-raw") or [], modes.get("server-cli") or []
-        if raw or cli:
+        cli = modes.get("server-cli") or []
+        # one row per baseline client run (raw, Chandra's); a CLI run alone still gets a row
+        baselines = [(m, modes[m]) for m in BASELINES if modes.get(m)]
+        for mode, raw in baselines or ([("server-raw", [])] if cli else []):
             r, ready, wall = median_rate(raw), median_rate(cli, "after_ready_s"), median_rate(cli)
             pages = (raw or cli)[0].get("pages", 0)
             ratio = f"{ready / r:.3f}" if r and cli else "—"
             ratio_wall = f"{wall / r:.3f}" if r and cli else "—"
-            lines.append(f"| {name} ({SETS[name]}) | server | {pages} | {r:.2f} | {ready:.2f} | "
-                         f"{wall:.2f} | {ratio} | {ratio_wall} |")  # fmt: skip
+            lines.append(f"| {name} ({SETS[name]}) | {BASELINES[mode]} | {pages} | {r:.2f} | "
+                         f"{ready:.2f} | {wall:.2f} | {ratio} | {ratio_wall} |")  # fmt: skip
         local = modes.get("local")
         if local and local.get("raw_pages_s"):
             r, w = local["raw_pages_s"], local.get("workbench_pages_s") or 0.0
@@ -285,6 +304,10 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--max-tokens", type=int, default=128, help="every answer, all modes")
     parser.add_argument("--concurrency", type=int, default=64, help="the raw client's in flight")
     parser.add_argument("--cli-concurrency", type=int, help="the CLI's (default: its own)")
+    parser.add_argument(
+        "--chandra-batch", type=int, default=chandra_client.BATCH,
+        help="server-chandra: pages a batch, each batch waits for all its pages (Chandra: 28)",
+    )  # fmt: skip
     parser.add_argument("--rounds", type=int, default=2, help="raw/workbench pairs, alternated")
     parser.add_argument(
         "--engine-arg",
@@ -335,22 +358,25 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     server_modes = [m for m in args.modes if m.startswith("server")]
     for name in args.sets:
         pages = prepare(args, files[name]) if "server-raw" in server_modes else []
+        docs = [prepare(args, [f]) for f in files[name]] if "server-chandra" in server_modes else []
         modes = results.setdefault(name, {})
         for round_no in range(args.rounds if server_modes else 0):
             for mode in server_modes:  # alternated: raw, cli, raw, cli, ...
                 print(f"{name}: {mode} round {round_no + 1} ...", file=sys.stderr, flush=True)
                 before = vllm_breakdown.read(args.base_url) if args.base_url else None
-                row = (
-                    server_raw(args, pages)
-                    if mode == "server-raw"
-                    else run_cli(args, files[name], "vllm-server")
-                )
+                if mode == "server-raw":
+                    row = server_raw(args, pages)
+                elif mode == "server-chandra":
+                    row = server_chandra(args, docs)
+                else:
+                    row = run_cli(args, files[name], "vllm-server")
                 after = vllm_breakdown.read(args.base_url) if args.base_url else None
                 row["vllm"] = vllm_breakdown.between(before, after, row.get("seconds", 0.0))
                 modes.setdefault(mode, []).append(row)
                 _save(args, results)  # after each run: a run cut off leaves what it measured
     report = _save(args, results)
     print(f"\nmax_tokens {args.max_tokens}, raw client in flight {args.concurrency}, "
+          f"Chandra's client batches of {args.chandra_batch}, "
           f"CLI in flight {args.cli_concurrency or 'its default'}, model {args.model}, "
           f"{args.rounds} round(s), medians\n")  # fmt: skip
     print(table(results))

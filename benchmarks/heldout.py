@@ -145,6 +145,8 @@ def run_workbench(pdfs: list[Path]) -> dict[Path, Output]:
     from workbench.pipeline.process import process_document
 
     engine = get_cpu_engine()
+    if off := os.environ.get("WORKBENCH_PASSES_OFF"):  # a pass's worth: the engine without it
+        engine = engine.without(*off.split(","))
     if pdfs:  # models loaded before the first timed page
         list(
             process_document(

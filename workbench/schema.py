@@ -337,6 +337,8 @@ class TextLayer:
     invisible: int = 0  # characters drawn invisibly (render mode 3: an OCR layer over a scan)
     images: tuple[tuple[float, float, float, float], ...] = ()  # image objects, points
     rules: tuple[tuple[float, float, float, float], ...] = ()  # thin horizontal paths (fractions)
+    # ruling lines (x0, top, x1, bottom), points, horizontal or vertical: ruled tables' grids
+    edges: tuple[tuple[float, float, float, float], ...] = ()
 
     def scale(self, width_px: int, height_px: int) -> tuple[float, float]:
         """Factors from points to the pixels of an image of the page ``width_px`` wide."""

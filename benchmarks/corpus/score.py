@@ -155,6 +155,29 @@ def calibration(scores: list[PageScore], halves: list[str]) -> str:
     return "\n".join(out)
 
 
+SCORE_BANDS = (("< 85", 0.0, 85.0), ("85-95", 85.0, 95.0), ("> 95", 95.0, 101.0))
+CONF_BANDS = (("< 0.7", 0.0, 0.7), ("0.7-0.85", 0.7, 0.85), ("> 0.85", 0.85, 1.01))
+
+
+def calibration_grid(scores: list[PageScore], halves: list[str]) -> str:
+    """Workbench pages by score band (rows) and page confidence band (columns), per half: where
+    confidence says the right thing (issue 35's bar: the < 85 row all under 0.7, the > 95 row
+    all over 0.85)."""
+    head = " | ".join(c for c, _, _ in CONF_BANDS)
+    out = [f"| half | score | {head} | no confidence |", "|---|---|" + "---|" * 4]
+    for half in halves:
+        wb = [s for s in scores if s.engine == "workbench" and s.half == half]
+        for name, lo, hi in SCORE_BANDS:
+            band = [s for s in wb if lo <= s.score < hi]
+            cells = [
+                sum(1 for s in band if s.confidence is not None and a <= s.confidence < b)
+                for _, a, b in CONF_BANDS
+            ]
+            none = sum(1 for s in band if s.confidence is None)
+            out.append(f"| {half} | {name} | " + " | ".join(map(str, cells)) + f" | {none} |")
+    return "\n".join(out)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--half", choices=("tuning", "checking"), help="only this half")
@@ -201,6 +224,7 @@ def main() -> int:
     print(table(scores, engines, halves))
     if "workbench" in engines:
         print("\nConfidence calibration (workbench)\n\n" + calibration(scores, halves))
+        print("\n" + calibration_grid(scores, halves))
     if args.json:
         args.json.write_text(json.dumps({"scores": [asdict(s) for s in scores]}, indent=1))
     return 0

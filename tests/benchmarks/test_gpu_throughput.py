@@ -10,14 +10,15 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from benchmarks import gpu_inprocess, gpu_throughput
+from benchmarks import chandra_client, gpu_inprocess, gpu_throughput
 from tests.fakes import fake_vllm as fv
-from tests.fakes.openai_server import FakeOpenAIServer
+from tests.fakes.openai_server import DEFAULT_TEXT, FakeOpenAIServer
 
 MODEL = "lightonai/LightOnOCR-2-1B"
 
@@ -48,6 +49,58 @@ def test_server_modes_side_by_side_on_both_sets(
     table = capsys.readouterr().out
     assert "| a (one long PDF) | server | 5 |" in table
     assert "| b (folder of short PDFs) | server | 4 |" in table
+
+
+CHANDRA = "datalab-to/chandra-ocr-2"
+
+
+@pytest.mark.slow  # one CLI subprocess
+def test_chandras_client_waits_for_each_batch_of_a_file_then_the_next(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Chandra's CLI's way on one server, alternated with the workbench's CLI: set (a)'s 7
+    pages in batches of 3 (3, 3, 1), never more than a batch in flight, and no page of a batch
+    sent before every page of the batches before it was answered (the barrier); Chandra's
+    body (non-streamed, its prompt after the image, temperature 0, top_p 0.1)."""
+    seen: list[tuple[int, int]] = []  # (answered before it arrived, in flight with it)
+
+    def respond(body: dict[str, Any]) -> str:
+        with server._lock:
+            seen.append((len(server.requests) - server.in_flight, server.in_flight))
+            slow = len(seen) % 3 == 2  # one page of each batch: the others finish first
+        time.sleep(0.3 if slow else 0.01)
+        return DEFAULT_TEXT
+
+    with FakeOpenAIServer(models=[CHANDRA], respond=respond) as server:
+        server.version = "0.26.0"
+        argv = ["--base-url", server.base_url, "--model", CHANDRA, "--long-pages", "7",
+                "--sets", "a", "--max-tokens", "32", "--rounds", "1", "--chandra-batch", "3",
+                "--modes", "server-chandra", "server-cli", "--work", str(tmp_path)]  # fmt: skip
+        report = gpu_throughput.main(argv)
+        [row] = report["results"]["a"]["server-chandra"]
+        assert (row["pages"], row["failed"], row["batches"]) == (7, 0, 3)
+        chandra = server.requests[: 4 + 7]  # 4 warm-up pages, then the 7 timed
+        assert report["results"]["a"]["server-cli"][0]["pages"] == 7
+    timed = seen[4 : 4 + 7]
+    for arrived, (answered, in_flight) in enumerate(timed):
+        batch_start = arrived // 3 * 3
+        assert answered >= 4 + batch_start, (arrived, timed)  # the earlier batches all done
+        assert in_flight <= 3
+    body = chandra[-1]
+    assert "stream" not in body and body["max_tokens"] == 32
+    assert (body["temperature"], body["top_p"]) == (0.0, 0.1)
+    image, text = body["messages"][0]["content"]
+    assert image["image_url"]["url"].startswith("data:image/png;base64,")
+    assert text == {"type": "text", "text": gpu_throughput.spec_for(
+        gpu_throughput.parse(argv)).prompt}  # fmt: skip
+    assert "| a (one long PDF) | server, Chandra's client | 7 |" in capsys.readouterr().out
+
+
+def test_chandras_batches_never_mix_files() -> None:
+    docs = [[b"1"] * 5, [b"2"] * 2, [b"3"] * 28, [b"4"] * 29]
+    sizes = [len(group) for group in chandra_client.batches(docs)]
+    assert sizes == [5, 2, 28, 28, 1]
+    assert chandra_client.batches(docs, 2)[:3] == [[b"1"] * 2, [b"1"] * 2, [b"1"]]
 
 
 @pytest.mark.slow  # the CLI's path three times over
@@ -89,7 +142,9 @@ def test_inprocess_stages_on_one_engine(tmp_path: Path, monkeypatch: pytest.Monk
     assert kill["manifest_entries"] == kill["distinct_pages"] == kill["page_files"] == 30
     assert len(built) == 2 and built[0].closed and built[1].closed  # rebuilt, then closed
 
-    monkeypatch.setattr(fv.FakeLLM, "tokens", 200)  # 0.4 s a page: the caller of 30 is slow
+    # 2 s a page: the caller of 30 is slow, and its pages are all in flight at once even when
+    # a loaded machine submits them slowly (at 0.4 s a page they finished first, once)
+    monkeypatch.setattr(fv.FakeLLM, "tokens", 1000)
     variants = ["plan+pace", "32"]
     argv += ["--caller-variants", *variants]
     callers = gpu_inprocess.main([*argv, "--stages", "callers"])["callers"]

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from workbench.gpu.encoder import HEADROOM_SHARE, choose_budget, headroom, step_peak
+from workbench.gpu.encoder import (
+    HEADROOM_SHARE,
+    choose_budget,
+    headroom,
+    one_page_step,
+    step_peak,
+)
 from workbench.gpu.planner import GiB, plan_memory
 from workbench.gpu.profiles import get_profile
 from workbench.gpu.vllm_versions import behaviour, version_key
@@ -54,10 +60,28 @@ def test_unprofiled_dense_encoder_gets_a_budget_that_fits_outside_vllms_share() 
     assert 2421 <= enc.max_num_batched_tokens < 16_384
     assert enc.peak_bytes <= HEADROOM_SHARE * headroom(H200, 0.92)
     assert enc.pages_per_step < 6  # the batch that ran out of memory
-    # A step one STEP larger would not fit: the budget is the largest that does.
-    assert step_peak(arch, enc.max_num_batched_tokens + 256, OLD) > HEADROOM_SHARE * headroom(
-        H200, 0.92
-    )
+
+
+def test_a_quadratic_encoder_gets_one_page_a_step_where_memory_allows_more() -> None:
+    """Issue 34, measured on the H200 (vLLM 0.26): one page an encoder step 5.60 pages/s,
+    three 3.83. The memory rule alone allows three pages here; the plan asks for one, the
+    largest step that holds one (two would not fit in the budget one STEP higher)."""
+    arch = LIGHTON.arch
+    assert arch is not None
+    memory_only = 2 * 2421 + 2 * 256  # what the headroom rule allowed before (three pages)
+    assert step_peak(arch, memory_only, OLD) <= HEADROOM_SHARE * headroom(H200, 0.92)
+    enc = choose_budget(arch, OLD, profile_mnbt=16_384, page_tokens=2421, total_bytes=H200,
+                        util=0.92)  # fmt: skip
+    assert enc.pages_per_step == 1 and enc.max_num_batched_tokens == one_page_step(2421)
+    assert (
+        enc.max_num_batched_tokens + 256
+    ) // 2421 == 2 and "one page an encoder step" in enc.reason
+    profiled = choose_budget(arch, behaviour("0.17.0"), profile_mnbt=16_384, page_tokens=2421,
+                             total_bytes=H200, util=0.92)  # fmt: skip
+    assert profiled.pages_per_step == 1  # quadratic and profiled: the same work per step
+    # Linear encoders (packed attention from vLLM 0.29, Qwen-VL) keep the larger step.
+    assert choose_budget(arch, NEW, profile_mnbt=16_384, page_tokens=2421, total_bytes=H200,
+                         util=0.92).pages_per_step > 1  # fmt: skip
 
 
 def test_profiling_version_keeps_the_profiles_budget() -> None:

@@ -193,9 +193,10 @@ def test_weights_do_not_fit_advises_smaller_model() -> None:
 def test_page_that_does_not_fit_gets_concrete_advice() -> None:
     # LightOnOCR-2-1B, a100-40g profile, 32 GiB card of which others hold 28.5 GiB (free 3.5):
     # util = (3.5 - 1) / 32 = 0.078125 (exact in binary); x 34,359,738,368 = 2,684,354,560
-    # - weights 2,023,960,576 - act (8192 x 26,624 = 218,103,808 + 64 MiB = 285,212,672)
-    # - non-torch 241,172,480 (graphs are not reserved by vLLM 0.26) = 134,008,832;
-    # /1,835,008 = 73.03 -> 73 blocks; fit 72 x 16 = 1,152 < 6,661 tokens a page (2,365 vision).
+    # - weights 2,023,960,576 - act (4608 x 26,624 = 122,683,392 + 64 MiB = 189,792,256; the
+    # step is one page of the dense-mask encoder, encoder.one_page_step(2,365) = 4,608)
+    # - non-torch 241,172,480 (graphs are not reserved by vLLM 0.26) = 229,429,248;
+    # /1,835,008 = 125.03 -> 125 blocks; fit 124 x 16 = 1,984 < 6,661 tokens a page.
     arch = get_spec("lightonai/LightOnOCR-2-1B")
     assert arch is not None
     plan = plan_memory(
@@ -207,12 +208,13 @@ def test_page_that_does_not_fit_gets_concrete_advice() -> None:
         prompt_tokens=200,
     )
     assert plan.util_eff == 0.078125
-    assert (plan.num_blocks, plan.max_model_len_fit, plan.fits) == (73, 1_152, False)
+    assert plan.engine_args["max_num_batched_tokens"] == 4608
+    assert (plan.num_blocks, plan.max_model_len_fit, plan.fits) == (125, 1_984, False)
     text = "\n".join(plan.advice)
-    assert "6,661 tokens" in plan.advice[0] and "holds 1,152" in plan.advice[0]
+    assert "6,661 tokens" in plan.advice[0] and "holds 1,984" in plan.advice[0]
     # smaller page: 1540 * 0.75 = 1155 -> 892x1155: 32x42 = 1,344; 2,365 - 1,344
     assert "1155 px long edge instead of 1540 px saves 1,021 tokens" in text
-    assert "2x the tokens (2,304)" in text  # FP8 KV: 2 x 1,152
+    assert "2x the tokens (3,968)" in text  # FP8 KV: 2 x 1,984
     assert "max_tokens 4,096 → 2,048" in text
 
 

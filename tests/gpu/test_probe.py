@@ -162,3 +162,20 @@ def test_parse_log_reads_vllms_lines() -> None:
         "log_weights_gib": 17.64, "log_kv_gib": 98.13, "log_kv_tokens": 714_528.0,
         "log_graphs_gib": 0.51,
     }  # fmt: skip
+
+
+def test_eager_asks_vllm_for_no_graphs_and_says_so(fake_vllm: Path, tmp_path: Path) -> None:
+    """``--eager`` (a start in seconds) sends ``enforce_eager`` over the plan's own value, and
+    the verdict says the plan's CUDA-graph memory was not exercised."""
+    card = find_card("H100")
+    _plan, kwargs = plan_case("allenai/olmOCR-2-7B-1025", card, None)
+    assert kwargs["enforce_eager"] is False  # the plan compiles on this card
+    report = run_case(
+        "allenai/olmOCR-2-7B-1025", card, workdir=tmp_path / "out", pages_cap=2, max_tokens=3,
+        ballast=False, python=sys.executable, eager=True,
+    )  # fmt: skip
+    sent = json.loads(fake_vllm.read_text())
+    assert sent["enforce_eager"] is True and sent["load_format"] == "dummy"
+    assert sent["max_num_batched_tokens"] == kwargs["max_num_batched_tokens"]
+    assert report.ok, report.verdict
+    assert "eager: CUDA graphs not exercised" in report_row(report)

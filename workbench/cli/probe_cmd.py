@@ -3,6 +3,7 @@
     python -m workbench probe --model lightonai/LightOnOCR-2-1B --card all --out probe/
     python -m workbench probe --model datalab-to/chandra --card "A100 40GB" --card 12
     python -m workbench probe --model lightonai/LightOnOCR-2-1B --here   # this GPU as it is
+    python -m workbench probe --model allenai/olmOCR-2-7B-1025 --card H100 --eager  # starts fast
 
 Each (model, card) starts vLLM in a child process with exactly the arguments the workbench
 generates for that card (``load_format="dummy"``: no weights needed, the model's config,
@@ -35,6 +36,10 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--timeout", type=float, default=420.0, help="seconds a run at most")
     parser.add_argument("--page-pdf", default="", help="a PDF whose first page is sent")
     parser.add_argument("--out", type=Path, default=Path("probe-out"), help="folder for logs")
+    parser.add_argument(
+        "--eager", action="store_true",
+        help="enforce_eager over the plan: starts in seconds (no compile, no CUDA graphs)",
+    )  # fmt: skip
     parser.set_defaults(func=run)
 
 
@@ -69,6 +74,7 @@ def run(args: argparse.Namespace) -> int:
             report = run_case(
                 model, card, workdir=args.out, pages_cap=args.pages, max_tokens=args.max_tokens,
                 timeout_s=args.timeout, ballast=not args.here, page_pdf=args.page_pdf,
+                eager=args.eager,
             )  # fmt: skip
             reports.append(report)
             print(report_row(report), flush=True)

@@ -20,6 +20,7 @@ Contract
   and extension fonts by their glyphs' own tight boxes, since their fonts declare huge
   ascents and descents), each word's baseline (``base``), and thin horizontal paths
   (``rules``: fraction bars).
+* For ruled tables: the page's straight ruling lines (``edges``, :mod:`.ruling`).
 * Spacing accents that TeX draws as glyphs of their own (``´ ˇ ¨ ˆ …`` over a letter, often out
   of reading order: "Min ´ a´c ... ˇ") are composed onto the letter they sit over ("Mináč").
 * Trust signals for the engine: characters without a Unicode mapping (``unmapped``), drawn
@@ -37,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from workbench.documents import glyphs as textglyphs
+from workbench.documents import ruling
 from workbench.errors import DocumentError, PageRangeError
 from workbench.schema import TextLayer, TextWord
 
@@ -115,6 +117,7 @@ def extract(page: Any) -> TextLayer | None:
         invisible=invisible,
         images=tuple(_images(page, to_pt, width * height)),
         rules=tuple(textglyphs.rules(page, to_pt)),
+        edges=tuple(ruling.edges(page, to_pt)),
     )
 
 

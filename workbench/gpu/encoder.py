@@ -23,6 +23,8 @@ memory vLLM leaves outside its share, of which only :data:`HEADROOM_SHARE` is us
 the allocator fragments (4.34 GiB "reserved but unallocated" at the failure above). A
 profiled step whose attention is quadratic is kept to :data:`PROFILED_QUADRATIC_SHARE` of the
 card; a profiled linear one (packed attention, vLLM ≥ 0.29) is not limited beyond the profile.
+A quadratic step is also kept to one page where memory would allow more (:func:`one_page_step`):
+that is faster, not only safer (:data:`ONE_PAGE_WHY`).
 """
 
 from __future__ import annotations
@@ -43,6 +45,18 @@ CONTEXT_BYTES = 600 * 1024**2  # CUDA context + cuBLAS workspaces outside the pr
 #: Pixtral): vLLM takes it out of the KV cache, so a larger batch only buys encoder speed.
 PROFILED_QUADRATIC_SHARE = 0.1
 STEP = 256  # budgets are multiples of this (vLLM pads batches to multiples of 8/16 anyway)
+#: Why a quadratic encoder gets one page a step even where memory allows more (issue 34).
+ONE_PAGE_WHY = (
+    "one page an encoder step for speed: the dense mask makes a step of k pages attend over "
+    "all of them, k² the work of one (H200, vLLM 0.26, LightOnOCR-2-1B: 5.60 pages/s at one "
+    "page a step against 3.83 at three, benchmarks/h200/results-2026-12-05b.md)"
+)
+
+
+def one_page_step(page_tokens: int) -> int:
+    """The largest ``max_num_batched_tokens`` (a multiple of STEP) whose encoder step holds one
+    page, never below one page: vLLM encodes whole images, as many as the budget holds."""
+    return max((2 * page_tokens - 1) // STEP * STEP, page_tokens)
 
 
 @dataclass(frozen=True)
@@ -103,6 +117,9 @@ def choose_budget(
     # The largest multiple of STEP under the profile's value whose step fits; one page at least.
     while mnbt > page_tokens and step_peak(arch, max(mnbt, page_tokens), behaviour) > allowed:
         mnbt = max((mnbt - 1) // STEP * STEP, page_tokens)
+    one_page = one_page_step(page_tokens)
+    faster = quadratic(arch, behaviour) and mnbt > one_page
+    mnbt = one_page if faster else mnbt
     budget = max(mnbt, page_tokens)
     peak = step_peak(arch, budget, behaviour)
     if behaviour.profiles_encoder:
@@ -121,6 +138,8 @@ def choose_budget(
         )
         if quadratic(arch, behaviour):
             why += " (its attention mask grows with the square of the batch)"
+    if faster:
+        why += f"; {ONE_PAGE_WHY}"
     return EncoderPlan(
         budget, budget // page_tokens, peak, behaviour.profiles_encoder, mnbt,
         room, why,

@@ -16,7 +16,8 @@ from PIL import Image
 from workbench.engines.cpu import passes
 from workbench.engines.cpu.boxes import Box, LayoutBox, Line, median
 from workbench.engines.cpu.page import Page, regions
-from workbench.schema import Region
+from workbench.engines.cpu.tables import ruled
+from workbench.schema import Region, TextLayer
 
 
 def compose(
@@ -28,8 +29,14 @@ def compose(
     tables: bool = True,
     image: Image.Image | None = None,
     off: Iterable[str] = (),
+    layer: TextLayer | None = None,
 ) -> list[Region]:
-    """The regions of a page of ``width`` × ``height`` pixels; ``off``: passes left out."""
+    """The regions of a page of ``width`` × ``height`` pixels; ``off``: passes left out;
+    ``layer``: a born-digital page's text layer, whose rules give its ruled tables' cells
+    (:mod:`.tables.ruled`; only when ``tables``)."""
+    grids = []
+    if layer is not None and tables:
+        grids = ruled.grids(layer.edges, *layer.scale(width, height))
     page = Page(
         width=width,
         height=height,
@@ -40,5 +47,6 @@ def compose(
         image=image,
         gray=np.asarray(image.convert("L")) if image is not None else None,
         tables=tables,
+        grids=grids,
     )
     return regions(passes.run(page, off))

@@ -25,7 +25,7 @@ Per page (all coordinates ``page_px`` of the request image):
 
 With a PDF text layer (``text_layer`` ``auto`` and :func:`pdftext.judge` trusts it, or
 ``only``), the layer's words replace OCR: layout from CDLA, OCR only for image objects the
-layer has no words in (:meth:`CpuEngine._from_layer`).
+layer has no words in, ruled tables' cells from its rules (:meth:`CpuEngine._from_layer`).
 
 Measured: ``benchmarks/cpu_quality.py`` (RapidOCR's second readings: word-F1 0.959 → 0.990 on
 8 born-digital pages vs their text layers), ``benchmarks/cpu_speed.md`` (seconds per page).
@@ -203,7 +203,7 @@ class CpuEngine:
                 known = self.layout.detect(image) if self.layout is not None else []
                 why, extra = check.result() if check is not None else (None, [])
                 if why is None:
-                    return self._from_layer(image, lines, trace, known, extra)
+                    return self._from_layer(image, lines, trace, known, extra, layer)
             trace["text_layer"] = why
         if min(w, h) < SMALL_PAGE:  # a cropped line: OCR wants white space around the text
             big = ImageOps.expand(image, PAD, fill="white")
@@ -268,16 +268,16 @@ class CpuEngine:
         trace: dict[str, Any],
         layout: list[LayoutBox],
         extra: list[Line],
+        layer: TextLayer | None = None,
     ) -> tuple[list[Region], dict[str, Any]]:
         """The text-layer path: layer lines + layout; ``extra``: OCR lines of image objects the
-        layer has no words in (``auto``: :func:`second.check_layer`). No signature search: a
-        born-digital page has no ink that is not drawn text or a picture."""
+        layer has no words in (``auto``: :func:`second.check_layer`); ``layer``: its rules. No
+        signature search: a born-digital page has no ink that is not drawn text or a picture."""
         w, h = image.size
         trace["reader"] = "text_layer"
-        if extra:
-            lines = merge.dedupe(lines + extra)
+        lines = merge.dedupe(lines + extra) if extra else lines
         kept = second.drop_forms(layout, lines) if self.dissolve_forms else layout
-        regions = compose(w, h, kept, lines, [], self.detect_tables, image, off=self.passes_off)
+        regions = compose(w, h, kept, lines, [], self.detect_tables, image, self.passes_off, layer)
         trace["layout"] = [[b.native, _r(b.box), round(b.score, 3)] for b in kept]
         trace["lines"] = [[ln.text, _r(ln.box), round(ln.conf, 1), ln.source[0]] for ln in lines]
         return regions, trace

@@ -26,6 +26,23 @@ from workbench.engines.cpu.boxes import Box, LayoutBox, Line
 from workbench.schema import BBox, Label, Region
 
 
+@dataclass(frozen=True)
+class Grid:
+    """One ruled table of a born-digital PDF (:mod:`.tables.ruled`): its cells (``page_px``)
+    and their bounding box."""
+
+    cells: tuple[Box, ...]
+
+    @property
+    def box(self) -> Box:
+        return (
+            min(c[0] for c in self.cells),
+            min(c[1] for c in self.cells),
+            max(c[2] for c in self.cells),
+            max(c[3] for c in self.cells),
+        )
+
+
 @dataclass
 class Block:
     """One region in the making. ``native`` is the layout model's label or the pass's own name
@@ -83,6 +100,7 @@ class Page:
     image: Image.Image | None = None
     gray: np.ndarray | None = None  # the image in grey levels, for stroke weights
     tables: bool = True  # the engine's ``detect_tables`` setting
+    grids: list[Grid] = field(default_factory=list)  # ruled tables of the PDF (tables.ruled)
     members: dict[int, list[Line]] = field(default_factory=dict)
     dissolved: set[int] = field(default_factory=set)
     blocks: list[Block] = field(default_factory=list)

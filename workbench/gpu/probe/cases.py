@@ -210,9 +210,14 @@ def run_case(
     ballast: bool = True,
     page_pdf: str = "",
     python: str = sys.executable,
+    eager: bool = False,
 ) -> ProbeReport:
     """One model on one card (module doc). Never raises for what vLLM does: an out-of-memory,
-    a refused argument or a hung engine is the report's ``verdict``."""
+    a refused argument or a hung engine is the report's ``verdict``.
+
+    ``eager``: ``enforce_eager=True`` over the plan (no torch.compile, no CUDA graphs): a start
+    in seconds instead of minutes, for "does this model start on this vLLM at all"; the
+    verdict says so, since the plan's graph memory was then not exercised."""
     version = installed_version()
     plan, kwargs = plan_case(model, card, version)
     report = ProbeReport(
@@ -226,6 +231,9 @@ def run_case(
         return report
     model_id = str(kwargs.pop("model"))
     kwargs["load_format"] = "dummy"
+    if eager:
+        kwargs["enforce_eager"] = True
+        report.measured["eager"] = True
     card_bytes = int(card.gib * GiB)
     workdir.mkdir(parents=True, exist_ok=True)
     stem = re.sub(r"\W+", "_", f"{model_id}_{card.name}").strip("_")
@@ -302,6 +310,8 @@ def read_outcome(
     report.ok = bool(outcome.get("ok")) and m["pages_answered"] == pages
     if report.ok:
         report.verdict = f"ok: {pages} pages at once, {max_tokens} tokens each"
+        if m.get("eager"):
+            report.verdict += " (eager: CUDA graphs not exercised)"
         return
     reason = outcome.get("error") or (errors[0] if errors else "") or "no result written"
     if "oom" in m:  # the root cause; what the pages said after it is the dead engine

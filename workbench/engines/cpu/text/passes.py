@@ -3,7 +3,8 @@
 * ``line_order``: a block's lines top to bottom; lines sharing a row (centres within half a
   height) left to right.
 * ``markdown``: a block's text as escaped Markdown (:mod:`..markdown`): formulas as
-  ``$$ … $$`` of their TeX form, tables as pipe or HTML tables, titles and headers as one line
+  ``$$ … $$`` of their TeX form, tables as pipe or HTML tables (a table over a ruled grid of
+  its PDF as that grid, ``ruled_tables``: :mod:`..tables.ruled`), titles and headers as one line
   (``#`` × level for a heading from type), the rest as paragraphs split where a short line
   ends a sentence; a figure's tick labels are not printed.
 * ``lists``: ungrouped OCR lines that start with bullets or numbers are a list.
@@ -17,8 +18,9 @@ from __future__ import annotations
 from workbench.engines.cpu import markdown as md
 from workbench.engines.cpu.boxes import Line, median, paragraph_gaps, rows
 from workbench.engines.cpu.figures.ticks import without_ticks
-from workbench.engines.cpu.page import Page
-from workbench.engines.cpu.tables.render import table_markdown
+from workbench.engines.cpu.page import Grid, Page
+from workbench.engines.cpu.tables import ruled
+from workbench.engines.cpu.tables.render import render, table_markdown
 from workbench.schema import FURNITURE, Label
 
 _AS_IS = {Label.TEXT, Label.LIST, Label.FOOTNOTE, Label.CAPTION}  # printed as their text
@@ -79,6 +81,23 @@ def body(label: Label, group: list[Line], line_h: float) -> str:
         return md.escape(md.join_lines(texts))
     gaps = paragraph_gaps(group)  # a short line ending a sentence ends its paragraph too
     return md.paragraphs(texts, gaps, median([ln.height for ln in group], line_h))
+
+
+def ruled_tables(page: Page) -> Page:
+    """A table block over a ruled grid of its PDF (``page.grids``) reads as that grid."""
+    for b in page.blocks:
+        grid = ruled.grid_for(b.box, page.grids) if b.label is Label.TABLE else None
+        if grid is not None and ruled.holds(grid, b.printed):
+            b.text = ruled_body(grid, b.printed)
+    return page
+
+
+def ruled_body(grid: Grid, group: list[Line]) -> str:
+    """A table block read through its PDF's ruled ``grid``: the lines above the grid, the
+    table, the lines below it (no line is lost)."""
+    table, above, below = ruled.grid_table(grid, group)
+    parts = [md.escape(ln.text) for ln in above] + [render(table)]
+    return "\n\n".join(p for p in parts + [md.escape(ln.text) for ln in below] if p)
 
 
 def sorted_lines(group: list[Line]) -> list[Line]:

@@ -1,0 +1,84 @@
+"""Ruled tables (issue 35): cell grids from the PDF's ruling lines by pdfplumber's table
+finder (:mod:`workbench.engines.cpu.tables.ruled`), on real pages: tabula-java's fully ruled
+frx_2012_disclosure page (``ruled_frx_2012_disclosure.pdf``) and the Census Bureau's
+``census_12s0324.pdf``, whose only rules frame its column groups (Total / Male), not its
+cells: that partial grid must not take the table over."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pypdfium2 as pdfium
+import pytest
+
+from workbench.documents.textlayer import extract_pdf
+from workbench.engines.base import PageRequest
+from workbench.engines.cpu.readers.pdftext import lines_from_layer
+from workbench.engines.cpu.tables import ruled
+from workbench.schema import Label
+
+DATA = Path(__file__).resolve().parents[3] / "data"
+FRX, CENSUS = DATA / "ruled_frx_2012_disclosure.pdf", DATA / "census_12s0324.pdf"
+W, H = 1700, 2200  # any page_px size: the grid scales with the layer
+
+
+def _grids(pdf: Path) -> tuple[list[ruled.Grid], list]:  # type: ignore[type-arg]
+    layer = extract_pdf(pdf, 1)
+    assert layer is not None
+    return ruled.grids(layer.edges, *layer.scale(W, H)), lines_from_layer(layer, W, H)
+
+
+def test_a_fully_ruled_table_is_one_grid_of_its_five_columns():
+    found, lines = _grids(FRX)
+    assert len(found) == 1
+    grid = found[0]
+    assert len({c[0] for c in grid.cells}) == 5
+    assert len({c[1] for c in grid.cells}) >= 30  # one row a payment or TOTAL line
+    assert ruled.holds(grid, lines)  # every word but the title and the foot is in a cell
+    table, above, _ = ruled.grid_table(grid, lines)
+    rows = table.rows()
+    assert ["AALAEI, BEHZAD", "", "HIGHLAND, IN", "MEALS", "$51.24"] in rows
+    assert ["TOTAL", "", "", "", "$51.24"] in rows
+    assert [ln.text for ln in above][:2] == ["Forest Laboratories, Inc.", "Disclosure Report"]
+
+
+def test_rules_around_column_groups_only_are_not_the_table():
+    found, lines = _grids(CENSUS)
+    assert len(found) == 1  # the Total / Male group frames make a small grid...
+    grid = found[0]
+    end = min(ln.box[3] for ln in lines if ln.text.startswith("Runaways"))
+    table_324 = [ln for ln in lines if grid.box[1] <= ln.box[1] and ln.box[3] <= end]
+    assert len(table_324) > 50
+    assert not ruled.holds(grid, table_324)  # ...that holds under half of Table 324's words
+
+
+def test_no_edges_no_grid():
+    assert ruled.grids([], 1.0, 1.0) == []
+
+
+def _paper(n: int) -> list[tuple[float, float, float, float]]:
+    step = 600 / n
+    flat = [(0.0, k * step, 600.0, k * step) for k in range(n + 1)]
+    return flat + [(k * step, 0.0, k * step, 600.0) for k in range(n + 1)]
+
+
+def test_graph_paper_is_no_table_but_a_big_ruled_table_is():
+    assert ruled.grids(_paper(100), 1.0, 1.0) == []  # 10,201 crossings: not searched
+    [grid] = ruled.grids(_paper(40), 1.0, 1.0)
+    assert len(grid.cells) == 1600
+
+
+@pytest.mark.slow
+def test_engine_reads_a_ruled_table_through_its_grid(engine):
+    pdf = pdfium.PdfDocument(FRX)
+    image = pdf[0].render(scale=200 / 72).to_pil().convert("RGB")
+    req = PageRequest(key=FRX.name, image=image, text_layer=extract_pdf(FRX, 1))
+    [with_grid, without] = [
+        next(iter(e.run([req]))) for e in (engine, engine.without("ruled_tables"))
+    ]
+    tables = [r.text for r in with_grid.regions or [] if r.label is Label.TABLE]
+    assert len(tables) == 1
+    assert "| AALAEI, BEHZAD |  | HIGHLAND, IN | MEALS | \\$51.24 |" in tables[0]
+    assert "| TOTAL |  |  |  | \\$51.24 |" in tables[0]
+    old = "\n".join(r.text for r in without.regions or [] if r.label is Label.TABLE)
+    assert "| TOTAL |  |  |  | \\$51.24 |" not in old  # the word-alignment grid misses it

@@ -1,0 +1,83 @@
+"""A PDF page's ruling lines: the straight, axis-parallel segments of its path objects, the
+geometry a ruled table's cell grid is found from (:mod:`workbench.engines.cpu.tables.ruled`).
+
+Contract: :func:`edges` reads one open ``pypdfium2.PdfPage`` under PDFium's lock (the caller,
+:mod:`workbench.documents.textlayer`, holds it) and returns segments ``(x0, top, x1, bottom)``
+in points of the page as displayed (``to_pt``), each horizontal (``top == bottom``) or
+vertical (``x0 == x1``) within ``SLANT`` points, at least ``MIN_LENGTH`` long. A path's
+line-to segments and its closing segment count (a stroked or filled rectangle is its four
+sides, as pdfplumber reads a ``re``); curves do not. At most ``glyphs.MAX_PATHS`` path objects
+and ``MAX_SEGMENTS`` segments are read (a chart or a map has tens of thousands), through the
+raw API (wrapping each object costs milliseconds). Top-level objects only: paths inside form
+XObjects are not seen.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from typing import Any
+
+from workbench.documents.glyphs import MAX_PATHS, Transform
+
+SLANT = 0.5  # points a "straight" segment may drift across its direction
+MIN_LENGTH = 1.0  # points; pdfplumber's prefilter length
+MAX_SEGMENTS = 20000
+
+Edge = tuple[float, float, float, float]
+
+
+def edges(page: Any, to_pt: Transform) -> list[Edge]:
+    import pypdfium2.raw as raw
+
+    out: list[Edge] = []
+    x, y = ctypes.c_float(), ctypes.c_float()
+    xr, yr = ctypes.byref(x), ctypes.byref(y)
+    m = raw.FS_MATRIX()
+    seen = 0
+    try:
+        n = min(raw.FPDFPage_CountObjects(page.raw), MAX_PATHS)
+        for k in range(n):
+            obj = raw.FPDFPage_GetObject(page.raw, k)
+            if raw.FPDFPageObj_GetType(obj) != raw.FPDF_PAGEOBJ_PATH:
+                continue
+            count = raw.FPDFPath_CountSegments(obj)
+            seen += max(count, 0)
+            if count < 2 or seen > MAX_SEGMENTS:
+                continue
+            if not raw.FPDFPageObj_GetMatrix(obj, ctypes.byref(m)):
+                continue
+            t = (m.a, m.b, m.c, m.d, m.e, m.f)
+            start = last = None
+            for i in range(count):
+                seg = raw.FPDFPath_GetPathSegment(obj, i)
+                if not raw.FPDFPathSegment_GetPoint(seg, xr, yr):
+                    continue
+                p = _point(to_pt, _point(t, (x.value, y.value)))
+                kind = raw.FPDFPathSegment_GetType(seg)
+                if kind == raw.FPDF_SEGMENT_MOVETO:
+                    start = last = p
+                    continue
+                if kind == raw.FPDF_SEGMENT_LINETO and last is not None:
+                    _add(out, last, p)
+                if raw.FPDFPathSegment_GetClose(seg) and start is not None:
+                    _add(out, p, start)
+                last = p
+    except Exception:  # a broken object tree must not cost the text layer
+        return out
+    return out
+
+
+def _point(t: Transform, p: tuple[float, float]) -> tuple[float, float]:
+    a, b, c, d, e, f = t
+    return (a * p[0] + c * p[1] + e, b * p[0] + d * p[1] + f)
+
+
+def _add(out: list[Edge], p: tuple[float, float], q: tuple[float, float]) -> None:
+    x0, x1 = sorted((p[0], q[0]))
+    y0, y1 = sorted((p[1], q[1]))
+    if y1 - y0 <= SLANT and x1 - x0 >= MIN_LENGTH:
+        y = round((y0 + y1) / 2, 2)
+        out.append((round(x0, 2), y, round(x1, 2), y))
+    elif x1 - x0 <= SLANT and y1 - y0 >= MIN_LENGTH:
+        xm = round((x0 + x1) / 2, 2)
+        out.append((xm, round(y0, 2), xm, round(y1, 2)))
