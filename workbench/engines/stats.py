@@ -318,12 +318,26 @@ def read_metrics_text(
 ) -> str | None:
     """The ``/metrics`` text of the server behind ``base_url`` (``…/v1`` or its root); None
     when it does not answer or answers an error. Never raises."""
+    response = _get_metrics(base_url, client, timeout)
+    return response.text if response is not None and response.status_code == 200 else None
+
+
+def server_answers(
+    base_url: str, client: httpx.Client | None = None, timeout: float = METRICS_TIMEOUT_S
+) -> bool:
+    """True when the server behind ``base_url`` answers HTTP at all: its ``/metrics`` with
+    any status (a 404 from a server that publishes no vLLM metrics counts). Never raises."""
+    return _get_metrics(base_url, client, timeout) is not None
+
+
+def _get_metrics(
+    base_url: str, client: httpx.Client | None, timeout: float
+) -> httpx.Response | None:
     try:
         get = client.get if client is not None else httpx.get
-        response = get(metrics_url(base_url), timeout=timeout)
+        return get(metrics_url(base_url), timeout=timeout)
     except (httpx.HTTPError, RuntimeError):  # RuntimeError: the client was closed meanwhile
         return None
-    return response.text if response.status_code == 200 else None
 
 
 def read_server_stats(

@@ -21,8 +21,9 @@ from workbench.errors import EngineUnavailable, WorkbenchError
 from workbench.gpu.engine_watch import Expected
 from workbench.gpu.launch import plan_local_launch
 from workbench.models.registry import all_specs, get_spec
-from workbench.ui import engines, state
+from workbench.ui import engine_link, engines, state
 from workbench.ui.config import settings
+from workbench.ui.engine_link import EngineLink
 from workbench.ui.gpu.engine_panel import sidebar_engine_panel
 from workbench.ui.gpu.panel import current_profile, sidebar_gpu
 from workbench.ui.kit import cpu_settings
@@ -50,7 +51,8 @@ def served_models(base_url: str, api_key: str | None) -> tuple[list[str], str | 
 
 def _server_choice() -> engines.EngineChoice | None:
     s = settings()
-    base_url = st.text_input("Base URL", s.base_url, key=state.SB_BASE_URL.key)
+    start = engine_link.read().base_url or s.base_url  # the URL's server, when it named one
+    base_url = st.text_input("Base URL", start, key=state.SB_BASE_URL.key)
     api_key = st.text_input("API key", s.api_key or "", type="password", key=state.SB_API_KEY.key)
     models = _while_lost(base_url.strip(), *_probe(base_url.strip(), api_key or None))
     if models and state.SB_SERVER_MODEL.get() not in models:
@@ -184,12 +186,33 @@ def _on_kind_change() -> None:
     state.ENGINE_NONE.set(False)
 
 
+def _from_link(kinds: dict[str, tuple[str, str | None]]) -> str | None:
+    """The kind a new session starts on: the URL's (a reload, a shared link); else, started
+    with WORKBENCH_BASE_URL, that server (the user named it); None: the first (CPU). On the
+    session's first run the URL's model becomes the model boxes' value, where offered."""
+    link = engine_link.read()
+    first_run = not state.SB_KIND.present()
+    if first_run and link.model and link.kind == "vllm-server":
+        state.SB_SERVER_MODEL.set(link.model)  # kept while that server is not answering too
+        state.SB_SERVER_LAST.setdefault()[link.base_url or settings().base_url] = link.model
+    if first_run and link.kind == "vllm" and link.model in {s.id for s in all_specs()}:
+        state.SB_LOCAL_MODEL.set(link.model)
+    if link.kind in kinds:
+        return link.kind
+    return "vllm-server" if settings().server_named and "vllm-server" in kinds else None
+
+
+def _publish(kind: str, choice: engines.EngineChoice | None) -> None:
+    """The URL names the picked engine (kind, base URL, model; never the API key)."""
+    options = choice.options if choice is not None else None
+    url = state.SB_BASE_URL.get().strip() if kind == "vllm-server" else None
+    engine_link.publish(EngineLink(kind, url or None, getattr(options, "model", None)))
+
+
 def engine_picker() -> engines.EngineChoice | None:
     kinds = _kinds()
     st.subheader("Engine", divider="gray")
-    # Started with WORKBENCH_BASE_URL: the user named their server, so it is the engine a new
-    # session (a reload too) starts on; the CPU engine otherwise.
-    first = "vllm-server" if settings().server_named and "vllm-server" in kinds else None
+    first = _from_link(kinds)
     kind = st.radio(
         "Engine",
         list(kinds),
@@ -200,6 +223,7 @@ def engine_picker() -> engines.EngineChoice | None:
         on_change=_on_kind_change,
     )
     choice = _CHOICES[kind](kinds[kind][1])
+    _publish(kind, choice)
     if choice is None:
         state.ENGINE_CHOICE.pop()
         state.ENGINE_NONE.set(True)

@@ -109,6 +109,9 @@ SB_SERVER_LOST: Slot[dict[str, float]] = Slot("sb_server_lost", dict)
 SB_SERVER_LAST: Slot[dict[str, str]] = Slot("sb_server_last", dict)
 #: What the memory planner predicts for the in-process vLLM engine (shown beside vLLM's own).
 SB_LOCAL_PREDICTED: Slot[dict[str, str]] = Slot("sb_local_predicted", dict)
+#: The engine the URL named when this session began (a ``workbench.ui.engine_link.EngineLink``;
+#: ``?engine=&server=&model=``), read once: the sidebar's widgets start on it.
+SB_LINK: Slot[Any] = Slot("sb_link", _none)
 
 # ------------------------------------------------------------------------ GPU
 GPU_PROFILE: Slot[str | None] = Slot("profile", _none)

@@ -99,3 +99,16 @@ def test_the_in_process_engine_is_watched_once_loaded(monkeypatch: pytest.Monkey
         assert at.dataframe[-1].value["vLLM"].iloc[1] == 32_000  # the KV cache vLLM reports
     finally:
         engine.close()
+
+
+def test_a_server_without_vllm_metrics_is_said_so_not_lost() -> None:
+    """A server that answers (its models list, its pages) but publishes no /metrics is told
+    apart from one that does not answer (a walkthrough: "…/metrics does not answer (server
+    lost or not vLLM)" beside a server that was reading pages): a neutral caption, no alarm."""
+    with FakeOpenAIServer() as server:  # an OpenAI-compatible server, no /metrics
+        at = _page(server.base_url).run()
+        assert not at.exception, at.exception
+        said = [c.value for c in at.caption]
+        assert any("this server publishes no vLLM metrics" in c for c in said), said
+        assert not any("does not answer" in i.value for i in at.info)
+        assert "Running" not in _metrics(at)

@@ -29,6 +29,9 @@ Contract
   answered before and now refuses is taken to be restarting: pages wait for it (at most
   ``reconnect_wait`` s from the first refusal) and go on when it is back. A looping answer is
   retried with the request's ``retry_sampling`` (:mod:`workbench.engines.repetition`).
+* A page's ``seconds`` (each attempt's) is the time of the HTTP try that answered, or of
+  the last try when none did: never the wait for a slot (the gate), the pauses between tries
+  or the tries a down or restarting server refused (a batch once showed 29.5 s/page).
 * A dead engine (:mod:`workbench.engines.dead`): a 5xx or error event naming vLLM's
   ``EngineDeadError``/"EngineCore encountered an issue"/CUDA out of memory, or a 5xx then
   refusals past ``reconnect_wait``, sets :attr:`dead` (an :class:`EngineDeadError` naming the
@@ -240,9 +243,12 @@ class VllmServerEngine:
         self._board.cancel(keys)
 
     # ------------------------------------------------------------------ one call
-    def _complete(self, body: dict[str, Any], png: bytes, key: str, run: RunCancel) -> Answer:
+    def _complete(
+        self, body: dict[str, Any], png: bytes, key: str, run: RunCancel, spent: list[float]
+    ) -> Answer:
         """One completion with the transport retries and the restart wait of the module
-        contract; raises an :class:`EngineError` subclass."""
+        contract; raises an :class:`EngineError` subclass. Appends each HTTP try's seconds
+        to ``spent`` (the last is the one that answered, or failed last)."""
         url = f"{self.base_url}/chat/completions"
         budget = page_budget(int(body.get("max_tokens") or 4096), self.timeout)
         problem: EngineError | None = None
@@ -255,6 +261,7 @@ class VllmServerEngine:
                 raise PageCancelled()
             if self.dead is not None:
                 raise self.dead
+            started = time.monotonic()
             try:
                 return self._attempt(url, body, png, key, budget, run, tries + waits + 1)
             except ServerUnreachable as exc:
@@ -272,6 +279,8 @@ class VllmServerEngine:
                     if (dead := dead_server(str(exc))) is not None:  # an error event mid-stream
                         self._mark_dead(dead)
                 problem = exc
+            finally:
+                spent.append(time.monotonic() - started)
             if self.dead is not None:
                 raise self.dead
             tries += 1
@@ -375,27 +384,21 @@ class VllmServerEngine:
             return page.output()
         sampling: Sampling | None
         while (sampling := page.next_sampling) is not None:
-            started = time.monotonic()
             # Streamed: tokens as they come, so a silent server is seen in seconds.
             body = streamed(chat_body(self.model, request, sampling, IMAGE_SLOT), vllm=self._vllm)
+            spent: list[float] = []  # the page's seconds: its last try's (module contract)
             try:
-                answer = self._complete(body, png, request.key, run)
+                answer = self._complete(body, png, request.key, run, spent)
             except ServerHTTPError as exc:
                 if self._vllm and refuses_vllm_fields(exc):
                     self._vllm = False  # not vLLM: the same attempt, as a plain OpenAI stream
                     continue
-                page.record_error(sampling, str(exc), time.monotonic() - started)
+                page.record_error(sampling, str(exc), spent[-1] if spent else 0.0)
                 break
             except EngineError as exc:
-                page.record_error(sampling, str(exc), time.monotonic() - started)
+                page.record_error(sampling, str(exc), spent[-1] if spent else 0.0)
                 break
-            page.record(
-                sampling,
-                answer.text,
-                answer.finish_reason,
-                answer.tokens,
-                time.monotonic() - started,
-            )
+            page.record(sampling, answer.text, answer.finish_reason, answer.tokens, spent[-1])
         return page.output()
 
     # ------------------------------------------------------------------ batch

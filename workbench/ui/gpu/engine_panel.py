@@ -24,7 +24,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from workbench.engines.stats import EngineStats, metrics_url, read_server_stats
+from workbench.engines.stats import EngineStats, metrics_url, read_server_stats, server_answers
 from workbench.gpu.engine_watch import Expected, StatsHistory, compare, engine_stats
 from workbench.ui import engines, state
 
@@ -39,6 +39,9 @@ class Source:
     label: str  # what a reader is told when nothing answers
     read: Callable[[], EngineStats | None]
     expected: Expected
+    #: asked only when a reading is None: does the server answer at all (it then publishes
+    #: no vLLM metrics, a neutral fact), or is it lost (an alarm)?
+    answers: Callable[[], bool] = lambda: False
 
 
 def source() -> Source | None:
@@ -51,9 +54,11 @@ def source() -> Source | None:
     if choice.kind == "vllm-server":
         url = str(getattr(choice.options, "base_url", ""))
         key = f"server:{url}"
+        answers = lambda: server_answers(url, timeout=2.0)  # noqa: E731
         if engine is not None:  # the engine's own client (its key, its timeouts)
-            return Source(key, url, lambda: engine_stats(engine), Expected(pages))
-        return Source(key, url, lambda: read_server_stats(url, timeout=2.0), Expected(pages))
+            return Source(key, url, lambda: engine_stats(engine), Expected(pages), answers)
+        read = lambda: read_server_stats(url, timeout=2.0)  # noqa: E731
+        return Source(key, url, read, Expected(pages), answers)
     planned = state.SB_LOCAL_EXPECTED.get()
     expected = planned if isinstance(planned, Expected) else Expected(pages)
     if engine is None:
@@ -76,10 +81,13 @@ def _read(src: Source) -> tuple[StatsHistory, EngineStats | None]:
     return history, history.add(reading) if reading is not None else None
 
 
-def _missing(src: Source) -> str:
+def _missing(src: Source) -> tuple[str, bool]:
+    """Why there is no reading, and whether that is an alarm (the server does not answer)."""
     if src.key.startswith("local:") and not src.label:
-        return "vLLM telemetry: the engine loads with the first page."
-    return f"vLLM telemetry: {metrics_url(src.label)} does not answer (server lost or not vLLM)."
+        return "vLLM telemetry: the engine loads with the first page.", True
+    if src.answers():  # it answers, with no vLLM figures at /metrics: not vLLM, or hidden
+        return "vLLM telemetry: this server publishes no vLLM metrics (nothing to chart).", False
+    return f"vLLM telemetry: {metrics_url(src.label)} does not answer (server lost).", True
 
 
 def _figures(reading: EngineStats) -> str:
@@ -153,7 +161,7 @@ def sidebar_engine_panel() -> None:
         return
     history, reading = _read(src)
     if reading is None:
-        st.caption(_missing(src))
+        st.caption(_missing(src)[0])  # the sidebar says a lost server above (st.warning)
         return
     _kv_bar(reading)
     st.caption(_figures(reading))
@@ -170,7 +178,8 @@ def page_engine_panel() -> None:
         return
     history, reading = _read(src)
     if reading is None:
-        st.info(_missing(src))
+        why, alarm = _missing(src)
+        (st.info if alarm else st.caption)(why)
         return
     _kv_bar(reading)
     cols = st.columns(5)
