@@ -31,7 +31,7 @@ from __future__ import annotations
 import asyncio
 import secrets
 import shutil
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -192,6 +192,34 @@ def _submit_routes(v1: APIRouter, manager: RunManager, limits: Limits, kind: str
         return await run_in_threadpool(manager.submit, docs, run_name, None, request.pages)
 
 
+async def _follow(
+    manager: RunManager,
+    run_id: str,
+    progress: RunProgress,
+    look: Callable[[str], RunProgress],
+) -> AsyncIterator[ServerSentEvent]:
+    """The events of ``run_id`` from ``progress`` on (``run_events`` says which); ``look``
+    reads the run again every :data:`STREAM_TICK_S` and raises :class:`ApiError` once it
+    is gone."""
+    seen, pages = -1, 0
+    while True:
+        for page in manager.pages_since(run_id, pages):
+            pages += 1
+            yield ServerSentEvent(event="page", data=page)
+        if progress.version != seen:
+            seen = progress.version
+            yield ServerSentEvent(event="progress", data=progress.model_dump(mode="json"))
+        if progress.finished:
+            yield ServerSentEvent(event="end", data=progress.model_dump(mode="json"))
+            return
+        await asyncio.sleep(STREAM_TICK_S)
+        try:
+            progress = look(run_id)
+        except ApiError as exc:  # deleted while followed: said, then the stream ends
+            yield ServerSentEvent(event="error", data={"code": exc.code, "message": exc.message})
+            return
+
+
 def _run_routes(v1: APIRouter, manager: RunManager) -> None:
     store = manager.store
 
@@ -235,25 +263,8 @@ def _run_routes(v1: APIRouter, manager: RunManager) -> None:
         then ``end`` (or ``error`` with a code, when the run is deleted while followed). An
         unknown run is a 404 before the stream starts (a dependency: looked up before the
         headers go)."""
-        seen, pages = -1, 0
-        while True:
-            for page in manager.pages_since(run_id, pages):
-                pages += 1
-                yield ServerSentEvent(event="page", data=page)
-            if progress.version != seen:
-                seen = progress.version
-                yield ServerSentEvent(event="progress", data=progress.model_dump(mode="json"))
-            if progress.finished:
-                yield ServerSentEvent(event="end", data=progress.model_dump(mode="json"))
-                return
-            await asyncio.sleep(STREAM_TICK_S)
-            try:
-                progress = _progress(run_id)
-            except ApiError as exc:  # deleted while followed: said, then the stream ends
-                yield ServerSentEvent(
-                    event="error", data={"code": exc.code, "message": exc.message}
-                )
-                return
+        async for event in _follow(manager, run_id, progress, _progress):
+            yield event
 
     @v1.post("/runs/{run_id}/retry", status_code=202, response_model=RunProgress)
     async def retry_run(run_id: str) -> RunProgress:
