@@ -119,14 +119,28 @@ def cli_round(
     target = str(files[0]) if len(files) == 1 else str(files[0].parent)
     argv = ["ocr", target, "--out", str(out), "--engine", "vllm", "--model", args.model,
             "--max-tokens", str(args.max_tokens), "--quiet"]  # fmt: skip
+    held: list[int] = []  # what vLLM itself holds, every 0.2 s (the pacing's effect)
+    done = threading.Event()
+
+    def sample() -> None:
+        while not done.wait(0.2):
+            held.append(engine.unfinished())
+
+    sampler = threading.Thread(target=sample, daemon=True)
     started = time.perf_counter()
-    with _cli_engine(engine, spec_for(args)):
-        code = main(argv)
+    sampler.start()
+    try:
+        with _cli_engine(engine, spec_for(args)):
+            code = main(argv)
+    finally:
+        done.set()
     seconds = time.perf_counter() - started
     manifest = json.loads((out / "manifest.json").read_text())
     statuses = [p["status"] for p in manifest.get("pages", [])]
     return {"pages": len(statuses), "seconds": seconds, "exit": code,
-            "statuses": {s: statuses.count(s) for s in sorted(set(statuses))}}  # fmt: skip
+            "statuses": {s: statuses.count(s) for s in sorted(set(statuses))},
+            "in_vllm_median": statistics.median(held) if held else None,
+            "in_vllm_max": max(held, default=None)}  # fmt: skip
 
 
 def stage_rates(args: argparse.Namespace, engine: Any, report: dict[str, Any]) -> None:

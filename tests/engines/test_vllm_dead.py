@@ -16,6 +16,7 @@ import pytest
 from PIL import Image
 
 from tests.engines.test_vllm_local import FakeLLM, fake_vllm  # noqa: F401 (fixture)
+from tests.fakes.fake_vllm import PROMPT_TOKENS
 from tests.fakes.openai_server import FakeOpenAIServer, Reply
 from workbench.documents import open_document
 from workbench.engines.base import PageRequest
@@ -73,9 +74,17 @@ class DyingLLM(FakeLLM):
             # Exactly ``healthy`` answers: pages that finish in the same step as the last
             # healthy one die with the engine (one step could finish page 4 with page 3, and
             # the test then saw page 4 written about one run in six).
-            outputs = step()  # every request that made a token; the finished ones answer
-            done = [o for o in outputs if o.finished][: max(0, DyingLLM.healthy - self.answered)]
+            engine = self.llm_engine
+            before = {r.external: r for r in engine.queue}
+            outputs = step()  # the finished ones (FINAL_ONLY) answer
+            finished = [o for o in outputs if o.finished]
+            done = finished[: max(0, DyingLLM.healthy - self.answered)]
             self.answered += len(done)
+            for cut in finished[len(done) :]:  # not finished after all: the engine dies first
+                request = before[cut.request_id]
+                engine.queue.append(request)
+                state = SimpleNamespace(is_prefilling=False, prompt_len=PROMPT_TOKENS)
+                engine.output_processor.request_states[request.internal] = state
             return [o for o in outputs if not o.finished] + done
 
         self.llm_engine.step = dying_step  # type: ignore[method-assign]

@@ -286,6 +286,26 @@ def test_pages_reach_vllm_no_faster_than_it_prefills_them(
         assert llm.llm_engine.most_unprefilled >= 20
 
 
+def test_pacing_holds_back_prefills_only_not_pages_decoding(
+    fake_vllm: SimpleNamespace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """vLLM's offline path reports a request only when it finishes (FINAL_ONLY), so a page's
+    first token is read from vLLM's output processor: paced, the pages already prefilled keep
+    decoding side by side up to the slots. Read from the finished outputs alone, vLLM held 5
+    to 7 pages on the H200 while the plan allowed 181 (results-2026-12-05b.md)."""
+    monkeypatch.setattr(FakeLLM, "tokens", 40)  # long answers: many pages decode at once
+    monkeypatch.setattr(FakeLLM, "prefill_steps", 3)
+    monkeypatch.setattr(FakeLLM, "prefill_per_step", 2)
+    engine = VllmLocalEngine("m/ocr", {"max_num_seqs": 64})
+    llm = FakeLLM.last
+    assert llm is not None and engine._loop.pace_tokens is not None
+    outputs = list(engine.run(_page(i) for i in range(80)))
+    assert len(outputs) == 80 and all(o.ok for o in outputs)
+    assert llm.llm_engine.most_unprefilled <= 2  # still paced
+    assert llm.llm_engine.most_running >= 20  # and many pages decode together
+    assert not llm.llm_engine.output_processor.request_states  # every state gone at its end
+
+
 def test_cancel_aborts_one_callers_pages_in_vllm_at_once(fake_vllm: SimpleNamespace) -> None:
     FakeLLM.tokens = 50
     engine = VllmLocalEngine("m/ocr", {"max_num_seqs": 8})

@@ -19,8 +19,12 @@ signatures are checked by ``tests/vllm_contract``):
   step's encoder budget is spent, each waiting page's text before its image is scheduled)
   every waiting request becomes running in the step after it is added. It returns the
   ``RequestOutput``-like objects (``request_id`` = the *external* id, ``finished``,
-  ``prompt_token_ids``, ``outputs[0].text/finish_reason/token_ids``) of every request that
-  made a token in the step (vLLM's default ``RequestOutputKind.CUMULATIVE``);
+  ``prompt_token_ids``, ``outputs[0].text/finish_reason/token_ids``) of the requests that
+  finished in the step: requests are added as vLLM's offline path adds them
+  (``LLM._add_request`` sets ``RequestOutputKind.FINAL_ONLY``); a request added with another
+  kind is reported every step it makes a token (vLLM's ``CUMULATIVE``).
+  ``llm_engine.output_processor.request_states`` holds each unfinished request's state by
+  internal id, ``is_prefilling`` False from its first token, ``prompt_len``;
   ``abort_request(ids, internal=True)``, ``has_unfinished_requests()``,
   ``get_num_unfinished_requests()``;
 * :meth:`FakeLLM.die`: the next step raises ``EngineDeadError`` (the EngineCore is gone), and
@@ -59,6 +63,7 @@ LOOP = "| a | b |\n" * 100
 PROMPT_TOKENS = 100  # a fake page's prompt (image + text) in the KV cache
 TTFT_BUCKETS = (0.001, 0.01, 0.1, 1.0, 10.0, float("inf"))
 MODEL = "lightonai/LightOnOCR-2-1B"
+FINAL_ONLY = "FINAL_ONLY"  # vllm.sampling_params.RequestOutputKind.FINAL_ONLY
 
 
 class EngineDeadError(Exception):
@@ -90,6 +95,7 @@ class _Request:
     started: int = -1  # the step it was first scheduled (running from then on)
     made: int = 0
     added: float = field(default_factory=time.monotonic)
+    final_only: bool = False  # RequestOutputKind.FINAL_ONLY: reported once, when finished
 
 
 @dataclass
@@ -138,6 +144,9 @@ class _Engine:
     generation_tokens: int = 0
     by_reason: dict[str, int] = field(default_factory=dict)
     ttfts: list[float] = field(default_factory=list)
+    # vLLM's OutputProcessor: a RequestState per request (internal id) whose is_prefilling
+    # turns False on its first token, whatever the request's output kind
+    output_processor: Any = field(default_factory=lambda: SimpleNamespace(request_states={}))
 
     def _alive(self) -> None:
         if self.llm.dead and self.llm.hangs:  # as vLLM 0.26 on the H200: step() never returns
@@ -156,7 +165,10 @@ class _Engine:
     def abort_request(self, request_ids: list[str], internal: bool = False) -> None:
         ids = set(request_ids)
         self.aborted += request_ids
-        self.queue = [r for r in self.queue if (r.internal if internal else r.external) not in ids]
+        gone = [r for r in self.queue if (r.internal if internal else r.external) in ids]
+        self.queue = [r for r in self.queue if r not in gone]
+        for request in gone:
+            self.output_processor.request_states.pop(request.internal, None)
 
     def step(self) -> list[Any]:
         self._alive()
@@ -185,12 +197,15 @@ class _Engine:
             self.generation_tokens += 1
             if request.made == 1:
                 self.ttfts.append(time.monotonic() - request.added)
+                self.output_processor.request_states[request.internal].is_prefilling = False
             if request.made >= request.needed:
                 done.append(request)
                 self.by_reason[request.finish] = self.by_reason.get(request.finish, 0) + 1
         self.queue = [r for r in self.queue if r not in done]
         self.finished += [r.external for r in done]
         self.added_before_end.update((r.external, self.last_added) for r in done)
+        for request in done:
+            self.output_processor.request_states.pop(request.internal, None)
         return [
             SimpleNamespace(
                 request_id=r.external,
@@ -205,6 +220,7 @@ class _Engine:
                 ],
             )
             for r in running
+            if r in done or not r.final_only
         ]
 
 
@@ -324,6 +340,11 @@ class FakeLLM:
                 external, f"{external}-1a2b3c4d", text, finish, needed, prompt["template"],
                 priority=rank, arrival=int(external),
             )  # fmt: skip
+            # vLLM's LLM._add_request: the offline path wants the final output only
+            sampling.output_kind = FINAL_ONLY
+            request.final_only = True
+            state = SimpleNamespace(is_prefilling=True, prompt_len=PROMPT_TOKENS)
+            self.llm_engine.output_processor.request_states[request.internal] = state
             self.rendered.append(prompt["template"])
             self.texts[external] = text
             self.llm_engine.queue.append(request)

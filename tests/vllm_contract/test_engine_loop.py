@@ -69,14 +69,19 @@ def test_the_offline_llm_asks_for_the_final_output_only() -> None:
     assert "RequestOutputKind.FINAL_ONLY" in llm_source + bases
 
 
-def test_a_step_reports_every_request_that_made_a_token() -> None:
-    """The loop's pacing reads a request's first token as "its prompt is prefilled": vLLM's
-    default output kind must report unfinished requests each step (not ``FINAL_ONLY``), with
-    the prompt's token ids, and the step's token budget must be a scheduler setting."""
+def test_a_first_token_is_read_from_the_output_processor() -> None:
+    """The loop's pacing reads a request's first token as "its prompt is prefilled". The
+    offline path asks FINAL_ONLY, so steps return finished requests only; the first token is
+    read from the output processor's ``RequestState`` of the request, by internal id
+    (``is_prefilling`` False from its first token, ``prompt_len``), which every output goes
+    through whatever its kind. The step's token budget must be a scheduler setting."""
     from vllm.config import SchedulerConfig
-    from vllm.outputs import RequestOutput
-    from vllm.sampling_params import RequestOutputKind
+    from vllm.v1.engine.llm_engine import LLMEngine
+    from vllm.v1.engine.output_processor import OutputProcessor, RequestState
 
-    assert vllm.SamplingParams().output_kind is not RequestOutputKind.FINAL_ONLY
-    assert "prompt_token_ids" in _params(RequestOutput.__init__)
+    assert "self.output_processor" in inspect.getsource(LLMEngine.__init__)
+    assert "self.request_states" in inspect.getsource(OutputProcessor.__init__)
+    state = inspect.getsource(RequestState.__init__)
+    assert "self.is_prefilling = True" in state and "self.prompt_len" in state
+    assert "is_prefilling = False" in inspect.getsource(OutputProcessor.process_outputs)
     assert "max_num_batched_tokens" in inspect.signature(SchedulerConfig).parameters

@@ -23,7 +23,8 @@ Contract
   stops: nothing more is sent to that engine. The app's process is never taken down: vLLM's
   EngineCore runs in a process of its own.
 * **Paced** (``pace_tokens``): a request is added to vLLM only while the prompt tokens of the
-  requests vLLM has not yet prefilled (no token of theirs seen) stay under ``pace_tokens``
+  requests vLLM has not yet prefilled (no first token yet, read from vLLM's output processor:
+  :meth:`EngineLoop._first_tokens`) stay under ``pace_tokens``
   (:data:`PACE_STEPS` of vLLM's step budget; at least one request always goes), the queued
   one with the lowest ``priority`` first. Why: vLLM 0.26 schedules a page's few text tokens
   before its image when the step's encoder budget is spent, so every page added becomes
@@ -117,6 +118,12 @@ class EngineLoop:
         self._prompt_sum, self._prompt_count = 0, 0  # prompt tokens vLLM reported, pages
         self._llm: Any = llm
         self._engine: Any = llm.llm_engine
+        self._processor: Any = getattr(self._engine, "output_processor", None)
+        if pace_tokens is not None and self._processor is None:
+            # Nothing would ever read as prefilled before it finished: vLLM would hold a
+            # few pages, not the plan's (_first_tokens). Unpaced is slower for a newcomer only.
+            log.warning("this vLLM has no output processor to pace by; pages are not paced")
+            self.pace_tokens = None
         self._dead = dead
         self._cond = threading.Condition()
         self._adds: list[Submitted] = []  # queued by callers, added by the loop
@@ -195,15 +202,33 @@ class EngineLoop:
                 return None
         return min(self._adds, key=lambda r: r.priority)  # the first of the lowest
 
-    def _prefilled(self, output: Any) -> None:
-        """vLLM reported a token of ``output``'s request: its prompt is prefilled."""
-        key = str(output.request_id)
+    def _prefilled(self, key: str, prompt_tokens: int | None) -> None:
+        """Request ``key`` (external id) made its first token: its prompt is prefilled."""
         if key in self._unprefilled:
             self._unprefilled.discard(key)
-            prompt = getattr(output, "prompt_token_ids", None)
-            if prompt:
-                self._prompt_sum += len(prompt)
+            if prompt_tokens:
+                self._prompt_sum += prompt_tokens
                 self._prompt_count += 1
+
+    def _first_tokens(self) -> None:
+        """Read which requests vLLM has prefilled from its output processor.
+
+        Why: vLLM's offline path adds every request with ``RequestOutputKind.FINAL_ONLY``
+        (``LLM._add_request``, which ``enqueue_chat`` goes through), so a step returns finished
+        requests only, and a page's first token is never seen in its outputs. Paced on those
+        alone, vLLM held 5–7 pages on the H200 (results-2026-12-05b.md, "181 / 5"), never the
+        plan's pages in flight. The output processor keeps a ``RequestState`` per request
+        (internal id) whose ``is_prefilling`` turns False on its first token, for every
+        request whatever its output kind (vLLM 0.17–0.34; ``tests/vllm_contract``).
+        """
+        states = getattr(self._processor, "request_states", None)
+        if not isinstance(states, dict):
+            return
+        for key in list(self._unprefilled):
+            request = self._live.get(key)
+            state = states.get(request.internal) if request is not None else None
+            if state is not None and getattr(state, "is_prefilling", True) is False:
+                self._prefilled(key, getattr(state, "prompt_len", None))
 
     def _enqueue(self, request: Submitted) -> list[str]:
         """Render one chat and add it to vLLM; its internal request ids."""
@@ -240,13 +265,15 @@ class EngineLoop:
             self._engine.abort_request(ids, internal=True)
 
     def _step(self) -> None:
-        for output in self._engine.step():  # every request that made a token this step
-            self._prefilled(output)
+        for output in self._engine.step():  # finished ones (vLLM's FINAL_ONLY), or all
+            prompt = getattr(output, "prompt_token_ids", None) or ()
+            self._prefilled(str(output.request_id), len(prompt))
             if not getattr(output, "finished", False):
                 continue
             request = self._live.pop(str(output.request_id), None)
             if request is not None and not request.aborted:
                 request.on_done(output, None)
+        self._first_tokens()
 
     def _run(self) -> None:
         try:
