@@ -64,7 +64,7 @@ def reference_plan(model: str, card: str, version: str) -> dict[str, int]:
     w, h = planned_page(sizing, profile.page_longest_edge)
     vision = arch.vision_tokens(w, h)
     enc = choose_budget(
-        arch, behaviour(version), profile_mnbt=eng["max_num_batched_tokens"],
+        arch, behaviour(version, hybrid=arch.hybrid), profile_mnbt=eng["max_num_batched_tokens"],
         page_tokens=vision, total_bytes=total, util=util,
     )  # fmt: skip
     mnbt = enc.max_num_batched_tokens
@@ -77,7 +77,7 @@ def reference_plan(model: str, card: str, version: str) -> dict[str, int]:
         + 64 * MiB
     )
     graphs = 0
-    if not eng["enforce_eager"] and behaviour(version).reserves_cudagraphs:
+    if not eng["enforce_eager"] and behaviour(version, hybrid=arch.hybrid).reserves_cudagraphs:
         graphs = GiB // 2 if small else GiB
     budget = int(util * total) - arch.weight_bytes - act - graphs - 230 * MiB
     dtype = 2 if eng["kv_cache_dtype"] == "auto" else 1

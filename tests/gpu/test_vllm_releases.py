@@ -84,6 +84,21 @@ def test_transformers_517_breaks_pixtral_up_to_030(vllm: str, transformers: str,
     assert behaviour(vllm).pixtral_imports_rotary is bad or transformers < "5.17"
 
 
+def test_026_plans_a_hybrid_model_for_the_v1_runner_it_gets() -> None:
+    """vLLM 0.26 runs Chandra OCR 2 (hybrid) on its V1 runner, which profiles the encoder and
+    estimates graphs into the KV budget: the plan counts both, so it promises fewer blocks
+    than it would for the V2 runner, and says why; a dense model keeps the V2 row."""
+    assert not behaviour("0.26.0").profiles_encoder
+    hybrid = behaviour("0.26.0", hybrid=True)
+    assert hybrid.profiles_encoder and hybrid.reserves_cudagraphs
+    assert behaviour("0.17.0", hybrid=True) == behaviour("0.17.0")
+    spec, profile = get_spec("datalab-to/chandra-ocr-2"), get_profile("a100-80g")
+    plan = plan_memory(spec, profile, 80 * GiB, vllm_version="0.26.0")
+    assert plan.encoder is not None and plan.encoder.profiled
+    assert "profiles the encoder" in plan.encoder.reason
+    assert plan.cuda_graph_bytes > 0
+
+
 def test_hybrid_models_with_1024_sequences_are_refused() -> None:
     setup = compat.Setup("0.34.0", CHANDRA2, H200, kwargs={"max_num_seqs": 1024})
     assert "Mamba cache blocks" in compat.warnings(setup)[0]

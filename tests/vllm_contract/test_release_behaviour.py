@@ -67,6 +67,21 @@ def test_encoder_profiling_and_graph_reservation_match_the_default_runner() -> N
         assert ROW.reserves_cudagraphs == ("cudagraph" in worker)
 
 
+def test_a_hybrid_models_row_matches_the_runner_it_gets() -> None:
+    """Where the release picks the runner by model and sends hybrid models (Chandra OCR 2) to
+    the V1 runner, the hybrid row has the V1 runner's encoder profiling and graph estimate;
+    elsewhere it is the release's row."""
+    hybrid = behaviour(VLLM, hybrid=True)
+    chooser = _method(_source("config/vllm.py"), "_is_default_v2_model_runner_model")
+    v1 = _source("v1/worker/gpu_model_runner.py")
+    if _v2_default() and "is_hybrid" in chooser and v1:
+        assert hybrid.profiles_encoder == ("supports_mm_inputs" in _method(v1, "profile_run"))
+        worker = _method(_source("v1/worker/gpu_worker.py"), "determine_available_memory")
+        assert hybrid.reserves_cudagraphs == ("cudagraph" in worker)
+    else:
+        assert hybrid == ROW
+
+
 def test_stream_interval_row_matches_the_request_model() -> None:
     spec = importlib.util.find_spec("vllm")
     assert spec is not None and spec.origin

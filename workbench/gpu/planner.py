@@ -212,7 +212,7 @@ def plan_memory(
     max_seqs = int(eng.get("max_num_seqs", 256))
     eager = bool(eng.get("enforce_eager", False))
     prompt_tokens = prompt_token_estimate(spec) if prompt_tokens is None else prompt_tokens
-    version = behaviour(vllm_version)
+    version = behaviour(vllm_version, hybrid=arch.hybrid)
     utilization = kv_budget.utilization(version, profile.util_cap, total_bytes, free, MARGIN_BYTES)
     width, height = planned_page(sizing or spec.sizing, profile.page_longest_edge)
     page = page_tokens(arch, width, height, prompt_tokens, max_tokens or spec.max_tokens)

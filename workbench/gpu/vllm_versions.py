@@ -29,6 +29,17 @@ own wheel (paths inside the ``vllm/`` package) and, for 0.26, measured on an H20
     the memory outside the share (0.26, measured: estimate 0, then "Graph capturing finished …
     took 0.12-0.42 GiB"). The V2 runner estimates them from 0.29.0; 0.34 captures them during
     warm-up, before its extensible KV cache is committed from what is left.
+``v1_runner_for_hybrid``
+    The release defaults to the V2 model runner except for hybrid models (Gated DeltaNet +
+    attention: Chandra OCR 2, Qwen3.5), which run on the V1 runner
+    (``config/vllm.py::_is_default_v2_model_runner_model``: ``is_hybrid`` returns False). 0.26
+    and 0.27 (0.17 runs V1 for every model; from 0.29 both runners profile the encoder and
+    estimate graphs; ``tests/vllm_contract`` checks each lane). So there a hybrid model's
+    encoder is profiled and its CUDA graphs are estimated into the KV budget
+    (``v1/worker/gpu_worker.py::determine_available_memory``,
+    ``VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS`` defaults to 1): :func:`behaviour` with
+    ``hybrid`` gives those flags. (An MoE model outside vLLM's list also runs V1 there; no
+    seed model is one that this table can tell, so it is not modelled.)
 ``honours_stream_interval``
     The request field ``stream_interval`` is obeyed; 0.17 and 0.26 have no such field
     (``entrypoints/openai/…/protocol.py``) and stream one event a token (measured on 0.26).
@@ -78,6 +89,7 @@ class VllmBehaviour:
     reserves_cudagraphs: bool
     pixtral_imports_rotary: bool = False
     extensible_kv: bool = False
+    v1_runner_for_hybrid: bool = False
     estimate_utilization: float = 0.92  # ``CacheConfig.gpu_memory_utilization``'s default
     since: str = ""
 
@@ -98,10 +110,10 @@ _KNOWN = (
            pixtral_imports_rotary=True, estimate_utilization=0.9),
     _entry("0.26.0", profiles_encoder=False, dense_pixtral_mask=True,
            honours_stream_interval=False, reserves_cudagraphs=False,
-           pixtral_imports_rotary=True),
+           pixtral_imports_rotary=True, v1_runner_for_hybrid=True),
     _entry("0.27.0", profiles_encoder=True, dense_pixtral_mask=True,
            honours_stream_interval=True, reserves_cudagraphs=False,
-           pixtral_imports_rotary=True),
+           pixtral_imports_rotary=True, v1_runner_for_hybrid=True),
     _entry("0.29.0", profiles_encoder=True, dense_pixtral_mask=False,
            honours_stream_interval=True, reserves_cudagraphs=True,
            pixtral_imports_rotary=True),
@@ -127,9 +139,10 @@ def normalise(version: str) -> str:
     return ".".join(str(p) for p in version_key(version))
 
 
-def behaviour(version: str | None) -> VllmBehaviour:
+def behaviour(version: str | None, *, hybrid: bool = False) -> VllmBehaviour:
     """The behaviour of ``version`` (its ``version`` is the release asked for, ``since`` the
-    entry that matched); ``None`` or unreadable: :data:`DEFAULT`'s."""
+    entry that matched); ``None`` or unreadable: :data:`DEFAULT`'s. ``hybrid``: for a hybrid
+    model, which a release with ``v1_runner_for_hybrid`` runs on its V1 runner (module doc)."""
     key = version_key(version or "")
     if key == (0, 0, 0):
         key, version = version_key(DEFAULT), DEFAULT
@@ -137,6 +150,8 @@ def behaviour(version: str | None) -> VllmBehaviour:
     for known in _KNOWN:
         if version_key(known.version) <= key:
             chosen = known
+    if hybrid and chosen.v1_runner_for_hybrid:
+        chosen = replace(chosen, profiles_encoder=True, reserves_cudagraphs=True)
     return replace(chosen, version=normalise(version or DEFAULT))
 
 
