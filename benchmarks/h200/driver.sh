@@ -11,9 +11,11 @@ O=$LAB/out; W=$LAB/work/bench; mkdir -p "$O" "$W"
 nvidia-smi > "$O/nvidia-smi.txt" 2>&1
 python3 -c "import vllm, transformers, torch; print(vllm.__version__, transformers.__version__, torch.__version__)" > "$O/versions.txt" 2>&1
 git -C "$LAB/proj" log --oneline -1 > "$O/commit.txt" 2>&1 || true
-echo "== stage 1: in process: newcomer at the ramp (paced), rates b, kill + resume, rates a $(date +%T)"
-timeout 900 python3 benchmarks/gpu_inprocess.py --model $M --max-tokens 128 --rounds 2 \
-  --stages callers rates-b kill rates-a --caller-variants plan+pace --work "$W" \
+echo "== stage 1: in process: rates b and a (paced by first tokens, and unpaced), newcomer $(date +%T)"
+# Since 14a20cb the pacing reads first tokens from vLLM's output processor (before, vLLM held
+# 5-7 pages: "181 / 5"); each round records what vLLM held (in_vllm_median / in_vllm_max).
+timeout 1100 python3 benchmarks/gpu_inprocess.py --model $M --max-tokens 128 --rounds 3 \
+  --stages rates-b rates-a callers --wb-unpaced --caller-variants plan+pace plan --work "$W" \
   --json "$O/inprocess.json" > "$O/inprocess.log" 2>&1
 echo "stage 1 exit $? $(date +%T)"; tail -5 "$O/inprocess.log"
 pkill -9 -f EngineCore; sleep 2; nvidia-smi --query-gpu=memory.used --format=csv > "$O/mem_after_stage1.txt"
