@@ -165,7 +165,7 @@ class EngineLoop:
             # A loop held in a step of a dead vLLM never returns (_watch): do not wait on it.
             self._thread.join(0.5 if self.dead else timeout)
         if not self._thread.is_alive():  # the LLM's memory goes with its last reference
-            self._llm = self._engine = None
+            self._llm = self._engine = self._processor = None
 
     def unfinished(self) -> int:
         """Requests vLLM holds now (running or waiting in its scheduler)."""
