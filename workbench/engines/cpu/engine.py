@@ -21,7 +21,9 @@ Per page (all coordinates ``page_px`` of the request image):
    whole by RapidOCR, a line's confidence is the geometric mean of RapidOCR's score and
    Tesseract's median word confidence: RapidOCR scores handwritten gibberish high, Tesseract
    does not; a block's is lowered by words neither a word list nor the other reader supports
-   (:mod:`.readers.evidence`): an unreadable letter is flagged, not passed as "ok".
+   (:mod:`.readers.evidence`): an unreadable letter is flagged, not passed as "ok". Every
+   region's is then weighed by the page's structure (:mod:`.confidence`); a handwritten page
+   that ends with no text at all (its ink in a figure) reads 0 and says so in a note.
 
 With a PDF text layer (``text_layer`` ``auto`` and :func:`pdftext.judge` trusts it, or
 ``only``), the layer's words replace OCR: layout from CDLA, OCR only for image objects the
@@ -52,7 +54,7 @@ from typing import Any
 from PIL import Image, ImageOps
 
 from workbench.engines.base import EngineOutput, PageRequest
-from workbench.engines.cpu import deskew, passes, signatures
+from workbench.engines.cpu import confidence, deskew, passes, signatures
 from workbench.engines.cpu.boxes import Box, LayoutBox, Line, median
 from workbench.engines.cpu.compose import compose
 from workbench.engines.cpu.layout.detect import CdlaLayout, tesseract_blocks
@@ -172,6 +174,7 @@ class CpuEngine:
                     regions=regions,
                     seconds=round(time.perf_counter() - start, 3),
                     finish_reason="stop",
+                    notes=list(trace.get("notes", [])),
                 )
             except Exception as exc:  # a bad page never stops the batch
                 yield EngineOutput(
@@ -255,6 +258,12 @@ class CpuEngine:
         lines = merge.dedupe(lines)
         evidence.confirm(lines, tess_lines)
         regions = compose(w, h, layout, lines, sigs, self.detect_tables, image, off=self.passes_off)
+        # lines of writing that no region prints (Tesseract saw none, or read them too poorly
+        # and they ended in a figure): said in a note, under the flag, not passed as "ok"
+        writing = reread or len(quads) >= confidence.UNREAD_LINES
+        if writing and confidence.unread_handwriting(regions):
+            regions = confidence.mark_unread(regions)
+            trace["notes"] = [confidence.HANDWRITING_NOTE]
         trace["median_word_conf"] = round(conf, 1)
         trace["layout"] = [[b.native, _r(b.box), round(b.score, 3)] for b in layout]
         trace["lines"] = [[ln.text, _r(ln.box), round(ln.conf, 1), ln.source[0]] for ln in lines]
