@@ -44,7 +44,13 @@ def test_unread_handwriting_needs_ink_and_no_printed_text():
     assert not confidence.unread_handwriting([])  # a blank page is not a handwritten one
     marked = confidence.mark_unread([figure, signature])
     assert [r.confidence for r in marked] == [0.0, 0.0]
-    assert _page(marked).low_confidence
+    assert _page(marked).low_confidence and confidence.notes(marked) == [
+        confidence.HANDWRITING_NOTE
+    ]
+    assert confidence.notes([figure, signature]) == []  # not marked: nothing to say
+    # a figure with a line or two of detected text (a lone signature, a logo) is not writing
+    assert confidence.unread([figure], False, confidence.UNREAD_LINES - 1) == [figure]
+    assert confidence.unread([figure], False, confidence.UNREAD_LINES)[0].confidence == 0.0
 
 
 def _page_confidence(engine, name: str) -> float | None:

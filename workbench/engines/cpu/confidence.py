@@ -72,3 +72,23 @@ def mark_unread(regions: list[Region]) -> list[Region]:
         else r
         for r in regions
     ]
+
+
+def unread(regions: list[Region], handwriting_path: bool, detected: int) -> list[Region]:
+    """A page's regions once its unread writing is said: lines of writing no region prints
+    (Tesseract saw none, or read them too poorly and they ended in a figure) put the page under
+    the flag (:func:`mark_unread`; :func:`notes` then says why) instead of passing it as
+    ``ok``. ``handwriting_path``: RapidOCR read the page whole; ``detected``: lines its
+    detector found."""
+    if (handwriting_path or detected >= UNREAD_LINES) and unread_handwriting(regions):
+        return mark_unread(regions)
+    return regions
+
+
+def notes(regions: list[Region]) -> list[str]:
+    """What the page says to the user (:attr:`~workbench.schema.PageResult.notes`):
+    :data:`HANDWRITING_NOTE` when :func:`unread` marked its ink."""
+    marked = any(
+        r.label in (Label.FIGURE, Label.SIGNATURE) and r.confidence == 0.0 for r in regions
+    )
+    return [HANDWRITING_NOTE] if marked and unread_handwriting(regions) else []
