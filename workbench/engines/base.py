@@ -89,6 +89,7 @@ class EngineOutput:
     seconds: float = 0.0
     attempts: list[Attempt] = field(default_factory=list)
     error: str | None = None
+    notes: list[str] = field(default_factory=list)  # the engine's remarks: PageResult.notes
 
     @property
     def ok(self) -> bool:

@@ -128,7 +128,7 @@ def to_result(
         return base.model_copy(update={"status": PageStatus.ERROR, "error": output.error})
     truncated = output.finish_reason == "length"
     rotation = 0
-    notes = list(base.notes)
+    notes = [*base.notes, *output.notes]
     if output.regions is not None:
         regions = output.regions
     else:

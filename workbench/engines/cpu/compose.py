@@ -3,7 +3,8 @@
 Contract: every line lands in exactly one region (so no text is lost), or in a figure crop
 that shows it; regions are in reading order with ids ``r0, r1, …``; each records its reader
 (``source``: the reader of most of its characters) and a ``confidence`` (character-weighted
-mean line confidence, 0-1). The work is the passes of :mod:`~workbench.engines.cpu.passes`.
+mean line confidence, 0-1, then weighed by the page's structure: :mod:`.confidence`). The work
+is the passes of :mod:`~workbench.engines.cpu.passes`.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from collections.abc import Iterable
 import numpy as np
 from PIL import Image
 
-from workbench.engines.cpu import passes
+from workbench.engines.cpu import confidence, passes
 from workbench.engines.cpu.boxes import Box, LayoutBox, Line, median
 from workbench.engines.cpu.page import Page, regions
 from workbench.engines.cpu.tables import ruled
@@ -50,4 +51,4 @@ def compose(
         grids=grids,
         outline=layer.outline if layer is not None else (),
     )
-    return regions(passes.run(page, off))
+    return confidence.calibrate(regions(passes.run(page, off)))

@@ -21,7 +21,7 @@ Per page (all coordinates ``page_px`` of the request image):
    whole by RapidOCR, a line's confidence is the geometric mean of RapidOCR's score and
    Tesseract's median word confidence: RapidOCR scores handwritten gibberish high, Tesseract
    does not; a block's is lowered by words neither a word list nor the other reader supports
-   (:mod:`.readers.evidence`): an unreadable letter is flagged, not passed as "ok".
+   (:mod:`.readers.evidence`), tables and unread writing (:mod:`.confidence`): flagged, not "ok".
 
 With a PDF text layer (``text_layer`` ``auto`` and :func:`pdftext.judge` trusts it, or
 ``only``), the layer's words replace OCR: layout from CDLA, OCR only for image objects the
@@ -52,7 +52,7 @@ from typing import Any
 from PIL import Image, ImageOps
 
 from workbench.engines.base import EngineOutput, PageRequest
-from workbench.engines.cpu import deskew, passes, signatures
+from workbench.engines.cpu import confidence, deskew, passes, signatures
 from workbench.engines.cpu.boxes import Box, LayoutBox, Line, median
 from workbench.engines.cpu.compose import compose
 from workbench.engines.cpu.layout.detect import CdlaLayout, tesseract_blocks
@@ -153,9 +153,7 @@ class CpuEngine:
         info["detect_tables"] = str(self.detect_tables).lower()
         if self.passes_off:
             info["passes_off"] = ",".join(sorted(self.passes_off))
-        if self.notes:
-            info["degraded"] = " ".join(self.notes)
-        return info
+        return info | ({"degraded": " ".join(self.notes)} if self.notes else {})
 
     def close(self) -> None:  # models are shared process-wide: nothing to release per caller
         return None
@@ -172,6 +170,7 @@ class CpuEngine:
                     regions=regions,
                     seconds=round(time.perf_counter() - start, 3),
                     finish_reason="stop",
+                    notes=confidence.notes(regions),
                 )
             except Exception as exc:  # a bad page never stops the batch
                 yield EngineOutput(
@@ -226,8 +225,7 @@ class CpuEngine:
         quads = self.rapid.detect(image) if self.rapid is not None else []
         lines, blocks = tess.result() if tess is not None else ([], [])
         tess_lines = list(lines)  # Tesseract's own reading: what confirms RapidOCR's words
-        if self.layout is None:
-            layout = tesseract_blocks(blocks)
+        layout = tesseract_blocks(blocks) if self.layout is None else layout
         conf = median([wd.conf for ln in lines for wd in ln.words], 0.0)
         reread = self.rapid is not None and (
             self.tess is None or (lines and conf < self.handwriting_conf)
@@ -255,6 +253,7 @@ class CpuEngine:
         lines = merge.dedupe(lines)
         evidence.confirm(lines, tess_lines)
         regions = compose(w, h, layout, lines, sigs, self.detect_tables, image, off=self.passes_off)
+        regions = confidence.unread(regions, bool(reread), len(quads))  # said, flagged
         trace["median_word_conf"] = round(conf, 1)
         trace["layout"] = [[b.native, _r(b.box), round(b.score, 3)] for b in layout]
         trace["lines"] = [[ln.text, _r(ln.box), round(ln.conf, 1), ln.source[0]] for ln in lines]
