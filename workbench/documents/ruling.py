@@ -5,10 +5,15 @@ Contract: :func:`edges` reads one open ``pypdfium2.PdfPage`` under PDFium's lock
 :mod:`workbench.documents.textlayer`, holds it) and returns segments ``(x0, top, x1, bottom)``
 in points of the page as displayed (``to_pt``), each horizontal (``top == bottom``) or
 vertical (``x0 == x1``) within ``SLANT`` points, at least ``MIN_LENGTH`` long. A path's
-line-to segments and its closing segment count (a stroked or filled rectangle is its four
-sides, as pdfplumber reads a ``re``); curves do not. At most ``glyphs.MAX_PATHS`` path objects
-and ``MAX_SEGMENTS`` segments are read (a chart or a map has tens of thousands), through the
-raw API (wrapping each object costs milliseconds). Top-level objects only: paths inside form
+line-to segments and its closing segment count (a stroked rectangle is its four sides, as
+pdfplumber reads a ``re``); curves do not. A subpath that is filled and not stroked gives its
+sides only when it is thinner than ``THIN`` (a rule drawn as a filled box): a filled area (a
+shaded cell, an alternate row's band, a white box behind a cell) has edges but draws no rule.
+pdfplumber takes such sides as rules; on issue 35's corpus they cut a shaded table into
+sub-columns and blank rows and split header cells along invisible boxes
+(``benchmarks/corpus/README.md``). At most ``glyphs.MAX_PATHS`` path objects and
+``MAX_SEGMENTS`` segments are read (a chart or a map has tens of thousands), through the raw
+API (wrapping each object costs milliseconds). Top-level objects only: paths inside form
 XObjects are not seen.
 """
 
@@ -22,8 +27,10 @@ from workbench.documents.glyphs import MAX_PATHS, Transform
 SLANT = 0.5  # points a "straight" segment may drift across its direction
 MIN_LENGTH = 1.0  # points; pdfplumber's prefilter length
 MAX_SEGMENTS = 20000
+THIN = 3.0  # points: a filled box thinner than this is one rule (pdfplumber snaps its sides)
 
 Edge = tuple[float, float, float, float]
+Point = tuple[float, float]
 
 
 def edges(page: Any, to_pt: Transform) -> list[Edge]:
@@ -46,8 +53,11 @@ def edges(page: Any, to_pt: Transform) -> list[Edge]:
                 continue
             if not raw.FPDFPageObj_GetMatrix(obj, ctypes.byref(m)):
                 continue
+            area = _filled_only(raw, obj)
             t = (m.a, m.b, m.c, m.d, m.e, m.f)
             start = last = None
+            sub: list[Edge] = []  # the current subpath's edges
+            points: list[Point] = []
             for i in range(count):
                 seg = raw.FPDFPath_GetPathSegment(obj, i)
                 if not raw.FPDFPathSegment_GetPoint(seg, xr, yr):
@@ -55,16 +65,40 @@ def edges(page: Any, to_pt: Transform) -> list[Edge]:
                 p = _point(to_pt, _point(t, (x.value, y.value)))
                 kind = raw.FPDFPathSegment_GetType(seg)
                 if kind == raw.FPDF_SEGMENT_MOVETO:
+                    _keep(out, sub, points, area)
+                    sub, points = [], [p]
                     start = last = p
                     continue
+                points.append(p)
                 if kind == raw.FPDF_SEGMENT_LINETO and last is not None:
-                    _add(out, last, p)
+                    _add(sub, last, p)
                 if raw.FPDFPathSegment_GetClose(seg) and start is not None:
-                    _add(out, p, start)
+                    _add(sub, p, start)
                 last = p
+            _keep(out, sub, points, area)
     except Exception:  # a broken object tree must not cost the text layer
         return out
     return out
+
+
+def _filled_only(raw: Any, obj: Any) -> bool:
+    """Whether the path is filled and not stroked: an area (or a rule drawn as a thin box)."""
+    fill, stroke = ctypes.c_int(), ctypes.c_int()
+    if not raw.FPDFPath_GetDrawMode(obj, ctypes.byref(fill), ctypes.byref(stroke)):
+        return False
+    return bool(fill.value) and not stroke.value
+
+
+def _keep(out: list[Edge], sub: list[Edge], points: list[Point], area: bool) -> None:
+    """A subpath's edges into ``out``; a filled one's only when it is thin (a rule drawn as a
+    filled box), not an area (a shaded cell or band, whose sides are no rule)."""
+    if not sub:
+        return
+    if area and points:
+        xs, ys = [q[0] for q in points], [q[1] for q in points]
+        if min(max(xs) - min(xs), max(ys) - min(ys)) >= THIN:
+            return
+    out.extend(sub)
 
 
 def _point(t: Transform, p: tuple[float, float]) -> tuple[float, float]:

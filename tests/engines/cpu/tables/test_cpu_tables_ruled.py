@@ -2,7 +2,9 @@
 finder (:mod:`workbench.engines.cpu.tables.ruled`), on real pages: tabula-java's fully ruled
 frx_2012_disclosure page (``ruled_frx_2012_disclosure.pdf``) and the Census Bureau's
 ``census_12s0324.pdf``, whose only rules frame its column groups (Total / Male), not its
-cells: that partial grid must not take the table over."""
+cells: that partial grid must not take the table over; camelot's ``health.pdf`` page
+(``ruled_shaded_health.pdf``), whose rows are ruled but whose columns are only shaded: the
+shading's sides are no rules."""
 
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ from workbench.schema import Label
 
 DATA = Path(__file__).resolve().parents[3] / "data"
 FRX, CENSUS = DATA / "ruled_frx_2012_disclosure.pdf", DATA / "census_12s0324.pdf"
+SHADED = DATA / "ruled_shaded_health.pdf"
 W, H = 1700, 2200  # any page_px size: the grid scales with the layer
 
 
@@ -50,6 +53,26 @@ def test_rules_around_column_groups_only_are_not_the_table():
     table_324 = [ln for ln in lines if grid.box[1] <= ln.box[1] and ln.box[3] <= end]
     assert len(table_324) > 50
     assert not ruled.holds(grid, table_324)  # ...that holds under half of Table 324's words
+
+
+def test_shaded_cells_make_no_grid():
+    """Rows ruled, columns only shaded (alternate rows in light blue): no ruled grid, so the
+    word-alignment grid reads the table (with the shading's sides as rules, pdfplumber's
+    finder made a 24-column grid of the 8 columns, half its rows one merged cell)."""
+    found, lines = _grids(SHADED)
+    assert not [g for g in found if ruled.holds(g, lines)]
+
+
+@pytest.mark.slow
+def test_engine_reads_a_shaded_table_by_its_columns(engine):
+    pdf = pdfium.PdfDocument(SHADED)
+    image = pdf[0].render(scale=200 / 72).to_pil().convert("RGB")
+    req = PageRequest(key=SHADED.name, image=image, text_layer=extract_pdf(SHADED, 1))
+    page = next(iter(engine.run([req])))
+    table = "\n".join(r.text for r in page.regions or [] if r.label is Label.TABLE)
+    cells = ["Arunachal Pradesh", "2,241,609", "107,549", "23,000", "0", "2,372,158", "86,336"]
+    cells.append("2,458,494")  # the state's eight columns, one cell each
+    assert "<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>" in table
 
 
 def test_no_edges_no_grid():
