@@ -16,6 +16,7 @@ from PIL import Image
 from workbench.documents import open_document
 from workbench.documents.textlayer import extract_pdf
 from workbench.engines.base import PageRequest
+from workbench.engines.cpu.confidence import TABLE_TRUST
 from workbench.engines.cpu.readers.pdftext import judge, lines_from_layer
 from workbench.engines.factory import CpuOptions, build_engine
 from workbench.markdown.assemble import assemble_page
@@ -164,11 +165,15 @@ def test_text_layer_page_is_not_read_by_ocr(engine, monkeypatch):
 
 def test_confidence_and_sources_recorded(engine):
     out = _run(engine, "financial_statement.pdf")
-    assert all(r.confidence == 1.0 for r in out.regions if r.text)
+    # The text layer's characters are sure; a table's grid is not (engines/cpu/confidence.py).
+    want = {r.id: TABLE_TRUST if r.label is Label.TABLE else 1.0 for r in out.regions if r.text}
+    assert {r.id: r.confidence for r in out.regions if r.text} == want
+    assert TABLE_TRUST in want.values() and 1.0 in want.values()
     result = PageResult(
         document="d", page=1, width=1, height=1, engine="cpu", model="m", regions=out.regions
     )
-    assert result.confidence == 1.0 and not result.low_confidence
+    assert result.confidence is not None and TABLE_TRUST < result.confidence < 1.0
+    assert not result.low_confidence
     weak = [Region(id="r0", label=Label.TEXT, native_label="t", text="abc", confidence=0.3)]
     low = PageResult(document="d", page=1, width=1, height=1, engine="c", model="m", regions=weak)
     assert low.low_confidence and "confidence" in low.model_dump()
