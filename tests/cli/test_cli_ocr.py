@@ -77,6 +77,16 @@ def test_cpu_ocr_writes_the_contract_and_reports_bad_inputs(tmp_path: Path) -> N
     assert manifest["status"] == "partial" and len(manifest["pages"]) == 1
 
 
+def test_a_page_of_unread_handwriting_is_said_so(tmp_path: Path) -> None:
+    """A handwritten letter the CPU engine cannot transcribe: the warning says why its
+    confidence is low (the page's note), not only the number."""
+    proc = run_cli("ocr", str(DATA / "signatures" / "letter_fitzhugh_lee_p1.pdf"),
+                   "--out", str(tmp_path / "out"))  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    [warning] = [line for line in proc.stderr.splitlines() if line.startswith("warning:")]
+    assert "low confidence (0.00): unread writing" in warning
+
+
 def test_server_engine_writes_raw_output_and_parses_boxes(tmp_path: Path) -> None:
     pdf = pdfium.PdfDocument.new()
     for _ in range(3):

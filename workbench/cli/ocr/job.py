@@ -183,7 +183,11 @@ def progress_printer(quiet: bool, engine: Any = None) -> OnPage:
             note = result.notes[-1] if result.notes else ""
             say("warning", f"{name} page {result.page} is {result.status.value}: {note}")
         elif result.low_confidence:  # the CPU engine's readers were unsure (schema.LOW_CONFIDENCE)
-            say("warning", f"{name} page {result.page}: low confidence ({result.confidence:.2f})")
+            why = f": {result.notes[-1]}" if result.notes else ""  # e.g. its writing went unread
+            say(
+                "warning",
+                f"{name} page {result.page}: low confidence ({result.confidence:.2f}){why}",
+            )
         if quiet:
             return
         rate = i / max(time.monotonic() - start, 1e-6)
