@@ -23,6 +23,7 @@ import pytest
 pytest.importorskip("playwright")
 from playwright.sync_api import expect
 
+from tests.browser import app_state
 from tests.browser.app_state import pick_profile
 from tests.browser.test_compare_browser import use_store
 from tests.ui.runs_seed import seed
@@ -74,6 +75,7 @@ def test_runs_table_columns_badges_and_width(
 
 def _plan(page: Any, gib: str) -> None:
     field = page.locator(".st-key-gpu_total_gib input")
+    app_state.idle(page)  # no rerun in flight that would put the field back
     field.fill(gib)
     field.press("Enter")
     expect(field).to_have_value(re.compile(rf"^{gib}(\.0+)?$"))

@@ -60,7 +60,9 @@ def test_the_cli_keeps_as_many_pages_in_flight_as_the_server_holds(tmp_path: Pat
         pdf = pdfium.PdfDocument.new()
         pdf.new_page(300, 400)
         pdf.save(str(folder / f"doc{i:02d}.pdf"))
-    replies = [Reply("Page text.", delay=1.0) for _ in range(48)]
+    # Long enough that the CLI prepares every page while the first are answered, even on a
+    # loaded machine (at 1 s a busy CI machine kept 32 in flight).
+    replies = [Reply("Page text.", delay=3.0) for _ in range(48)]
     with FakeOpenAIServer(replies, models=[LIGHTON]) as server:
         server.kv_blocks = 10**7  # room for far more pages than 48
         code = main(["ocr", str(folder), "--out", str(tmp_path / "out"), "--engine",
