@@ -76,6 +76,10 @@ def test_heading_precision_and_recall() -> None:
 def test_headings_are_matched_despite_one_ocr_slip_and_numbering() -> None:
     assert heading_key("4.2 Character recognition") == heading_key("Character recognition")
     assert heading_key("IV. Results") == heading_key("Results")
+    # an outline's spelling of a section and the page's ("III Image Data", "III. IMAGE DATA")
+    assert heading_key("III Image Data") == heading_key("III. IMAGE DATA")
+    assert heading_key("III-A Google DeepDream") == heading_key("A. Google DeepDream")
+    assert heading_key("Appendix A: Texts") == heading_key("Texts")
     assert heading_match("## Charactor recognition", "## Character recognition").matched == 1
     assert heading_match("## Summary", "## Character recognition").matched == 0
 

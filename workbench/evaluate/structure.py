@@ -15,10 +15,11 @@ TEDS (:func:`teds`, :func:`page_teds`)
     partner scores 0. Extra hypothesis tables cost nothing here (text metrics see them).
 headings (:func:`heading_match`)
     Markdown heading lines (ATX/setext, and ``<h1>``–``<h6>`` HTML) of both sides, normalised
-    (case folded, leading section numbers such as ``2.1`` or ``IV.`` dropped, punctuation and
-    spaces removed) and matched one to one when their similarity is at least
-    :data:`HEADING_MATCH`. Precision = matched / hypothesis headings, recall = matched /
-    truth headings; both counts are returned so pages pool by summing.
+    (case folded, leading section labels such as ``2.1``, ``IV.``, ``III-A`` or ``Chapter 5``
+    dropped, :mod:`workbench.markdown.sections`, punctuation and spaces removed) and matched
+    one to one when their similarity is at least :data:`HEADING_MATCH`. Precision = matched /
+    hypothesis headings, recall = matched / truth headings; both counts are returned so pages
+    pool by summing.
 reading order (:func:`reading_order`)
     Words that occur exactly once on both sides are placed by their index in each; the
     score is the fraction of such word pairs whose order agrees (Kendall's tau mapped to
@@ -41,6 +42,7 @@ from dataclasses import dataclass, field
 from html.parser import HTMLParser
 
 from workbench.evaluate.metrics import edit_distance, normalize_text, word_tokens
+from workbench.markdown.sections import without_label
 
 HEADING_MATCH = 0.8  # OCR'd headings differ by a letter or two from the truth and still count
 
@@ -229,7 +231,7 @@ _NOT_WORD = re.compile(r"[\W_]+", re.UNICODE)
 
 def heading_key(text: str) -> str:
     """A heading's text for matching: numbering, case, punctuation and spaces dropped."""
-    text = unicodedata.normalize("NFKC", text).strip()
+    text = without_label(unicodedata.normalize("NFKC", text).strip())
     text = _NUMBER_ONLY.sub("", text)
     text = _NUMBERING.sub("", text) if re.match(r"^\s*[\divxlcdm]+[.)]\s", text, re.I) else text
     return _NOT_WORD.sub("", text.casefold())

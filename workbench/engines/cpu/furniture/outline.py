@@ -16,24 +16,18 @@ title, or the reverse), never a paragraph that begins with it.
 
 from __future__ import annotations
 
-import re
-
 from workbench.engines.cpu.boxes import Line, union_all
 from workbench.engines.cpu.furniture import headings
 from workbench.engines.cpu.page import Block
+from workbench.markdown.sections import without_label
 
 PREFIX = 8
 MAX_LINES = 2  # a heading cut from the top of a block has at most this many lines
 _TEXTY = headings.TEXTY | {"heading"}  # and the blocks the type rules cut out
-#: a leading label: "Chapter 5", "2.3", "IV.", "III-A", "A." (roman and lettered sections)
-_LEAD = re.compile(
-    r"^\s*(?:(?i:chapter|appendix|part|section)\s+\w+[:.]?|\d+(?:\.\d+)*\.?"
-    r"|(?:[IVXL]+|[A-Z])(?:-[A-Z0-9]+)*\.?|[A-Z]\.(?:\d+\.?)*)\s+",
-)
 
 
 def key(text: str) -> str:
-    text = _LEAD.sub("", text)
+    text = without_label(text)
     return "".join(c for c in text.casefold() if c.isalnum())
 
 
