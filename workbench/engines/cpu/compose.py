@@ -35,9 +35,11 @@ def compose(
     """The regions of a page of ``width`` × ``height`` pixels; ``off``: passes left out;
     ``layer``: a born-digital page's text layer, whose rules give its ruled tables' cells
     (:mod:`.tables.ruled`; only when ``tables``) and whose outline entries its headings."""
-    grids = []
+    gray = np.asarray(image.convert("L")) if image is not None else None
+    grids, rules = [], []
     if layer is not None and tables:
         grids = ruled.grids(layer.edges, *layer.scale(width, height))
+        rules = ruled.rules(layer.edges, *layer.scale(width, height))
     page = Page(
         width=width,
         height=height,
@@ -46,9 +48,10 @@ def compose(
         layout=list(layout),
         signatures=list(signatures or []),
         image=image,
-        gray=np.asarray(image.convert("L")) if image is not None else None,
+        gray=gray,
         tables=tables,
         grids=grids,
+        rules=rules,
         outline=layer.outline if layer is not None else (),
     )
     return confidence.calibrate(regions(passes.run(page, off)))

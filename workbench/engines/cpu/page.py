@@ -101,6 +101,8 @@ class Page:
     gray: np.ndarray | None = None  # the image in grey levels, for stroke weights
     tables: bool = True  # the engine's ``detect_tables`` setting
     grids: list[Grid] = field(default_factory=list)  # ruled tables of the PDF (tables.ruled)
+    rules: list[tuple[float, float, float]] = field(default_factory=list)  # (x0, y, x1): its
+    #                                         horizontal rules, page_px (tables.banded)
     outline: tuple[tuple[int, str], ...] = ()  # the PDF's bookmarks on the page (depth, title)
     members: dict[int, list[Line]] = field(default_factory=dict)
     dissolved: set[int] = field(default_factory=set)

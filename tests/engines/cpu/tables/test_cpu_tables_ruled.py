@@ -4,7 +4,9 @@ frx_2012_disclosure page (``ruled_frx_2012_disclosure.pdf``) and the Census Bure
 ``census_12s0324.pdf``, whose only rules frame its column groups (Total / Male), not its
 cells: that partial grid must not take the table over; camelot's ``health.pdf`` page
 (``ruled_shaded_health.pdf``), whose rows are ruled but whose columns are only shaded: the
-shading's sides are no rules."""
+shading's sides are no rules; tabula-java's AnimalSounds page (``ruled_rows_animalsounds.pdf``),
+ruled under every row and not between its columns, with cells that wrap over two to four
+lines: its rows are the bands between the rules (:mod:`workbench.engines.cpu.tables.banded`)."""
 
 from __future__ import annotations
 
@@ -15,13 +17,15 @@ import pytest
 
 from workbench.documents.textlayer import extract_pdf
 from workbench.engines.base import PageRequest
+from workbench.engines.cpu.boxes import Line, Word, median, union_all
 from workbench.engines.cpu.readers.pdftext import lines_from_layer
-from workbench.engines.cpu.tables import ruled
+from workbench.engines.cpu.tables import banded, ruled
 from workbench.schema import Label
 
 DATA = Path(__file__).resolve().parents[3] / "data"
 FRX, CENSUS = DATA / "ruled_frx_2012_disclosure.pdf", DATA / "census_12s0324.pdf"
 SHADED = DATA / "ruled_shaded_health.pdf"
+ROWS = DATA / "ruled_rows_animalsounds.pdf"
 W, H = 1700, 2200  # any page_px size: the grid scales with the layer
 
 
@@ -105,3 +109,38 @@ def test_engine_reads_a_ruled_table_through_its_grid(engine):
     assert "| TOTAL |  |  |  | \\$51.24 |" in tables[0]
     old = "\n".join(r.text for r in without.regions or [] if r.label is Label.TABLE)
     assert "| TOTAL |  |  |  | \\$51.24 |" not in old  # the word-alignment grid misses it
+
+
+def test_a_table_ruled_under_every_row_reads_its_rows_between_the_rules():
+    layer = extract_pdf(ROWS, 1)
+    assert layer is not None
+    lines = lines_from_layer(layer, W, H)
+    assert not ruled.grids(layer.edges, *layer.scale(W, H))  # no column rules: no cells
+    rules = ruled.rules(layer.edges, *layer.scale(W, H))
+    box = union_all([ln.box for ln in lines])
+    grid = banded.banded(box, rules, lines, median([ln.height for ln in lines], 20.0))
+    assert grid is not None and ruled.holds(grid, lines)
+    table, above, below = ruled.grid_table(grid, lines)
+    rows = table.rows()
+    assert rows[:2] == [["Animal", "Action", "Result"], ["Cat", "Says", "Meow"]]
+    assert rows[2] == ["Parastratiosphecomyiastratiosph ecomyioides", "Says", "bzzzzzzz"]
+    assert rows[3][:2] == ["Fox", "Says"] and rows[3][2].startswith("Ring-")
+    assert rows[3][2].endswith("ing-dingdingdingdingeringeding")  # four lines, one cell
+    assert len(rows) == 4 and not above and not below
+
+
+def _row(cells: list[str], y: float) -> Line:
+    words = [Word(t, (100 + 300 * k, y, 100 + 300 * k + 20 * len(t), y + 20), 100.0)
+             for k, t in enumerate(cells)]  # fmt: skip
+    return Line(" ".join(cells), (100, y, 1000, y + 20), 100.0, "text_layer", words)
+
+
+def test_a_booktabs_table_is_no_row_ruled_table():
+    """Top, middle and bottom rules only: the body band holds four full rows, so the rules
+    are not the rows (the word-alignment grid reads them)."""
+    lines = [_row(["Model", "Size", "Score"], 110)]
+    lines += [_row([f"m{k}", f"{k}B", f"{50 + k}"], 160 + 30 * k) for k in range(4)]
+    rules = [(90.0, 100.0, 1010.0), (90.0, 140.0, 1010.0), (90.0, 290.0, 1010.0)]
+    assert banded.banded((90, 100, 1010, 290), rules, lines, 20.0) is None
+    ruled_rows = rules + [(90.0, 185.0 + 30 * k, 1010.0) for k in range(3)]  # one a row
+    assert banded.banded((90, 100, 1010, 290), ruled_rows, lines, 20.0) is not None

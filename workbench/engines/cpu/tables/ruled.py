@@ -60,6 +60,18 @@ def grids(edges: Sequence[tuple[float, float, float, float]], sx: float, sy: flo
     return out
 
 
+def rules(
+    edges: Sequence[tuple[float, float, float, float]], sx: float, sy: float
+) -> list[tuple[float, float, float]]:
+    """The horizontal ones of a page's ruling ``edges`` (points) as ``(x0, y, x1)`` in
+    ``page_px`` (:mod:`.banded` reads row-ruled tables from them)."""
+    return [
+        (x0 * sx, (top + bottom) / 2 * sy, x1 * sx)
+        for x0, top, x1, bottom in edges
+        if bottom - top <= TOLERANCE and x1 - x0 >= MIN_EDGE
+    ]
+
+
 def _edge(e: tuple[float, float, float, float]) -> dict[str, object]:
     x0, top, x1, bottom = e
     flat = bottom - top <= x1 - x0

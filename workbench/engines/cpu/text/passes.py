@@ -20,6 +20,7 @@ from workbench.engines.cpu.boxes import Line, median, paragraph_gaps, rows
 from workbench.engines.cpu.figures.ticks import without_ticks
 from workbench.engines.cpu.page import Grid, Page
 from workbench.engines.cpu.tables import ruled
+from workbench.engines.cpu.tables.banded import banded
 from workbench.engines.cpu.tables.render import render, table_markdown
 from workbench.schema import FURNITURE, Label
 
@@ -84,9 +85,14 @@ def body(label: Label, group: list[Line], line_h: float) -> str:
 
 
 def ruled_tables(page: Page) -> Page:
-    """A table block over a ruled grid of its PDF (``page.grids``) reads as that grid."""
+    """A table block over a ruled grid of its PDF (``page.grids``) reads as that grid; one
+    with a rule under every row and none between columns, as its bands (:mod:`.banded`)."""
     for b in page.blocks:
-        grid = ruled.grid_for(b.box, page.grids) if b.label is Label.TABLE else None
+        if b.label is not Label.TABLE:
+            continue
+        grid = ruled.grid_for(b.box, page.grids)
+        if grid is None or not ruled.holds(grid, b.printed):
+            grid = banded(b.box, page.rules, b.printed, page.line_h) if page.rules else None
         if grid is not None and ruled.holds(grid, b.printed):
             b.text = ruled_body(grid, b.printed)
     return page
