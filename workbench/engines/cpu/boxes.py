@@ -35,6 +35,7 @@ class Line:
     size: float = 0.0  # font size in page_px (text layer only; 0: unknown)
     bold: bool = False  # set in a bold face (text layer only)
     caps: bool = False  # set in a small-capitals face (text layer only)
+    italic: bool = False  # set in an italic face (text layer only)
     tex: str | None = None  # the line with sub/superscripts in TeX (text layer, when it has any)
     stroke: float = 0.0  # mean ink depth in px (OCR lines, weight.weigh; 0: not measured)
     # a displayed formula from the text layer (formulas.find): ``tex`` is its TeX, or None

@@ -162,6 +162,27 @@ def heading_form(text: str) -> bool:
     return bool(NUMBERED.match(t)) and not t.endswith((".", ",", ";", ":")) and not refused(t)
 
 
+#: a lettered or numbered section label then a capitalised title: "A. Google DeepDream",
+#: "2.1 Loading" (an italic subsection of a two-column paper)
+PROSE_LEN = 8  # words: a line of running text (a heading is rarely this long)...
+PROSE_LINES = 4  # ...and this many of them at one size are paragraphs (a heading: <= 3 lines)
+SAME_SIZE = 0.04  # sizes within 4 % are one size (a line's median size varies ~2 %)
+ITALIC_WORDS = 10  # an italic subsection title is short; a longer italic line is a note
+LABELLED = re.compile(r"^(?:[A-H]\.|\d{1,2}(?:\.\d{1,2}){0,3}\.?)\s+[A-Z]")
+
+
+def italic_section(text: str) -> bool:
+    """A labelled title that is not a sentence: "A. Similar Texts Generation" in italics is a
+    subsection (lettered subsections are italic at body size in IEEE and ACM papers)."""
+    t = text.strip()
+    words = t.split()
+    if len(words) < 2 or words[1].endswith(",") or t.count(",") > 1:
+        return False  # "A. Gadsby, Ed., Dictionary of …": an author's initial, a reference
+    if len(words) > ITALIC_WORDS or "(" in t:
+        return False  # "23. MAILING ADDRESS (If … skip this question.)": a form's field
+    return bool(LABELLED.match(t)) and not t.endswith((".", ",", ";", ":")) and not refused(t)
+
+
 def refused(text: str) -> bool:
     """A sentence or a row of figures: never a heading, whatever its type or layout label."""
     words = text.split()
@@ -240,3 +261,21 @@ def model_title(group: list[Line]) -> bool:
     if all(ln.size > 0 for ln in group):
         return any(set_apart(ln) for ln in group)
     return True
+
+
+def prose_sizes(lines: list[Line]) -> list[float]:
+    """The sizes the page sets running text in: ``PROSE_LINES`` or more text-layer lines of
+    ``PROSE_LEN`` words or more at one size (within ``SAME_SIZE``). A page whose
+    references or notes outweigh its text (the last page of a paper) has a smaller median
+    than its paragraphs; their lines are no headings for being larger than that."""
+    long = sorted(ln.size for ln in lines if ln.size > 0 and len(ln.text.split()) >= PROSE_LEN)
+    out: list[float] = []
+    for s in long:
+        near = sum(abs(t - s) <= SAME_SIZE * s for t in long)
+        if near >= PROSE_LINES and not among(s, out):
+            out.append(s)
+    return out
+
+
+def among(size: float, sizes: list[float]) -> bool:
+    return any(abs(size - s) <= SAME_SIZE * s for s in sizes)

@@ -11,7 +11,9 @@ tokens, or figures level with it on its right: a row label), and either
   height (the character-weighted median height of the lines of the same reader, when it read
   ``MIN_CHARS`` characters or more; else the page's median line height), or
   ``OCR_BOLD_SIZE`` × that height and bold (a 14 pt bold heading over 11 pt text is only
-  ~1.3 × as tall: Tesseract's line boxes span ascenders and descenders alike), or
+  ~1.3 × as tall: Tesseract's line boxes span ascenders and descenders alike); never at a
+  size the page sets running text in (:func:`cues.prose_sizes`: a paper's last page, whose
+  references outweigh its paragraphs, has a median under the paragraphs' size), or
 * is *bold at body size*: bold (text layer: the font, at 0.9 × body size or more; scan: its
   :func:`.weight.stroke` is at least ``BOLD_RATIO`` × the page's character-weighted median
   stroke, or ``weight.SEMI_BOLD_RATIO`` × when the line stands apart from the text over and
@@ -24,7 +26,8 @@ tokens, or figures level with it on its right: a row label), and either
   small-capitals face ("1. Introduction" in cmcsc), or in capitals ("1. INTRODUCTION", on a
   page with at most ``cues.MAX_UPPER`` such lines and none close on its right: else a
   form's field labels), counts as bold
-  at body size.
+  at body size; so does a lettered or numbered title set wholly in italics ("A. Emily
+  Howell": :func:`cues.italic_section`, not an author's initial and name).
 
 A line set on its side (``cues.VERTICAL``: a rotated stamp in the margin) is never a heading,
 nor is a line of a form's key/value rows (:func:`cues.form_rows`: a key, a wide gap, its value,
@@ -45,7 +48,8 @@ split over two lines stays one heading); a layout-model ``title`` made only of
 sentences or rows of figures becomes text. Levels: the larger headings' sizes are
 clustered (within 8 %) and ranked, largest first; the largest is level 1 (the page title,
 ``#``) only when it is ≥ ``TITLE_RATIO`` × body size, else levels start at 2 (``##``); bold
-body-size headings take the level under the smallest larger one; a numbered heading is at
+body-size headings take the level under the smallest larger one (an italic subsection one
+more); a numbered heading is at
 least one level under its number's depth ("2 Method" ≥ 2, "2.3 Area" ≥ 3: a numbered section
 is never the page title); levels stop at 4.
 """
@@ -92,6 +96,7 @@ class Page:
 
     def __init__(self, lines: list[Line], line_h: float) -> None:
         self.body = body_size(lines)
+        self.prose = cues.prose_sizes(lines)
         self.line_h = line_h
         # body line height per reader: RapidOCR's boxes are taller than Tesseract's for the
         # same type, and a table's many short cells must not set the body height
@@ -139,13 +144,14 @@ class Page:
             return ""
         sentence_end = text.endswith((".", ",", ";")) or bool(cues.LABEL_VALUE.match(text))
         if ln.size > 0 and self.body > 0:
-            if ln.size >= SIZE_RATIO * self.body:
+            if ln.size >= SIZE_RATIO * self.body and not cues.among(ln.size, self.prose):
                 return "size"
             bold = ln.bold and ln.size >= 0.9 * self.body
             if not bold and ln.size >= 0.9 * self.body:
                 # "1. INTRODUCTION" in capitals, "1. Introduction" in a small-capitals face
                 upper = cues.numbered_caps(text) and self.numbered_upper <= cues.MAX_UPPER
                 bold = upper or (ln.caps and cues.heading_form(text))
+                bold = bold or (ln.italic and cues.italic_section(text))
         else:
             body_h = self.heights.get(ln.source) or self.line_h
             if body_h <= 0 or _running_prose(words):
@@ -241,8 +247,8 @@ def split(blocks: list[Block], lines: list[Line], line_h: float, height: float) 
     ref = page.body if page.body > 0 else page.body_h
     start = 1 if clusters and ref > 0 and clusters[0] >= TITLE_RATIO * ref else 2
     for k, size, body_bold in found:
-        if body_bold:
-            level = start + len(clusters)
+        if body_bold:  # an italic subsection ("A. Emily Howell") under a bold or caps one
+            level = start + len(clusters) + all(ln.italic for ln in out[k].lines)
         else:
             level = start + sum(1 for c in clusters if c > size * 1.08)
         box, run, score = out[k].box, out[k].lines, out[k].score

@@ -4,7 +4,8 @@ the viewer), what is a heading and of which level, which block is the title.
 * ``stroke_weight`` (lines, needs the image): the stroke weight of OCR lines, measured on the
   image, so that bold headings count on scans (:func:`.weight.weigh`).
 * ``layout_furniture`` (blocks): a header/footer box the layout model found keeps that label
-  only when it looks like furniture: above ``TOP_EDGE`` or below ``BOTTOM_EDGE`` of the page, or set
+  only when it looks like furniture: above ``TOP_EDGE`` or below ``BOTTOM_EDGE`` of the page
+  with no content level with it (a section title topping a paper's second column), or set
   smaller than the body text (text layer). Otherwise (a statement's title under the top
   margin) it is text.
 * ``page_furniture`` (blocks): furniture judged on the page alone (the outer rows, set apart
@@ -28,10 +29,12 @@ the viewer), what is a heading and of which level, which block is the title.
 
 from __future__ import annotations
 
-from workbench.engines.cpu.boxes import median
+import re
+
+from workbench.engines.cpu.boxes import Box, median
 from workbench.engines.cpu.furniture import contents, headings, outline, running, weight
 from workbench.engines.cpu.markdown import is_page_number
-from workbench.engines.cpu.page import Page
+from workbench.engines.cpu.page import Block, Page
 from workbench.schema import FURNITURE, Label
 
 TOP_EDGE, BOTTOM_EDGE = 0.08, 0.92  # a layout header/footer above/below these is furniture
@@ -39,6 +42,8 @@ SMALLER = 0.95  # ...or one set this much smaller than the body (text layer size
 TITLE_HEIGHT = 1.4  # a title's lines are this much taller than the page's median line
 FOOT, HEAD = 0.93, 0.05  # loose lines below FOOT or above HEAD (share of height): furniture
 FOLIO_TOP, FOLIO_BOTTOM = 0.06, 0.94  # a text block only a number above/below: a folio
+_FURNITURE = ("header", "footer")
+_FOLIO_END = re.compile(r"^\d{1,4}\b|\b\d{1,4}$")  # "41 | Flight Safety", "Chapter 3 … 273"
 
 
 def stroke_weight(page: Page) -> Page:
@@ -49,14 +54,32 @@ def stroke_weight(page: Page) -> Page:
 
 def layout_furniture(page: Page) -> Page:
     body, height = headings.body_size(page.lines), page.height
+    content = [
+        b.box
+        for b in page.blocks
+        if b.native not in _FURNITURE and (b.lines or b.native == "figure")
+    ]
     for b in page.blocks:
         if b.native in ("header", "footer") and b.lines:
             margin = b.box[3] < TOP_EDGE * height or b.box[1] > BOTTOM_EDGE * height
+            margin = margin and not _level_with(b, content)
             size = median([ln.size for ln in b.lines if ln.size > 0], 0.0)
             small = body > 0 and 0 < size < SMALLER * body
             if not (margin or small):
                 b.native = "text"
     return page
+
+
+def _level_with(b: Block, content: list[Box]) -> bool:
+    """Whether a layout header has the page's content beside it, not under it: a section
+    title at the top of a paper's second column ("IV. TEXT DATA", level with the figure that
+    tops the first) is content, whatever the model called it. Not a footer (a page's last
+    box often reaches its foot) nor a line with a page number at either end (a running
+    head's folio)."""
+    text = " ".join(ln.text for ln in b.lines).strip()
+    if b.native != "header" or is_page_number(text) or _FOLIO_END.search(text):
+        return False
+    return any(c[1] < b.box[1] + 0.5 * (b.box[3] - b.box[1]) for c in content)
 
 
 def page_furniture(page: Page) -> Page:

@@ -36,11 +36,12 @@ words: the regions OCR must read (a scanned figure, a screenshot of text).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 import numpy as np
 from PIL import Image
 
-from workbench.engines.cpu.boxes import Box, Line, Word, cover
+from workbench.engines.cpu.boxes import Box, Line, Word, cover, union_all
 from workbench.engines.cpu.formulas import find as formulas
 from workbench.engines.cpu.formulas import inline as formula_inline
 from workbench.schema import TextLayer, TextWord
@@ -193,16 +194,13 @@ def _line(run: list[tuple[TextWord, Box]], scale: float) -> Line:
             scripts = scripts or w.tex is not None
             words.append(Word(w.text, box, 100.0))
         prev = box
-    box = (
-        min(b[0] for _, b in run),
-        min(b[1] for _, b in run),
-        max(b[2] for _, b in run),
-        max(b[3] for _, b in run),
-    )
+    box = union_all([b for _, b in run])
     full_sizes = sorted(w.size for w, _ in run if w.size >= 0.85 * main)
     chars = sum(len(w.text) for w, _ in run)
-    bold = sum(len(w.text) for w, _ in run if w.bold) >= 0.6 * chars
-    caps = sum(len(w.text) for w, _ in run if "c" in w.style) >= 0.6 * chars
+
+    def most(face: Callable[[TextWord], bool]) -> bool:  # 60 % of the line's characters
+        return sum(len(w.text) for w, _ in run if face(w)) >= 0.6 * chars
+
     return Line(
         " ".join(texts),
         box,
@@ -210,8 +208,10 @@ def _line(run: list[tuple[TextWord, Box]], scale: float) -> Line:
         "text_layer",
         words,
         size=round(full_sizes[len(full_sizes) // 2] * scale, 2),
-        bold=bold,
-        caps=caps,
+        bold=most(lambda w: w.bold),
+        caps=most(lambda w: "c" in w.style),
+        # a math font's italic letters are no italic face
+        italic=most(lambda w: "i" in w.style and "m" not in w.style),
         tex=" ".join(tex) if scripts else None,
     )
 
