@@ -116,3 +116,15 @@ def test_math_token_recall() -> None:
 def test_control_chars() -> None:
     assert control_chars("a\x00b\x07c\td\ne\r\n") == 2
     assert control_chars("clean text") == 0
+
+
+def test_teds_is_never_below_zero() -> None:
+    """Measured at -0.09 before it was bounded (a scanned page of the corpus read -0.1)."""
+
+    def html(rows: list[list[str]]) -> str:
+        body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in r) + "</tr>" for r in rows)
+        return f"<table>{body}</table>"
+
+    tall = html([["", "abc"], ["abc"], ["x"], ["longer text here"]])
+    wide = html([["q w e r t y", "q w e r t y", "y", ""], ["", "zz", "y", ""]])
+    assert page_teds(tall, wide) == 0.0

@@ -201,9 +201,12 @@ def tree_edit_distance(a: Node, b: Node) -> float:
 
 
 def teds(a: Node, b: Node) -> float:
-    """1 - tree edit distance / the larger tree's node count (1.0 = the same table)."""
+    """1 - tree edit distance / the larger tree's node count (1.0 = the same table), at least
+    0: an edit script may cost more than the larger tree's size (a four-row one-column table
+    against a two-row four-column one of other texts scored -0.09), and no table is worse
+    than none."""
     longest = max(a.size(), b.size())
-    return 1.0 - tree_edit_distance(a, b) / longest if longest else 1.0
+    return max(0.0, 1.0 - tree_edit_distance(a, b) / longest) if longest else 1.0
 
 
 def page_teds(hypothesis: str, truth: str) -> float | None:
