@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import ctypes
 import dataclasses
+import math
 import threading
 from pathlib import Path
 from typing import Any
@@ -278,6 +279,8 @@ def _styled(
             weight >= 600 or bool(flags.value & _FORCE_BOLD) or any(b in name for b in _BOLD_NAMES)
         )
         style = textglyphs.style(name, flags.value, styles)
+        if abs(math.sin(raw.FPDFText_GetCharAngle(tp, i))) > 0.7:
+            style += "u"  # set on its side (a turned column head, a margin stamp)
         glyphs: tuple[tuple[str, float, float, float, float, float, str, float], ...] = ()
         if textglyphs.wanted(word.text, style, word.tex):
             glyphs = textglyphs.glyphs(raw, tp, src.chars, src.boxes, to_pt, buf, flags, styles)

@@ -44,9 +44,17 @@ from PIL import Image
 from workbench.engines.cpu.boxes import Box, Line, Word, cover, union_all
 from workbench.engines.cpu.formulas import find as formulas
 from workbench.engines.cpu.formulas import inline as formula_inline
+from workbench.engines.cpu.readers.baseline import (
+    MARKS,
+    SPLIT_GAP,
+    SUB,
+    SUP,
+    scripts_as_text,
+    stacked,
+    upright,
+)
 from workbench.schema import TextLayer, TextWord
 
-SPLIT_GAP = 1.6  # a gap this many font sizes wide splits a layer line
 #: a list bullet alone before a gap up to this many font sizes (a word processor's tab stop,
 #: LaTeX's label box) stays on its item's line, so the item reads "• text" and lists find it
 MARKER_GAP = 6.0
@@ -106,6 +114,9 @@ def _breaks(run: list[tuple[TextWord, Box]], box: Box, w: TextWord, scale: float
     stay) with no wide gap and no jump back to the left."""
     prev_w, prev = run[-1]
     size = max(prev_w.size, w.size) * scale
+    on_side = any(upright(*x) for x in run)
+    if on_side or upright(w, box):  # text set on its side ("Number of Registered voters")
+        return not stacked(prev, box, size)
     gap = box[0] - prev[2]
     top = min(b[1] for _, b in run)
     bottom = max(b[3] for _, b in run)
@@ -115,30 +126,6 @@ def _breaks(run: list[tuple[TextWord, Box]], box: Box, w: TextWord, scale: float
         small = min(small, 0.5 * (box[3] - box[1]))  # a bullet glyph is short: its item's line
         return overlap < 0.4 * small
     return overlap < 0.4 * small or gap > SPLIT_GAP * size or gap < -0.5 * size
-
-
-_SUP = str.maketrans("0123456789+-=()n−", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁿ⁻")
-_SUB = str.maketrans("0123456789+-=()", "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎")
-
-
-_SCRIPT = re.compile(r"([\^_])\{([^{}]*)\}")
-_MARKS = frozenset("*∗†‡§¶")  # footnote marks: raised, but text as they are ("Team∗")
-
-
-def _scripts_as_text(tex: str) -> str:
-    """``t^{2}`` → ``t²``, ``x_{1}`` → ``x₁`` where Unicode has the characters; else
-    ``x^(ab)``."""
-
-    def one(m: re.Match[str]) -> str:
-        if m.group(1) == "^" and set(m.group(2)) <= _MARKS:
-            return m.group(2)  # a footnote mark: "Team∗"
-        table = _SUP if m.group(1) == "^" else _SUB
-        plain = m.group(2).translate(table)
-        if all(c != o for c, o in zip(plain, m.group(2), strict=True)):
-            return plain
-        return f"{m.group(1)}({m.group(2)})"
-
-    return _SCRIPT.sub(one, tex)
 
 
 def _line(run: list[tuple[TextWord, Box]], scale: float) -> Line:
@@ -151,9 +138,10 @@ def _line(run: list[tuple[TextWord, Box]], scale: float) -> Line:
     words: list[Word] = []
     prev: Box | None = None
     scripts = False
+    on_side = any(upright(w, b) for w, b in run)  # no scripts up a turned column head
     for w, box in run:
         mark = ""
-        if w.size < 0.85 * main:
+        if w.size < 0.85 * main and not on_side:
             centre = (box[1] + box[3]) / 2
             mark = (
                 "^"
@@ -164,10 +152,10 @@ def _line(run: list[tuple[TextWord, Box]], scale: float) -> Line:
             )
         glued = prev is not None and box[0] - prev[2] < 0.15 * main * scale
         if mark and glued and texts:  # a script on the previous word: x², x₁, x^{ab}
-            table = _SUP if mark == "^" else _SUB
+            table = SUP if mark == "^" else SUB
             plain = w.text.translate(table)
             same = all(c != o for c, o in zip(plain, w.text, strict=True))
-            if mark == "^" and set(w.text) <= _MARKS:  # a footnote mark: "Team∗"
+            if mark == "^" and set(w.text) <= MARKS:  # a footnote mark: "Team∗"
                 texts[-1] += w.text
                 tex[-1] += w.text
             else:
@@ -185,11 +173,11 @@ def _line(run: list[tuple[TextWord, Box]], scale: float) -> Line:
                 100.0,
             )
         elif mark == "^" and not texts and w.text.isdigit():  # a footnote mark opening a line
-            texts.append(w.text.translate(_SUP))
+            texts.append(w.text.translate(SUP))
             tex.append(f"^{{{w.text}}}")
             words.append(Word(texts[-1], box, 100.0))
         else:
-            texts.append(_scripts_as_text(w.tex) if w.tex else w.text)
+            texts.append(scripts_as_text(w.tex) if w.tex else w.text)
             tex.append(w.tex or w.text)
             scripts = scripts or w.tex is not None
             words.append(Word(w.text, box, 100.0))
@@ -286,8 +274,10 @@ def _tokens(text: str) -> list[str]:
 
 
 def sample(lines: list[Line], k: int = 3) -> list[Line]:
-    """Up to ``k`` lines with three or more words of three letters, spread down the page."""
-    wordy = sorted((ln for ln in lines if len(_tokens(ln.text)) >= 3), key=lambda ln: ln.box[1])
+    """Up to ``k`` lines with three or more words of three letters, spread down the page;
+    never a line set on its side (OCR reads across)."""
+    across = [ln for ln in lines if ln.box[3] - ln.box[1] <= ln.box[2] - ln.box[0]]
+    wordy = sorted((ln for ln in across if len(_tokens(ln.text)) >= 3), key=lambda ln: ln.box[1])
     if len(wordy) <= k:
         return wordy
     return [wordy[round(i * (len(wordy) - 1) / (k - 1))] for i in range(k)]

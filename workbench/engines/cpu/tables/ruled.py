@@ -119,15 +119,15 @@ def grid_table(grid: Grid, lines: Sequence[Line]) -> tuple[Table, list[Line], li
     any cell above and below it (a title or a note the block's box also held)."""
     xs = sorted({c[0] for c in grid.cells})
     tops = sorted({c[1] for c in grid.cells})
-    texts: dict[Box, list[tuple[float, float, str]]] = {c: [] for c in grid.cells}
+    texts: dict[Box, list[tuple[float, float, int, str]]] = {c: [] for c in grid.cells}
     above: list[Line] = []
     below: list[Line] = []
     for ln in lines:
         placed = False
-        for w in ln.words or []:
+        for k, w in enumerate(ln.words or []):
             cell = _cell_of(grid, w.box)
-            if cell is not None:
-                texts[cell].append((round(ln.box[1]), w.box[0], w.text))
+            if cell is not None:  # lines top to bottom, a line's words in its order
+                texts[cell].append((round(ln.box[1]), ln.box[0], k, w.text))
                 placed = True
         if not placed:
             (above if ln.box[3] <= grid.box[1] + 1 else below).append(ln)
@@ -141,7 +141,7 @@ def grid_table(grid: Grid, lines: Sequence[Line]) -> tuple[Table, list[Line], li
     }
     kept = [t for t in tops if t not in spacer]
     cells = [
-        Cell(" ".join(t for _, _, t in sorted(texts[c])), kept.index(c[1]), xs.index(c[0]))
+        Cell(" ".join(t for *_, t in sorted(texts[c])), kept.index(c[1]), xs.index(c[0]))
         for c in grid.cells
         if c[1] not in spacer
     ]
