@@ -69,7 +69,7 @@ PASSES: tuple[Pass, ...] = (
     Pass("ocr_formulas", formulas.ocr_formulas),
     Pass("heading_levels", furniture.heading_levels),
     Pass("markdown", text.markdown),
-    Pass("ruled_tables", text.ruled_tables),  # a PDF's ruled table: pdfplumber's grid (issue 35)
+    Pass("ruled_tables", text.ruled_tables),  # ruled: pdfplumber's grid; row rules: bands (35)
     Pass("margin_lines", furniture.margin_lines),
     Pass("page_numbers", furniture.page_numbers),
     Pass("lists", text.lists),
