@@ -11,11 +11,11 @@ O=$LAB/out; W=$LAB/work/bench; mkdir -p "$O" "$W"
 nvidia-smi > "$O/nvidia-smi.txt" 2>&1
 python3 -c "import vllm, transformers, torch; print(vllm.__version__, transformers.__version__, torch.__version__)" > "$O/versions.txt" 2>&1
 git -C "$LAB/proj" log --oneline -1 > "$O/commit.txt" 2>&1 || true
-echo "== stage 1: in process: rates b, the newcomer, rates a (paced by first tokens) $(date +%T)"
+echo "== stage 1: in process: rates b and the newcomer (paced by first tokens) $(date +%T)"
 # Since 14a20cb the pacing reads first tokens from vLLM's output processor (before, vLLM held
 # 5-7 pages: "181 / 5"); each round records what vLLM held (in_vllm_median / in_vllm_max).
-timeout 900 python3 benchmarks/gpu_inprocess.py --model $M --max-tokens 128 --rounds 3 \
-  --stages rates-b callers rates-a --caller-variants plan+pace --work "$W" \
+timeout 560 python3 benchmarks/gpu_inprocess.py --model $M --max-tokens 128 --rounds 3 \
+  --stages rates-b callers --caller-variants plan+pace --work "$W" \
   --json "$O/inprocess.json" > "$O/inprocess.log" 2>&1
 echo "stage 1 exit $? $(date +%T)"; tail -5 "$O/inprocess.log"
 pkill -9 -f EngineCore; sleep 2; nvidia-smi --query-gpu=memory.used --format=csv > "$O/mem_after_stage1.txt"
@@ -38,9 +38,14 @@ import sys; sys.path.insert(0, '.')
 from pathlib import Path
 from benchmarks.pdf_sets import folder
 folder(Path('$W/folder-128-1-2'), 128, (1, 2))"
-timeout 420 python3 benchmarks/service_vs_cli.py --engine vllm-server --base-url http://127.0.0.1:8000/v1 \
-  --model $M --max-tokens 128 --rounds 3 "$W"/folder-128-1-2/*.pdf > "$O/service.log" 2>&1
+timeout 330 python3 benchmarks/service_vs_cli.py --engine vllm-server --base-url http://127.0.0.1:8000/v1 \
+  --model $M --max-tokens 128 --rounds 2 "$W"/folder-128-1-2/*.pdf > "$O/service.log" 2>&1
 echo "stage 2 exit $? $(date +%T)"; tail -8 "$O/service.log"
 curl -s http://127.0.0.1:8000/metrics > "$O/metrics_end.txt"
 pkill -f "vllm.entrypoints" ; sleep 5; pkill -9 -f "vllm.entrypoints"; pkill -9 -f EngineCore
+echo "== stage 3: in process: rates a (one 256-page PDF) $(date +%T)"
+timeout 400 python3 benchmarks/gpu_inprocess.py --model $M --max-tokens 128 --rounds 2 \
+  --stages rates-a --work "$W" --json "$O/inprocess_a.json" > "$O/inprocess_a.log" 2>&1
+echo "stage 3 exit $? $(date +%T)"; tail -5 "$O/inprocess_a.log"
+pkill -9 -f EngineCore
 touch "$O/DONE"
