@@ -35,11 +35,10 @@ def compose(
     """The regions of a page of ``width`` × ``height`` pixels; ``off``: passes left out;
     ``layer``: a born-digital page's text layer, whose rules give its ruled tables' cells
     (:mod:`.tables.ruled`; only when ``tables``) and whose outline entries its headings."""
-    gray = np.asarray(image.convert("L")) if image is not None else None
     grids, rules = [], []
     if layer is not None and tables:
-        grids = ruled.grids(layer.edges, *layer.scale(width, height))
-        rules = ruled.rules(layer.edges, *layer.scale(width, height))
+        scale = layer.scale(width, height)
+        grids, rules = ruled.grids(layer.edges, *scale), ruled.rules(layer.edges, *scale)
     page = Page(
         width=width,
         height=height,
@@ -48,7 +47,7 @@ def compose(
         layout=list(layout),
         signatures=list(signatures or []),
         image=image,
-        gray=gray,
+        gray=np.asarray(image.convert("L")) if image is not None else None,
         tables=tables,
         grids=grids,
         rules=rules,

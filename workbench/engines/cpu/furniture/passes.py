@@ -60,7 +60,7 @@ def layout_furniture(page: Page) -> Page:
         if b.native not in _FURNITURE and (b.lines or b.native == "figure")
     ]
     for b in page.blocks:
-        if b.native in ("header", "footer") and b.lines:
+        if b.native in _FURNITURE and b.lines:
             margin = b.box[3] < TOP_EDGE * height or b.box[1] > BOTTOM_EDGE * height
             margin = margin and not _level_with(b, content)
             size = median([ln.size for ln in b.lines if ln.size > 0], 0.0)
