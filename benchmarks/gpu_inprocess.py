@@ -186,11 +186,13 @@ def summarize(rows: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
     return out
 
 
-#: The ``callers`` stage's variants: pages in flight for the long caller (None: the plan's) and
-#: whether the engine loop paces pages into vLLM (engines/loop.py).
-VARIANTS: dict[str, tuple[int | None, bool]] = {
-    "plan+pace": (None, True), "plan": (None, False), "64+pace": (64, True),
-    "32+pace": (32, True), "32": (32, False),
+#: The ``callers`` stage's variants: pages in flight for the long caller (None: the plan's),
+#: whether the engine loop paces pages into vLLM and whether a newcomer's page holds the other
+#: caller's pages back while it is in vLLM (engines/loop.py, ``hold_s``).
+VARIANTS: dict[str, tuple[int | None, bool, bool]] = {
+    "plan+pace": (None, True, True), "plan+pace-nohold": (None, True, False),
+    "plan": (None, False, True), "64+pace": (64, True, True),
+    "32+pace": (32, True, True), "32": (32, False, True),
 }  # fmt: skip
 
 
@@ -202,7 +204,7 @@ def stage_callers(args: argparse.Namespace, engine: Any, report: dict[str, Any])
 
     pages = prepare(args, inputs(args, args.work, "a"))
     single = pages[-1].request
-    plan_size, pace = engine.concurrency, engine._loop.pace_tokens
+    plan_size, pace, hold = engine.concurrency, engine._loop.pace_tokens, engine._loop.hold_s
 
     def one(key: str) -> float:
         started = time.perf_counter()
@@ -213,17 +215,19 @@ def stage_callers(args: argparse.Namespace, engine: Any, report: dict[str, Any])
     alone = statistics.median(one(f"alone-{i}") for i in range(3))
     result: dict[str, Any] = {"alone_s": alone, "plan_in_flight": plan_size, "variants": {}}
     for name in args.caller_variants:
-        size, paced = VARIANTS[name]
+        size, paced, holds = VARIANTS[name]
         engine.resize(size or plan_size)
         engine._loop.pace_tokens = pace if paced else None
+        engine._loop.hold_s = hold if holds else 0.0
         row = _beside(engine, name, [p.request for p in pages[:200]], one)
         row["median_ratio"] = statistics.median([row["ramp_s"], *row["steady_s"]]) / alone
-        result["variants"][name] = row
+        repeat = sum(key.split("#")[0] == name for key in result["variants"])
+        result["variants"][f"{name}#{repeat + 1}" if repeat else name] = row  # named twice: rounds
         report["callers"] = result
         save(args, report)
         print(name, json.dumps(row), flush=True)
     engine.resize(plan_size)
-    engine._loop.pace_tokens = pace
+    engine._loop.pace_tokens, engine._loop.hold_s = pace, hold
 
 
 def _beside(engine: Any, name: str, requests: list[Any], one: Any) -> dict[str, Any]:
@@ -234,7 +238,11 @@ def _beside(engine: Any, name: str, requests: list[Any], one: Any) -> dict[str, 
     done: list[Any] = []
     caller = threading.Thread(target=lambda: done.extend(engine.run(long)), daemon=True)
     caller.start()
-    row: dict[str, Any] = {"in_flight": engine.concurrency, "pace": engine._loop.pace_tokens}
+    row: dict[str, Any] = {
+        "in_flight": engine.concurrency,
+        "pace": engine._loop.pace_tokens,
+        "hold_s": engine._loop.hold_s,
+    }
     full = min(len(long), engine.concurrency)
     paced = engine._loop.pace_tokens is not None  # unpaced: every page of A's in vLLM too
     row["filled_s"] = _wait(
@@ -333,7 +341,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
                         help="a workbench mode with the engine loop's pacing off")  # fmt: skip
     parser.add_argument("--sets", nargs="+", choices=["a", "b"], default=["a", "b"])
     parser.add_argument("--caller-variants", nargs="+", choices=list(VARIANTS),
-                        default=list(VARIANTS))  # fmt: skip
+                        default=list(VARIANTS), help="named twice: runs twice")  # fmt: skip
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--wb-in-flight", type=int, nargs="*", default=[])
     parser.add_argument("--long-pages", type=int, default=256)

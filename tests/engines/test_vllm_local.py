@@ -286,6 +286,59 @@ def test_pages_reach_vllm_no_faster_than_it_prefills_them(
         assert llm.llm_engine.most_unprefilled >= 20
 
 
+@pytest.mark.parametrize("hold", [True, False])
+def test_a_newcomers_page_decodes_without_the_other_runs_prefills(
+    fake_vllm: SimpleNamespace, monkeypatch: pytest.MonkeyPatch, hold: bool
+) -> None:
+    """On the H100 (vLLM 0.26, paced): a one-page caller beside a 200-page caller took 16.8 s,
+    35.9x alone, because each of its decode steps also carried the other caller's prefill
+    chunk. While its page is in vLLM the loop adds none of the other run's pages (held, A's
+    pages still decode), so its steps carry no prefill once A's already added are done."""
+    monkeypatch.setattr(FakeLLM, "tokens", 30)
+    monkeypatch.setattr(FakeLLM, "prefill_steps", 3)
+    monkeypatch.setattr(FakeLLM, "prefill_per_step", 2)
+    engine = VllmLocalEngine("m/ocr", {"max_num_seqs": 64})
+    if not hold:
+        engine._loop.hold_s = 0.0
+    llm = FakeLLM.last
+    assert llm is not None and engine._loop.pace_tokens is not None
+    seen = _second_caller(engine, 120, after=5)
+    seen["thread"].join(60)
+    assert seen["b"].ok and seen["a_done"] == 120
+    crowded = llm.llm_engine.crowded.get(seen["b_id"], 0)
+    if hold:
+        assert crowded <= 3  # only A's pages already added finish their prefill
+    else:
+        assert crowded >= FakeLLM.tokens - 5  # as measured: nearly every decode step shared
+
+
+def test_a_newcomers_hold_on_the_others_is_bounded(
+    fake_vllm: SimpleNamespace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A newcomer's page that decodes longer than the hold lets the other run's pages in
+    again: a stream of newcomers slows a long run, never stops it."""
+    monkeypatch.setattr(FakeLLM, "prefill_steps", 3)
+    monkeypatch.setattr(FakeLLM, "prefill_per_step", 2)
+    monkeypatch.setattr(FakeLLM, "tokens", 5)
+    engine = VllmLocalEngine("m/ocr", {"max_num_seqs": 64})
+    engine._loop.hold_s = 0.05
+    llm = FakeLLM.last
+    assert llm is not None
+    llm.tokens = 400  # B's page decodes far longer than the hold
+    b_thread = threading.Thread(target=lambda: list(engine.run([_page(999)])))
+    b_thread.start()
+    while not llm.llm_engine.queue:
+        time.sleep(0.001)
+    llm.tokens = 5
+    t0 = time.monotonic()
+    a = list(engine.run(_page(i) for i in range(20)))
+    a_s = time.monotonic() - t0
+    assert len(a) == 20 and all(o.ok for o in a)
+    assert llm.llm_engine.queue  # A's 20 pages all came back while B's page still decoded
+    b_thread.join(30)
+    assert a_s > 0.05  # held at first
+
+
 def test_pacing_holds_back_prefills_only_not_pages_decoding(
     fake_vllm: SimpleNamespace, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -24,7 +24,8 @@ signatures are checked by ``tests/vllm_contract``):
   (``LLM._add_request`` sets ``RequestOutputKind.FINAL_ONLY``); a request added with another
   kind is reported every step it makes a token (vLLM's ``CUMULATIVE``).
   ``llm_engine.output_processor.request_states`` holds each unfinished request's state by
-  internal id, ``is_prefilling`` False from its first token, ``prompt_len``;
+  internal id, ``is_prefilling`` False from its first token, ``prompt_len``; ``crowded``
+  counts, per request, the steps it decoded in that also advanced another one's prefill;
   ``abort_request(ids, internal=True)``, ``has_unfinished_requests()``,
   ``get_num_unfinished_requests()``;
 * :meth:`FakeLLM.die`: the next step raises ``EngineDeadError`` (the EngineCore is gone), and
@@ -144,6 +145,9 @@ class _Engine:
     generation_tokens: int = 0
     by_reason: dict[str, int] = field(default_factory=dict)
     ttfts: list[float] = field(default_factory=list)
+    # external id -> the steps it decoded in that also advanced another request's prefill
+    # (on a GPU such a step takes several times a plain decode step)
+    crowded: dict[str, int] = field(default_factory=dict)
     # vLLM's OutputProcessor: a RequestState per request (internal id) whose is_prefilling
     # turns False on its first token, whatever the request's output kind
     output_processor: Any = field(default_factory=lambda: SimpleNamespace(request_states={}))
@@ -180,7 +184,11 @@ class _Engine:
         if self.policy == "priority":
             waiting.sort(key=lambda r: (r.priority, r.arrival))
         backlog = sorted(started, key=lambda r: (r.started, r.arrival)) + waiting
-        for request in backlog[: self.prefill_per_step]:
+        prefilling = backlog[: self.prefill_per_step]
+        for request in self.queue:
+            if request.made >= 1 and prefilling:
+                self.crowded[request.external] = self.crowded.get(request.external, 0) + 1
+        for request in prefilling:
             request.prefilled += 1
             request.started = self.steps if request.started < 0 else request.started
             self.prompt_tokens += PROMPT_TOKENS if request.prefilled == self.prefill_steps else 0
