@@ -254,3 +254,13 @@ def test_a_caption_line_a_table_box_swallowed_goes_back_to_the_caption(engine):
     assert caption.order < table.order
     assert caption.bbox is not None and table.bbox is not None
     assert table.bbox.y0 >= caption.bbox.y1 - 2  # the boxes no longer overlap by that line
+
+
+def test_a_layer_in_a_script_the_checker_cannot_read_is_kept(engine):
+    """The quick OCR check is Tesseract's English model: on a Japanese page it read nothing
+    of the layer's words and refused a correct layer, and the OCR read kana as noise."""
+    out = _run(engine, "cjk_layer_twotables.pdf")
+    trace = json.loads(out.raw)
+    assert trace["reader"] == "text_layer", trace["text_layer"]
+    md = assemble_page(out.regions)
+    assert "連結株主資本等変動計算書" in md and "5,664" in md

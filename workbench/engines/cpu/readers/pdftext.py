@@ -265,7 +265,10 @@ def image_regions(layer: TextLayer, lines: list[Line], width: int, height: int) 
     return out
 
 
-_TOKEN = re.compile(r"[^\W\d_]{3,}")
+# Latin letters only: the checker is Tesseract's English model, which reads no other script,
+# so a CJK, Greek or Cyrillic layer's words would all "disagree" (a Japanese slide's correct
+# layer was refused and read by OCR models that cannot read kana).
+_TOKEN = re.compile(r"[A-Za-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f]{3,}")
 
 
 def _tokens(text: str) -> list[str]:
@@ -274,8 +277,9 @@ def _tokens(text: str) -> list[str]:
 
 
 def sample(lines: list[Line], k: int = 3) -> list[Line]:
-    """Up to ``k`` lines with three or more words of three letters, spread down the page;
-    never a line set on its side (OCR reads across)."""
+    """Up to ``k`` lines with three or more words of three Latin letters, spread down the
+    page; never a line set on its side (OCR reads across). None on a page in another script:
+    nothing there that the checker can read."""
     across = [ln for ln in lines if ln.box[3] - ln.box[1] <= ln.box[2] - ln.box[0]]
     wordy = sorted((ln for ln in across if len(_tokens(ln.text)) >= 3), key=lambda ln: ln.box[1])
     if len(wordy) <= k:
@@ -284,7 +288,8 @@ def sample(lines: list[Line], k: int = 3) -> list[Line]:
 
 
 def agreement(layer_text: str, ocr_text: str) -> float:
-    """Share of the layer's words (three letters or more, case-folded) the OCR also read."""
+    """Share of the layer's words (three Latin letters or more, case-folded) the OCR also
+    read."""
     want = _tokens(layer_text)
     got = set(_tokens(ocr_text))
     return sum(t in got for t in want) / len(want) if want else 1.0
