@@ -144,3 +144,18 @@ def test_a_booktabs_table_is_no_row_ruled_table():
     assert banded.banded((90, 100, 1010, 290), rules, lines, 20.0) is None
     ruled_rows = rules + [(90.0, 185.0 + 30 * k, 1010.0) for k in range(3)]  # one a row
     assert banded.banded((90, 100, 1010, 290), ruled_rows, lines, 20.0) is not None
+
+
+def test_a_word_in_overlapping_cells_goes_to_the_smallest():
+    """pdfplumber gave an Indian census table's header corner a cell over the whole header
+    (its corners are not ruled): every header word went into that first cell."""
+    from workbench.engines.cpu.page import Grid
+
+    header = (100.0, 100.0, 1000.0, 160.0)  # the corner cell reaching across the header
+    cells = (header, (400.0, 100.0, 700.0, 160.0), (700.0, 100.0, 1000.0, 160.0),
+             (100.0, 160.0, 400.0, 200.0), (400.0, 160.0, 700.0, 200.0),
+             (700.0, 160.0, 1000.0, 200.0))  # fmt: skip
+    lines = [_row(["State", "Person", "Male"], 120), _row(["Assam", "87.1", "86.0"], 170)]
+    table, above, below = ruled.grid_table(Grid(cells), lines)
+    assert table.rows() == [["State", "Person", "Male"], ["Assam", "87.1", "86.0"]]
+    assert not above and not below

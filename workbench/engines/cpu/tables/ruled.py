@@ -110,8 +110,12 @@ def holds(grid: Grid, lines: Sequence[Line]) -> bool:
 
 
 def _cell_of(grid: Grid, box: Box) -> Box | None:
+    """The cell ``box``'s centre is in; the smallest where cells overlap (pdfplumber gives a
+    header's corner cell that reaches across unruled corners as one cell over its neighbours:
+    the whole header of an Indian census table was read into its first cell)."""
     cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
-    return next((c for c in grid.cells if c[0] <= cx < c[2] and c[1] <= cy < c[3]), None)
+    inside = [c for c in grid.cells if c[0] <= cx < c[2] and c[1] <= cy < c[3]]
+    return min(inside, key=_area) if inside else None
 
 
 def grid_table(grid: Grid, lines: Sequence[Line]) -> tuple[Table, list[Line], list[Line]]:
