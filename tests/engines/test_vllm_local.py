@@ -360,7 +360,7 @@ def test_pacing_holds_back_prefills_only_not_pages_decoding(
 
 
 def test_cancel_aborts_one_callers_pages_in_vllm_at_once(fake_vllm: SimpleNamespace) -> None:
-    FakeLLM.tokens = 50
+    FakeLLM.tokens = 300  # A's pages still in vLLM when B's page holds A's next ones back
     engine = VllmLocalEngine("m/ocr", {"max_num_seqs": 8})
     llm = FakeLLM.last
     assert llm is not None

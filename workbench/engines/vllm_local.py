@@ -288,6 +288,11 @@ class VllmLocalEngine:
         request = page.attempts.request
         with self._lock:
             ahead = sum(p.sent is not None for p in run.live.values() if p is not page)
+            # a newcomer beside another run's pages; a run alone holds back no one (measured:
+            # a long run's first page, fresh, let its own pages past a newcomer's at the ramp)
+            others = any(
+                p.sent is not None for r in self._runs if r is not run for p in r.live.values()
+            )
         sent = Submitted(
             conversation=build_messages(request, image_pil_part(request.image)),
             params=self._params(sampling),
@@ -295,7 +300,7 @@ class VllmLocalEngine:
             on_done=functools.partial(self._answered, run, page, sampling),
             priority=ahead,  # this run's pages already in vLLM: a newcomer's goes first
             owner=run,
-            fresh=ahead == 0,  # a newcomer's page decodes without the others' prefills
+            fresh=ahead == 0 and others,  # it decodes without the others' prefills
         )
         page.sent = sent
         self._loop.submit(sent)
