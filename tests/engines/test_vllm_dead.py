@@ -385,3 +385,18 @@ def test_an_engine_core_killed_while_vllm_waits_on_it_ends_the_run_at_once(
         assert time.monotonic() - started < 2  # the hung step is not waited for
     finally:
         llm.released.set()
+
+
+def test_the_cause_is_read_from_a_log_without_vllms_prefixes() -> None:
+    from workbench.engines.dead import log_cause
+
+    log = (
+        "(EngineCore_DP0 pid=7) ERROR 12-06 03:08:04 [core.py:1332] Traceback (most recent "
+        "call last):\n"
+        "(EngineCore_DP0 pid=7) ERROR 12-06 03:08:04 [core.py:1332] RuntimeError: CUDA error: "
+        "an illegal memory access was encountered\n"
+        "ERROR 12-06 03:08:05 [async_llm.py:480] EngineDeadError: EngineCore encountered an "
+        "issue. See stack trace (above) for the root cause.\n"
+    )
+    assert log_cause(log) == "RuntimeError: CUDA error: an illegal memory access was encountered"
+    assert log_cause("INFO 12-06 03:08:04 [core.py:1] ValueError: fine, nothing died\n") is None

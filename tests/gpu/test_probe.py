@@ -179,3 +179,23 @@ def test_eager_asks_vllm_for_no_graphs_and_says_so(fake_vllm: Path, tmp_path: Pa
     assert sent["max_num_batched_tokens"] == kwargs["max_num_batched_tokens"]
     assert report.ok, report.verdict
     assert "eager: CUDA graphs not exercised" in report_row(report)
+
+
+#: The end of the EngineCore's log of Chandra OCR 2 on the H200 (vLLM 0.26, 2026-12-06,
+#: benchmarks/h200/2026-12-06b), cut to the lines that matter.
+DIED_LOG = """\
+(EngineCore pid=1286) WARNING 12-06 03:07:33 [qwen_gdn_linear_attn.py:1085] ModuleNotFoundError: No module named 'flashinfer'
+(EngineCore pid=1286) ERROR 12-06 03:08:04 [core.py:1332] EngineCore encountered a fatal error.
+(EngineCore pid=1286) ERROR 12-06 03:08:04 [core.py:1332] Traceback (most recent call last):
+(EngineCore pid=1286) ERROR 12-06 03:08:04 [core.py:1332]   File "/site/vllm/model_executor/layers/mamba/gdn/qwen_gdn_linear_attn.py", line 174, in fi_chunk_gated_delta_rule
+(EngineCore pid=1286) ERROR 12-06 03:08:04 [core.py:1332]     from flashinfer.gdn_prefill import (
+(EngineCore pid=1286) ERROR 12-06 03:08:04 [core.py:1332] ModuleNotFoundError: No module named 'flashinfer'
+vLLM engine loop stopped: the vLLM engine died (EngineCore encountered an issue. See stack trace (above) for the root cause); vLLM did not say why.
+"""  # noqa: E501
+
+
+def test_parse_log_reads_the_cause_the_engine_core_printed() -> None:
+    """In process the EngineCore is a child: its traceback is in the log, not the exception,
+    and the probe said "vLLM did not say why" of a missing flashinfer."""
+    assert parse_log(DIED_LOG)["cause"] == "ModuleNotFoundError: No module named 'flashinfer'"
+    assert "cause" not in parse_log(DIED_LOG.split("vLLM engine loop")[0].replace("Engine", "E"))

@@ -15,6 +15,8 @@ Contract
   mid-stream): the same names and texts, as ``vllm serve`` reports them once its EngineCore
   is gone. :func:`server_gone`: a 5xx, then connections refused past the wait a restart is
   given, is a dead server too (vLLM answers a bare 500 when its engine dies, then exits).
+* :func:`log_cause` reads the same cause from a vLLM log (vLLM's line prefixes dropped): the
+  probe's child log holds the EngineCore's traceback, which its exception does not carry.
 * Each names the fix its cause needs: for an out-of-memory death (and only then) a restart
   with :data:`SAFER_SETTING` (one page per vision-encoder step, the setting measured to run
   256 pages in-process and 277 server requests on the H200 where the default died;
@@ -84,6 +86,24 @@ def reported_cause(text: str) -> str | None:
                    len(lines))  # fmt: skip
     before = (line for line in reversed(lines[:dead_at]) if _ERROR_LINE.match(line))
     return next(before, None)
+
+
+#: vLLM's prefixes of a log line: the process (``(EngineCore pid=12)``, also ``(EngineCore_DP0
+#: pid=12)``), then level, date, time and ``[file.py:line]``.
+_LOG_PREFIX = re.compile(
+    r"^\s*(?:\([\w.]+ pid=\d+\)\s*)?(?:(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) "
+    r"\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? \[[^\]]*\]\s?)?"
+)
+
+
+def log_cause(log: str) -> str | None:
+    """:func:`reported_cause` of a vLLM log (a server's, or a process's stderr holding its
+    EngineCore's), each line read without vLLM's prefixes; None when the engine did not die
+    there or no error line precedes its death."""
+    lines = [_LOG_PREFIX.sub("", line) for line in log.splitlines()]
+    if not any(t in line for line in lines for t in _DEAD_TEXTS):
+        return None
+    return reported_cause("\n".join(lines))
 
 
 def _verdict(

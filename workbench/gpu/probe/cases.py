@@ -32,6 +32,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from workbench.engines.dead import log_cause
 from workbench.errors import PlanError
 from workbench.gpu.launch import Launch
 from workbench.gpu.planner import GiB, MemoryPlan, plan_memory, resolve_model
@@ -94,6 +95,9 @@ def parse_log(text: str) -> dict[str, Any]:
     where = re.findall(r'File "[^"]*/(\w+\.py)", line \d+, in (\w+)', before)
     if oom and where:
         found["oom_where"] = " > ".join(f"{f}:{fn}" for f, fn in where[-3:])
+    cause = log_cause(text)  # the error the EngineCore printed before the engine died
+    if cause is not None:
+        found["cause"] = cause[:300]
     for phrase in (
         "EngineDeadError",
         "No available memory for the cache blocks",
@@ -316,6 +320,8 @@ def read_outcome(
     reason = outcome.get("error") or (errors[0] if errors else "") or "no result written"
     if "oom" in m:  # the root cause; what the pages said after it is the dead engine
         reason = f"{m['oom']} ({len(errors)} page errors)"
+    elif "cause" in m and "did not say why" in reason:  # in its child's log, not its exception
+        reason = f"the vLLM engine died: {m['cause']} (the EngineCore's log)"
     if m.get("timed_out"):
         reason = "timed out: " + reason
     report.verdict = f"FAILED at {outcome.get('stage', 'start')}: {reason[:300]}"
