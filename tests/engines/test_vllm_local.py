@@ -360,16 +360,19 @@ def test_pacing_holds_back_prefills_only_not_pages_decoding(
 
 
 def test_cancel_aborts_one_callers_pages_in_vllm_at_once(fake_vllm: SimpleNamespace) -> None:
-    FakeLLM.tokens = 300  # A's pages still in vLLM when B's page holds A's next ones back
-    engine = VllmLocalEngine("m/ocr", {"max_num_seqs": 8})
+    # B takes a newcomer's slot at once (the reserve: 64 > 2 x RESERVE) and holds A's next
+    # pages back; A's pages already in vLLM are still decoding at the Cancel
+    engine = VllmLocalEngine("m/ocr", {"max_num_seqs": 64})
     llm = FakeLLM.last
     assert llm is not None
+    llm.tokens = 500
     a_out: list[Any] = []
     a = threading.Thread(target=lambda: a_out.extend(engine.run(_page(i) for i in range(100))))
     a.start()
     deadline = time.monotonic() + 10
     while engine.unfinished() < 8 and time.monotonic() < deadline:
         time.sleep(0.005)
+    llm.tokens = 50
     b_out: list[Any] = []
     b_page = PageRequest(key="b0", image=Image.new("RGB", (77, 40)), prompt="OCR")
     b = threading.Thread(target=lambda: b_out.extend(engine.run([b_page])))
