@@ -60,6 +60,8 @@ LOOK = {
     "server": "the server's log: the EngineCore traceback before the EngineDeadError line",
 }
 RESUME = "; finished pages are kept and a rerun does the rest"
+#: What a dead engine's message says when vLLM sent no cause along (a log may hold it).
+UNSAID = "vLLM did not say why"
 #: A line that reports an error: ``SomeError: text``, ``pkg.mod.SomeException: text``.
 _ERROR_LINE = re.compile(r"^\s*(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception|Exit|Fault)\b:?\s*\S")
 
@@ -126,7 +128,7 @@ def _verdict(
         return EngineDeadError(f"the vLLM engine died: {cause}", FIX_OTHER[where] + RESUME)
     said = _first_line(text)
     return EngineDeadError(
-        f"the vLLM engine died ({said.rstrip('.')}); vLLM did not say why",
+        f"the vLLM engine died ({said.rstrip('.')}); {UNSAID}",
         f"Read the cause in {LOOK[where]}, deal with it and restart{RESUME}",
     )
 

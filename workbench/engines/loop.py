@@ -34,7 +34,8 @@ Contract
   (118x alone) behind 181 pages just added by another caller. Paced, a newcomer's page
   waits for at most a few steps of prefill; the GPU still has a full step of prefill queued.
 * **A newcomer decodes alone** (``hold_s``, 0 = off): while a ``fresh`` request (its caller
-  had nothing else in vLLM) is in vLLM, no request of another ``owner`` is added, so its
+  had nothing else in vLLM, another caller had) is in vLLM, no request of another ``owner``
+  is added, so its
   decode steps carry no other caller's prefill chunks. Why: paced, vLLM always holds two
   steps of prefill, and on the H100 each of a newcomer's 128 decode steps carried a 4,608-token
   chunk with its vision encoder work: 16.8 s against 0.47 s alone (results-2026-12-05c.md).
@@ -71,7 +72,7 @@ class Submitted:
     on_done: OnDone = field(repr=False)
     priority: int = 0  # vLLM's: lower goes first (with scheduling_policy "priority")
     owner: object = field(default=None, repr=False)  # its caller (a newcomer holds the others)
-    fresh: bool = False  # its caller had nothing else in vLLM (module contract)
+    fresh: bool = False  # a newcomer's: nothing else of its caller's, another's, in vLLM
     started: float = field(default_factory=time.monotonic)
     internal: str | None = None  # vLLM's request id once added
     aborted: bool = False

@@ -32,7 +32,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from workbench.engines.dead import log_cause
+from workbench.engines.dead import UNSAID, log_cause
 from workbench.errors import PlanError
 from workbench.gpu.launch import Launch
 from workbench.gpu.planner import GiB, MemoryPlan, plan_memory, resolve_model
@@ -320,7 +320,7 @@ def read_outcome(
     reason = outcome.get("error") or (errors[0] if errors else "") or "no result written"
     if "oom" in m:  # the root cause; what the pages said after it is the dead engine
         reason = f"{m['oom']} ({len(errors)} page errors)"
-    elif "cause" in m and "did not say why" in reason:  # in its child's log, not its exception
+    elif "cause" in m and UNSAID in reason:  # in its child's log, not its exception
         reason = f"the vLLM engine died: {m['cause']} (the EngineCore's log)"
     if m.get("timed_out"):
         reason = "timed out: " + reason

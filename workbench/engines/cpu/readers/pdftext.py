@@ -278,8 +278,8 @@ def _tokens(text: str) -> list[str]:
 
 def sample(lines: list[Line], k: int = 3) -> list[Line]:
     """Up to ``k`` lines with three or more words of three Latin letters, spread down the
-    page; never a line set on its side (OCR reads across). None on a page in another script:
-    nothing there that the checker can read."""
+    page; never a line set on its side (OCR reads across). None (an empty list) on a page in
+    another script: nothing there that the checker can read."""
     across = [ln for ln in lines if ln.box[3] - ln.box[1] <= ln.box[2] - ln.box[0]]
     wordy = sorted((ln for ln in across if len(_tokens(ln.text)) >= 3), key=lambda ln: ln.box[1])
     if len(wordy) <= k:
