@@ -36,8 +36,9 @@ Contract
 * **A newcomer decodes alone** (``hold_s``, 0 = off): while a ``fresh`` request (its caller
   had nothing else in vLLM, another caller had) is in vLLM, no request of another ``owner``
   is added, so its decode steps carry no other caller's prefill chunks. Why: paced, vLLM
-  always holds two steps of prefill, and on the H100 each of a newcomer's 128 decode steps carried a 4,608-token
-  chunk with its vision encoder work: 16.8 s against 0.47 s alone (results-2026-12-05c.md).
+  always holds two steps of prefill, and on the H100 each of a newcomer's 128 decode steps
+  carried a 4,608-token chunk with its vision encoder work: 16.8 s against 0.47 s alone
+  (results-2026-12-05c.md).
   Bounded: once fresh requests have been in vLLM ``hold_s`` seconds in a row, others are
   added again until none is, so a stream of newcomers slows a long run but never stops it.
 * Works with vLLM 0.17–0.34: ``enqueue_chat`` (0.26 and later), or on 0.17 the two steps its
