@@ -22,7 +22,9 @@ def use_store(page: Any, store: Path) -> None:
     field.fill(str(store))
     field.press("Enter")
     page.get_by_role("button", name="Use this folder").click()
-    expect(page.get_by_text(f"Run store: {store}")).to_be_visible()
+    # The first run of a page on a cold server (imports, the store read) can pass 5 s on a
+    # loaded 2-core CI box: seen once in a full run, never alone.
+    expect(page.get_by_text(f"Run store: {store}")).to_be_visible(timeout=30_000)
 
 
 def test_sides_follow_each_other(app_url: str, page: Any, tmp_path: Path, shots: Path) -> None:
