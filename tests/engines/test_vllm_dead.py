@@ -6,6 +6,7 @@ that restarts (refuses for a moment, then answers) is not a dead engine: its pag
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from pathlib import Path
@@ -23,7 +24,7 @@ from workbench.engines.base import PageRequest
 from workbench.engines.dead import dead_in_process, dead_server
 from workbench.engines.server.engine import VllmServerEngine
 from workbench.engines.vllm_local import VllmLocalEngine
-from workbench.errors import EngineDeadError
+from workbench.errors import EngineDeadError, EngineUnavailable
 from workbench.models.registry import get_spec
 from workbench.pipeline.request import run_info
 from workbench.pipeline.runner import RunJob, run_documents
@@ -51,12 +52,24 @@ def pixtral_attention(pages: int) -> None:  # the frame the real traceback ends 
     raise OutOfMemoryError(OOM)
 
 
+def engine_core_dies(error: BaseException, failed: str = "encountered a fatal error") -> None:
+    """What vLLM's EngineCore logs as it dies (``vllm/v1/engine/core.py``); the exception its
+    parent then raises carries none of it."""
+    try:
+        if isinstance(error, OutOfMemoryError):
+            pixtral_attention(1)
+        raise error
+    except BaseException:
+        logging.getLogger("vllm.v1.engine.core").exception("EngineCore %s.", failed)
+
+
 class DyingLLM(FakeLLM):
     """Answers ``healthy`` pages, then every step raises vLLM's death (out of memory in the
     vision encoder when ``oom``), as its EngineCore does once it is gone."""
 
     healthy = 0
     oom = True
+    logged: BaseException | None = None  # what the EngineCore logs, its parent not told
 
     def __init__(self, model: str, **kwargs: Any) -> None:
         super().__init__(model, **kwargs)
@@ -65,6 +78,9 @@ class DyingLLM(FakeLLM):
 
         def dying_step() -> list[Any]:
             if self.answered >= DyingLLM.healthy:
+                if DyingLLM.logged is not None:
+                    engine_core_dies(DyingLLM.logged)
+                    raise EngineDead(DIED)
                 if not DyingLLM.oom:
                     raise EngineDead(DIED)
                 try:
@@ -144,6 +160,64 @@ def test_in_process_death_is_not_retried_page_by_page(
     sent = len(llm.rendered)
     later = list(engine.run([_page(9)]))  # a later run sends nothing to the dead engine
     assert len(llm.rendered) == sent and later[0].error == str(engine.dead)
+
+
+@pytest.mark.parametrize(
+    ("logged", "said"),
+    [
+        (RuntimeError("CUDA error: an illegal memory access was encountered"),
+         "the vLLM engine died: RuntimeError: CUDA error: an illegal memory access was "
+         "encountered"),
+        (OutOfMemoryError(OOM), "vLLM ran out of GPU memory in the vision encoder with "),
+    ],
+    ids=["cuda-error", "oom-in-the-encoder"],
+)  # fmt: skip
+def test_in_process_death_says_what_the_engine_core_logged(
+    fake_vllm: SimpleNamespace,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+    logged: BaseException,
+    said: str,
+) -> None:
+    """Issue 29: the cause shown is the one vLLM reported, though only its EngineCore's log
+    holds it (``workbench.engines.core_log``), and the fix is the one that cause needs."""
+    import sys
+
+    logging.getLogger("vllm.v1.engine.core").error("RuntimeError: an earlier engine's")
+    monkeypatch.setattr(sys.modules["vllm"], "LLM", DyingLLM)
+    monkeypatch.setattr(DyingLLM, "healthy", 1)
+    monkeypatch.setattr(DyingLLM, "logged", logged)
+    engine = VllmLocalEngine("m/ocr", concurrency=2)
+    outputs = list(engine.run([_page(i) for i in range(4)]))
+    assert engine.dead is not None and said in engine.dead.cause
+    assert {o.error for o in outputs if o.error} == {str(engine.dead)}
+    assert "did not say why" not in str(engine.dead) and "earlier" not in str(engine.dead)
+    memory = isinstance(logged, OutOfMemoryError)
+    assert ("max_num_batched_tokens=4096" in engine.dead.fix) is memory
+
+
+def test_an_engine_core_that_failed_to_start_says_why(
+    fake_vllm: SimpleNamespace,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Chandra OCR 2 on the H200 (2026-12-06): its EngineCore died at start of a missing
+    module, logged in the child; the parent raised only "Engine core initialization failed"."""
+    import sys
+
+    class NoStart(FakeLLM):
+        def __init__(self, model: str, **kwargs: Any) -> None:
+            engine_core_dies(ModuleNotFoundError("No module named 'flashinfer'"), "failed to start")
+            raise RuntimeError(
+                "Engine core initialization failed. See root cause above. Failed core proc(s): "
+                "{'EngineCore_DP0': 1}"
+            )
+
+    monkeypatch.setattr(sys.modules["vllm"], "LLM", NoStart)
+    with pytest.raises(EngineUnavailable) as raised:
+        VllmLocalEngine("m/ocr")
+    assert "initialization failed" in str(raised.value)
+    assert "(its EngineCore: ModuleNotFoundError: No module named 'flashinfer')" in str(
+        raised.value
+    )
 
 
 def test_in_process_failures_keep_written_pages_and_a_rerun_completes(

@@ -10,7 +10,9 @@ Contract
   GPU memory with N pages at once" otherwise, else the cause vLLM reported: the error line
   nearest before the ``EngineDeadError`` line in its text ("the vLLM engine died: RuntimeError:
   CUDA error: an illegal memory access…"). Where vLLM's text holds no such line the cause is
-  said to be unknown, with where to read it (the EngineCore traceback in the log).
+  said to be unknown, with where to read it (the EngineCore traceback in the log). Given what
+  vLLM logged while the engine ran (``log``), the EngineCore's own traceback there is the
+  cause, the one its exception only points to ("See stack trace (above)").
 * :func:`dead_server` reads a server's error message (an HTTP 500's body, or an error event
   mid-stream): the same names and texts, as ``vllm serve`` reports them once its EngineCore
   is gone. :func:`server_gone`: a 5xx, then connections refused past the wait a restart is
@@ -55,8 +57,8 @@ FIX_OTHER = {
 }
 #: Where to read a cause vLLM did not send along.
 LOOK = {
-    "in-process": "this process's log (stderr): the EngineCore traceback before the "
-    "EngineDeadError line",
+    "in-process": "this process's output (vLLM logs to stdout unless VLLM_LOGGING_STREAM "
+    "says otherwise): the EngineCore traceback before the EngineDeadError line",
     "server": "the server's log: the EngineCore traceback before the EngineDeadError line",
 }
 RESUME = "; finished pages are kept and a rerun does the rest"
@@ -98,14 +100,29 @@ _LOG_PREFIX = re.compile(
 )
 
 
-def log_cause(log: str) -> str | None:
-    """:func:`reported_cause` of a vLLM log (a server's, or a process's stderr holding its
-    EngineCore's), each line read without vLLM's prefixes; None when the engine did not die
-    there or no error line precedes its death."""
+#: What an EngineCore logs, its traceback after, when it dies (``vllm/v1/engine/core.py``).
+_FATAL_TEXTS = ("EngineCore encountered a fatal error", "EngineCore failed to start")
+
+
+def core_traceback(log: str) -> list[str]:
+    """The last EngineCore death in a vLLM log, vLLM's prefixes dropped: its fatal-error line
+    and the traceback logged with it (to the log's end); empty when the log has none."""
     lines = [_LOG_PREFIX.sub("", line) for line in log.splitlines()]
-    if not any(t in line for line in lines for t in _DEAD_TEXTS):
-        return None
-    return reported_cause("\n".join(lines))
+    fatal = [i for i, line in enumerate(lines) if any(t in line for t in _FATAL_TEXTS)]
+    return lines[fatal[-1] :] if fatal else []
+
+
+def log_cause(log: str) -> str | None:
+    """The cause a vLLM log (a server's, or this process's :mod:`~workbench.engines.core_log`)
+    holds, each line read without vLLM's prefixes: :func:`reported_cause` where the log holds
+    the ``EngineDeadError``, else the last error line of the EngineCore's own fatal traceback
+    (:func:`core_traceback`); None when the engine did not die there or no error line says
+    why."""
+    lines = [_LOG_PREFIX.sub("", line) for line in log.splitlines()]
+    if any(t in line for line in lines for t in _DEAD_TEXTS):
+        return reported_cause("\n".join(lines))
+    errors = [line.strip() for line in core_traceback(log) if _ERROR_LINE.match(line)]
+    return errors[-1] if errors else None
 
 
 def _verdict(
@@ -133,9 +150,11 @@ def _verdict(
     )
 
 
-def dead_in_process(exc: BaseException, pages: int) -> EngineDeadError | None:
+def dead_in_process(exc: BaseException, pages: int, log: str = "") -> EngineDeadError | None:
     """The :class:`EngineDeadError` for ``exc`` raised by a call of ``pages`` pages, or None
-    when ``exc`` is not a dead engine (see the module contract)."""
+    when ``exc`` is not a dead engine (see the module contract). ``log``: what vLLM logged
+    while this engine ran (:mod:`~workbench.engines.core_log`); the EngineCore's traceback
+    there is the root cause its exception only points to."""
     chain = _chain(exc)
     names = {cls.__name__ for e in chain for cls in type(e).__mro__}
     messages = [str(e) for e in chain if str(e)]
@@ -145,11 +164,17 @@ def dead_in_process(exc: BaseException, pages: int) -> EngineDeadError | None:
         for e in chain
         for frame in traceback.extract_tb(e.__traceback__)
     ).lower()
+    cause = log_cause(log) if any(t in text for t in _DEAD_TEXTS) else None
+    if cause is not None:  # the root cause, before what this process raised
+        messages.insert(0, cause)
+        text = f"{cause}\n{text}"
+        where += "\n".join(core_traceback(log)).lower()
     oom_text = next((m for m in messages if any(t in m for t in _OOM_TEXTS)), "").lower()
     encoder = any(t in where or t in oom_text for t in _ENCODER_TEXTS)
     # the chain's messages, the root cause first: each line above the EngineDeadError's own
     said = [(type(e).__name__, str(e)) for e in reversed(chain) if str(e)]
     lines = [f"{name}: {m}" for name, m in said if not any(t in m for t in _DEAD_TEXTS)]
+    lines += [cause] if cause else []  # nearest the death: what the EngineCore died of
     dead = [m for _, m in said if any(t in m for t in _DEAD_TEXTS)]
     ordered = "\n".join(lines + dead) if dead else text
     return _verdict(ordered, names, pages, encoder, "in-process")

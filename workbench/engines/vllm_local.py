@@ -36,6 +36,8 @@ Contract
 * A dead engine (vLLM's ``EngineDeadError``, CUDA out of memory: :mod:`workbench.engines.dead`)
   sets :attr:`dead`; the pages in flight and every page after fail at once with its one
   message, and nothing more is sent. The owner builds a new engine (the app does on next use).
+  The cause is the one the EngineCore logged (:mod:`workbench.engines.core_log`), as is a
+  failed start's.
 * :meth:`close` stops the loop and frees GPU memory: shut the EngineCore child process down,
   drop the ``LLM``, ``gc.collect()``, ``cleanup_dist_env_and_memory()``,
   ``torch.cuda.empty_cache()``. Idempotent.
@@ -58,8 +60,9 @@ from dataclasses import dataclass, field, replace
 from types import ModuleType
 from typing import Any
 
+from workbench.engines import core_log
 from workbench.engines.base import DEFAULT_IN_FLIGHT, EngineOutput, PageProgress, PageRequest
-from workbench.engines.dead import dead_in_process
+from workbench.engines.dead import dead_in_process, log_cause
 from workbench.engines.gate import PAUSE, RESERVE, Gate, Ticket
 from workbench.engines.loop import PACE_STEPS, EngineLoop, Submitted
 from workbench.engines.messages import build_messages, image_pil_part, sampling_params_kwargs
@@ -126,6 +129,7 @@ class VllmLocalEngine:
         max_attempts: int = MAX_ATTEMPTS,
         concurrency: int | None = None,
     ) -> None:
+        self._core_log = core_log.keep()  # before vLLM is imported: its EngineCore's log too
         vllm = import_vllm()
         self.model = model
         self.max_attempts = max_attempts
@@ -146,7 +150,9 @@ class VllmLocalEngine:
         try:
             self._llm: Any = vllm.LLM(model=model, **args)
         except Exception as exc:  # OOM, unknown arch, bad arg: the user must see why
-            raise EngineUnavailable(f"vLLM could not load {model}: {exc}") from exc
+            cause = log_cause(self._logged())  # a failed EngineCore's, which exc points to
+            said = f"{exc} (its EngineCore: {cause})" if cause and cause not in str(exc) else exc
+            raise EngineUnavailable(f"vLLM could not load {model}: {said}") from exc
         self.actual: dict[str, int | None] = self._read_actual()
         seqs = _path(self._llm, "llm_engine.vllm_config.scheduler_config.max_num_seqs")
         wanted = int(concurrency or seqs or DEFAULT_IN_FLIGHT)
@@ -272,9 +278,13 @@ class VllmLocalEngine:
             self._finish(run, page, error=CANCELLED)
 
     # ------------------------------------------------------------------ pages
+    def _logged(self) -> str:
+        """What vLLM logged (WARNING and up) since this engine began to be built."""
+        return self._core_log.read() if self._core_log is not None else ""
+
     def _died(self, exc: BaseException, pages: int) -> str | None:
         """The loop's verdict on ``exc``: the dead engine's message, or None (one page)."""
-        dead = dead_in_process(exc, pages)
+        dead = dead_in_process(exc, pages, self._logged())
         if dead is None:
             return None
         self.dead = self.dead or dead
