@@ -486,6 +486,34 @@ def test_real_vllm_reads_a_page_and_frees_memory() -> None:
     assert torch.cuda.mem_get_info()[0] > free_before - 2 * 2**30  # at most 2 GiB kept
 
 
+def test_a_verdict_on_the_death_that_fails_still_answers_every_page(
+    fake_vllm: SimpleNamespace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Reading the cause (a log, an exception chain) is code too: if it raises, the pages in
+    flight still get the death, never a caller waiting for good."""
+    import workbench.engines.vllm_local as local
+
+    def broken_verdict(exc: BaseException, pages: int, log: str = "") -> Any:
+        raise UnicodeDecodeError("utf-8", b"", 0, 1, "a log that cannot be read")
+
+    monkeypatch.setattr(local, "dead_in_process", broken_verdict)
+    engine = VllmLocalEngine("m/ocr")
+    llm = FakeLLM.last
+    assert llm is not None
+
+    def dead_step() -> list[Any]:
+        raise fv.EngineDeadError("EngineCore encountered an issue. See stack trace (above).")
+
+    llm.llm_engine.step = dead_step  # type: ignore[method-assign]
+    done: list[Any] = []
+    caller = threading.Thread(target=lambda: done.extend(engine.run(_page(i) for i in range(3))))
+    caller.start()
+    caller.join(10)
+    assert not caller.is_alive()
+    assert len(done) == 3 and all("EngineDeadError" in (o.error or "") for o in done)
+    engine.close()
+
+
 def test_pages_sent_while_the_engine_dies_are_answered_not_lost(
     fake_vllm: SimpleNamespace, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -496,9 +524,9 @@ def test_pages_sent_while_the_engine_dies_are_answered_not_lost(
 
     verdict = local.dead_in_process
 
-    def slow_verdict(exc: BaseException, pages: int) -> Any:
+    def slow_verdict(exc: BaseException, pages: int, log: str = "") -> Any:
         time.sleep(0.2)
-        return verdict(exc, pages)
+        return verdict(exc, pages, log)
 
     monkeypatch.setattr(local, "dead_in_process", slow_verdict)
     engine = VllmLocalEngine("m/ocr", {"max_num_seqs": 256})

@@ -361,7 +361,12 @@ class EngineLoop:
             pending = [*self._live.values(), *self._adds]
             self._live, self._adds = {}, []
             self._unprefilled.clear()
-            why = self._dead(exc, len(pending)) or f"the vLLM engine loop failed: {exc!r}"
+            try:
+                why = self._dead(exc, len(pending))
+            except Exception:  # a verdict that fails must not leave its callers waiting
+                log.exception("reading the vLLM engine's death failed")
+                why = None
+            why = why or f"the vLLM engine loop failed: {exc!r}"
             self.dead = why
         log.error("vLLM engine loop stopped: %s", why)
         for request in pending:  # in flight, or queued and never added: the same answer
