@@ -23,7 +23,9 @@ Ground truth kinds (a page may have several):
     whose text holds most of the table's words.
 ``outline``
     The PDF's bookmarks pointing at the page, as Markdown headings (depth = level). Only
-    documents with an outline; a heading the outline leaves out counts against precision.
+    documents with an outline; a heading the outline leaves out counts against precision. An
+    outline none of whose titles is on the page it points to is no heading truth (py-pdf's
+    mistitled_outlines_example: "First", "Second" over pages headed "1 Foo", "2 Bar").
 ``scan``
     A page of the document rasterised (benchmarks/devset's ``rasterise``: 200 dpi grey, a small
     skew, grain and specks): the same truth as its born-digital page.
@@ -132,6 +134,12 @@ def outline(pdf: bytes) -> dict[int, list[tuple[int, str]]]:
     finally:
         doc.close()
     return found
+
+
+def shows(text: str, title: str) -> bool:
+    """Every word of ``title`` is on the page whose text is ``text``."""
+    words = _words(title)
+    return bool(words) and words <= _words(text)
 
 
 def html_table(rows: list[list[str]]) -> str:
@@ -282,6 +290,11 @@ def build(manifest: dict) -> None:
             raise SystemExit(f"{doc['id']}: sha256 differs from the manifest's")
         texts = page_texts(pdf)
         heads = outline(pdf) if doc["outline"] else {}
+        titles = [(n, t) for n, hs in heads.items() for _, t in hs]
+        mistitled = titles and not any(shows(texts[n - 1], t) for n, t in titles)
+        if mistitled:  # a mistitled outline ("First", "Second" over "1 Foo"): not the headings
+            print(f"{doc['id']}: no bookmark's title is on its page; no heading truth")
+            heads, doc = {}, {**doc, "outline": False}
         for page in doc["pages"] + [-p for p in doc["scans"]]:
             scan, number = page < 0, abs(page)
             pid = f"{doc['id']}-p{number}" + ("-scan" if scan else "")
