@@ -23,8 +23,13 @@ CAUSE = "CUDA error: an illegal memory access was encountered"
 def engine_core_dies() -> None:
     """A child as vLLM starts its EngineCore: vLLM's logging configured on import, then what
     ``vllm/v1/engine/core.py`` logs when its busy loop raises."""
+    import vllm.logger
     from vllm.logger import init_logger
 
+    if hasattr(vllm.logger, "configure_logging"):  # 0.34: not on import; the EngineCore applies
+        from vllm.config.logging import LoggingConfig  # its VllmConfig's, made in the parent
+
+        vllm.logger.configure_logging(LoggingConfig())  # whose file comes from the environment
     logger = init_logger("vllm.v1.engine.core")
     try:
         raise RuntimeError(CAUSE)
