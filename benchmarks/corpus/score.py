@@ -31,8 +31,8 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 import heldout  # noqa: E402  (benchmarks/heldout.py: the runners and the text folding)
 
-from workbench.evaluate.metrics import plain_text, similarity, word_f1  # noqa: E402
-from workbench.evaluate.structure import heading_match, page_teds, reading_order  # noqa: E402
+from workbench.evaluate.metrics import plain_text  # noqa: E402
+from workbench.evaluate.structure import heading_match, page_teds  # noqa: E402
 
 CACHE = Path(os.environ.get("OCR_WORKBENCH_CORPUS", Path.home() / ".cache/ocr-workbench/corpus"))
 ENGINES = ("workbench", "pymupdf4llm")
@@ -61,10 +61,7 @@ def score(entry: dict, engine: str, out: heldout.Output, truth: dict) -> PageSco
     parts: dict[str, float] = {}
     if truth["text"].strip():
         hyp, ref = plain_text(hyp_md), plain_text(heldout.fold(truth["text"]))
-        parts["similarity"] = similarity(hyp, ref)
-        parts["word_f1"] = word_f1(hyp, ref).f1
-        order = reading_order(hyp, ref)
-        parts["order"] = order if order is not None else 0.0
+        parts.update(heldout.text_parts(hyp, ref))
     if truth["tables"]:
         teds = page_teds(hyp_md, truth["tables"])
         if teds is not None:

@@ -85,6 +85,18 @@ def test_page_score_is_100_for_the_truth_itself_and_falls_for_flat_text() -> Non
     assert flat.score < 65
 
 
+def test_a_page_whose_words_all_repeat_is_not_scored_zero_for_order() -> None:
+    """Lorem ipsum repeats every word: no order can be read from it, and the exact text once
+    scored 66.7 (order counted 0). A text whose words are out of order still loses order."""
+    lorem = "Lorem ipsum dolor sit amet. " * 4
+    page = {"id": "lorem", "classes": ["born-digital"]}
+    same = heldout.score_page(page, "x", heldout.Output(lorem, 0.1), lorem)
+    assert same.order is None and same.score == pytest.approx(100.0)
+    text = "alpha beta gamma delta epsilon zeta"
+    turned = heldout.score_page(page, "x", heldout.Output(" ".join(text.split()[::-1]), 0), text)
+    assert turned.order == 0.0 and turned.score < 100
+
+
 def test_page_score_counts_control_characters_and_folds_quotes() -> None:
     s = heldout.score_page(PAGE, "x", heldout.Output(TRUTH.replace("were", "\x00were"), 0.1), TRUTH)
     assert s.control == 1
