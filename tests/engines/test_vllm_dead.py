@@ -156,6 +156,7 @@ def test_in_process_death_is_not_retried_page_by_page(
         assert cause in str(engine.dead) and "max_num_batched_tokens=4096" in str(engine.dead)
     else:  # no memory named: no memory fix (issue 31.4)
         assert DIED.rstrip(".") in str(engine.dead) and "vLLM did not say why" in str(engine.dead)
+        assert "ocr-workbench-vllm-" in engine.dead.fix  # where vLLM's errors were kept
         assert "max_num_batched_tokens" not in str(engine.dead)
     sent = len(llm.rendered)
     later = list(engine.run([_page(9)]))  # a later run sends nothing to the dead engine
