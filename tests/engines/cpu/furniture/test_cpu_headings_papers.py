@@ -70,3 +70,18 @@ def test_a_header_level_with_the_content_is_content() -> None:
     assert page.blocks[0].native == "text"  # the figure of the other column tops it
     page = layout_furniture(_blocks(header_top=60, content_top=162))
     assert page.blocks[0].native == "header"  # above everything: a running head
+
+
+def test_a_heading_in_a_script_without_case_is_a_heading() -> None:
+    """A Latin-only rule ("starts with A-Z") refused every CJK heading: issue-71's résumé set
+    "教育经历" (education) larger than its text and found none of its six."""
+    body = "我们获取的上述资料证实截至年末神鹰集团的主要财务风险是对银行融资依赖性较高"
+    paragraphs = [_line(body, 150 + 31 * k, BODY) for k in range(8)]
+    page = headings.Page(paragraphs, 30)
+    assert page.kind(_line("教育经历", 500, 34.0)) == "size"
+    assert page.kind(_line("测试", 500, 34.0)) == "size"  # two ideographs: a word
+    assert page.kind(_line("教育经历", 500, BODY, bold=True)) == "weight"
+    assert page.kind(_line("这是一个句子。", 500, BODY, bold=True)) == ""  # a sentence
+    assert cues.starts_like_heading("Дополнительно") and cues.starts_like_heading("“Ébauche")
+    assert cues.starts_like_heading("（３）連結株主資本等変動計算書")  # full-width bracket, digit
+    assert not cues.starts_like_heading("however, the") and not cues.enough_letters("Ab")

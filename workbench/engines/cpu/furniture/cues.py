@@ -23,7 +23,6 @@ CAPTION_GAP = 1.5  # a bold line this many of its heights or less over a table l
 TABLES = {"table", "aligned_table"}  # block natives that are tables
 VERTICAL = 1.3  # a line this many times taller than wide is set on its side (a word of three
 #                letters or more set upright is wider than tall)
-START = re.compile(r"^[\"'“‘(]?[A-Z0-9ÀÁÂÄÉÈÍÓÖÚÜÑ§]")
 NUMBERED = re.compile(r"^(\d{1,2}(?:\.\d{1,2}){0,3})\.?\s+\S")  # "2 Method", "2.3 Area"
 NUMBER = re.compile(r"^[-−–+(]?[$€£]?(?:\d+(?:[.,]\d+)*|[.,]\d+)[%)]?$")
 _CAPS_HEADING = re.compile(r"^(?:\d{1,2}(?:\.\d{1,2}){0,3}|[IVX]{1,5}|[A-H])\.?\s+(\S.*)$")
@@ -238,12 +237,26 @@ def join_labels(
     return [out[k] for k in kept], [(new[k], *at[k]) for k, _, _ in found if k not in drop]
 
 
+def starts_like_heading(text: str) -> bool:
+    """After an opening quote or bracket (full-width ones too): a capital (any script: "É",
+    "Д"), a digit, "§", or a letter of a script without case ("测试", "教育经历": a Latin-only
+    rule refused every CJK heading)."""
+    c = text.strip().lstrip("\"'“‘(（「『【")[:1]
+    return bool(c) and (c.isdigit() or c == "§" or (c.isalpha() and not c.islower()))
+
+
+def enough_letters(text: str) -> bool:
+    """Three letters or more, or two of a script without case (a CJK heading of one word)."""
+    letters = [c for c in text if c.isalpha()]
+    return len(letters) >= 3 or sum(c.lower() == c.upper() for c in letters) >= 2
+
+
 def set_apart(ln: Line) -> bool:
     """A text-layer line with a heading's form or face: numbered ("2.1 Loading"), or in small
     capitals or bold ("References" in an AMS style), and not a label with its value ("Since:
     1.6") nor ending like a sentence."""
     text = ln.text.strip()
-    if not START.match(text):
+    if not starts_like_heading(text):
         return False  # a code line ("\\input x.sty"), a term in lower case
     if LABEL_VALUE.match(text) or text.endswith((".", ",", ";", ":")):
         return heading_form(text)

@@ -1,7 +1,9 @@
 """Headings from type: font size and weight (text layer) or line height and stroke weight (OCR).
 
 A line is *heading-like* when it is short (at most ``MAX_WORDS`` words), starts with a
-capital letter, digit or quote, has at least three letters, is not a sentence (ends with
+capital letter, digit or quote, or a letter of a script without case (:func:`cues.
+starts_like_heading`: CJK), has at least three letters (two of a script without case), is
+not a sentence (ends with
 ``.`` and has ``cues.PROSE_WORDS`` words or more, mostly in lower case: "Two triangles are similar
 when their angles are equal.") nor a table row (two or more numbers making a third of its
 tokens, or figures level with it on its right: a row label), and either
@@ -133,16 +135,18 @@ class Page:
         heading); see the module docstring."""
         text = ln.text.strip()
         words = text.split()
-        if len(words) > MAX_WORDS or sum(c.isalpha() for c in text) < 3 or cues.vertical(ln):
+        if len(words) > MAX_WORDS or not cues.enough_letters(text) or cues.vertical(ln):
             return ""
         if (
-            not cues.START.match(text)
+            not cues.starts_like_heading(text)
             or cues.refused(text)
             or self._row_label(ln)
             or id(ln) in self.keys
         ):
             return ""
-        sentence_end = text.endswith((".", ",", ";")) or bool(cues.LABEL_VALUE.match(text))
+        sentence_end = text.endswith((".", ",", ";", "。", "，", "；")) or bool(
+            cues.LABEL_VALUE.match(text)
+        )
         if ln.size > 0 and self.body > 0:
             if ln.size >= SIZE_RATIO * self.body and not cues.among(ln.size, self.prose):
                 return "size"
