@@ -219,6 +219,23 @@ def test_an_engine_core_that_failed_to_start_says_why(
     assert "(its EngineCore: ModuleNotFoundError: No module named 'flashinfer')" in str(
         raised.value
     )
+    assert "gdn_prefill_backend=triton" in str(raised.value)  # and the fix that cause needs
+
+
+def test_a_missing_flashinfer_gets_its_own_fix_in_process_and_from_a_server() -> None:
+    log = (
+        "ERROR 12-06 03:08:04 [core.py:1332] EngineCore encountered a fatal error.\n"
+        "ERROR 12-06 03:08:04 [core.py:1332] Traceback (most recent call last):\n"
+        'ERROR 12-06 03:08:04 [core.py:1332]   File "qwen_gdn_linear_attn.py", line 174\n'
+        "ERROR 12-06 03:08:04 [core.py:1332] ModuleNotFoundError: No module named 'flashinfer'\n"
+    )
+    dead = dead_in_process(EngineDead(DIED), 4, log)
+    assert dead is not None and "No module named 'flashinfer'" in dead.cause
+    assert "gdn_prefill_backend=triton" in dead.fix and "flashinfer-python" in dead.fix
+    assert dead.setting == {}  # not a memory fix
+    said = "ModuleNotFoundError: No module named 'flashinfer'\nEngineDeadError: " + DIED
+    served = dead_server(said)  # a server's error body: no log prefixes
+    assert served is not None and "--gdn-prefill-backend triton" in served.fix
 
 
 def test_in_process_failures_keep_written_pages_and_a_rerun_completes(

@@ -11,6 +11,7 @@ from workbench.gpu.profiles import get_profile
 from workbench.gpu.release_plans import compare, differences
 from workbench.gpu.vllm_versions import PLANNED_RELEASES, behaviour
 from workbench.models import get_spec
+from workbench.models.registry import ModelSpec
 
 LIGHTON = get_spec("lightonai/LightOnOCR-2-1B")
 CHANDRA2 = get_spec("datalab-to/chandra-ocr-2")
@@ -107,6 +108,24 @@ def test_hybrid_models_with_1024_sequences_are_refused() -> None:
     assert compat.warnings(compat.Setup("0.34.0", CHANDRA2, H200))
     assert not compat.warnings(compat.Setup("0.34.0", CHANDRA2, 48 * GiB))
     assert not compat.warnings(compat.Setup("0.34.0", LIGHTON, H200))
+
+
+def test_a_hybrid_model_on_hopper_is_told_about_flashinfers_gdn_kernel() -> None:
+    """Chandra OCR 2 on the H200 (vLLM 0.26, 2026-12-06) died at start: "No module named
+    'flashinfer'" (FlashInfer's GDN prefill, picked on Hopper cards). Said once, with the way
+    round it; not on other cards, releases without the choice, or dense models."""
+
+    def said(vllm: str, gpu: str, spec: ModelSpec = CHANDRA2, **kwargs: object) -> list[str]:
+        args = {"max_num_seqs": 128, **kwargs}
+        setup = compat.Setup(vllm, spec, 80 * GiB, gpu_name=gpu, kwargs=args)
+        return [w for w in compat.warnings(setup) if "flashinfer" in w]
+
+    assert len(found := said("0.26.0", "NVIDIA H100 80GB HBM3")) == 1
+    assert "--gdn-prefill-backend triton" in found[0]
+    assert said("0.34.0", "NVIDIA H200")
+    assert not said("0.26.0", "NVIDIA H200", gdn_prefill_backend="triton")
+    assert not said("0.26.0", "NVIDIA A100-SXM4-80GB") and not said("0.17.0", "NVIDIA H200")
+    assert not said("0.26.0", "NVIDIA H200", LIGHTON)
 
 
 def test_serve_defaults_by_card_and_release() -> None:

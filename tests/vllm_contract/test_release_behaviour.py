@@ -150,3 +150,15 @@ def test_serve_defaults_are_get_batch_defaults(
     server = UsageContext.OPENAI_API_SERVER
     assert compat.serve_defaults(VLLM, total, name) == (mnbt[server], seqs[server])
     assert version_key(VLLM) >= (0, 17, 0)
+
+
+def test_gdn_flashinfer_row_matches_the_prefill_backend_choice() -> None:
+    """The release takes ``gdn_prefill_backend`` and, left to itself, picks FlashInfer's GDN
+    prefill on compute capability 9.0 (Hopper), exactly where the row says so."""
+    from vllm.engine.arg_utils import EngineArgs
+
+    chooser = _source("model_executor/layers/mamba/gdn/qwen_gdn_linear_attn.py")
+    resolve = chooser.split("def _resolve_gdn_prefill_backend", 1)[-1].split("\ndef ", 1)[0]
+    picks = "is_device_capability(90)" in resolve and '"flashinfer"' in resolve
+    takes = "gdn_prefill_backend" in inspect.signature(EngineArgs).parameters
+    assert ROW.gdn_flashinfer_on_hopper == (takes and picks)

@@ -22,8 +22,9 @@ Contract
 * Each names the fix its cause needs: for an out-of-memory death (and only then) a restart
   with :data:`SAFER_SETTING` (one page per vision-encoder step, the setting measured to run
   256 pages in-process and 277 server requests on the H200 where the default died;
-  ``../shared/gpu-lab/README.md``); for another cause, a restart once that cause is dealt with;
-  for an unknown one, where to read it. Finished pages are kept, a rerun resumes.
+  ``../shared/gpu-lab/README.md``); for a cause in :data:`KNOWN_FIXES` (FlashInfer missing),
+  its own fix; for another cause, a restart once that cause is dealt with; for an unknown
+  one, where to read it. Finished pages are kept, a rerun resumes.
 """
 
 from __future__ import annotations
@@ -62,10 +63,31 @@ LOOK = {
     "server": "the server's log: the EngineCore traceback before the EngineDeadError line",
 }
 RESUME = "; finished pages are kept and a rerun does the rest"
+#: Causes whose fix is known, by a text of theirs: the fix, for in-process and for a server.
+KNOWN_FIXES: tuple[tuple[str, dict[str, str]], ...] = (
+    (
+        "No module named 'flashinfer'",  # Chandra OCR 2 on the H200, vLLM 0.26 (2026-12-06)
+        {
+            "in-process": "Install the flashinfer-python that this vLLM pins (`pip show vllm` "
+            "lists it), or restart the engine with gdn_prefill_backend='triton' "
+            "(CLI: --engine-arg gdn_prefill_backend=triton): a Gated-DeltaNet model's prefill "
+            "then runs vLLM's own Triton kernel",
+            "server": "Install the flashinfer-python that this vLLM pins (`pip show vllm` "
+            "lists it) where the server runs, or restart `vllm serve` with "
+            "--gdn-prefill-backend triton: a Gated-DeltaNet model's prefill then runs vLLM's "
+            "own Triton kernel",
+        },
+    ),
+)
 #: What a dead engine's message says when vLLM sent no cause along (a log may hold it).
 UNSAID = "vLLM did not say why"
 #: A line that reports an error: ``SomeError: text``, ``pkg.mod.SomeException: text``.
 _ERROR_LINE = re.compile(r"^\s*(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception|Exit|Fault)\b:?\s*\S")
+
+
+def known_fix(cause: str, where: str) -> str | None:
+    """The fix :data:`KNOWN_FIXES` gives ``cause`` (``where``: "in-process" or "server")."""
+    return next((fixes[where] for said, fixes in KNOWN_FIXES if said in cause), None)
 
 
 def _chain(exc: BaseException) -> list[BaseException]:
@@ -142,7 +164,8 @@ def _verdict(
         )
     cause = reported_cause(text)
     if cause is not None:
-        return EngineDeadError(f"the vLLM engine died: {cause}", FIX_OTHER[where] + RESUME)
+        fix = known_fix(cause, where) or FIX_OTHER[where]
+        return EngineDeadError(f"the vLLM engine died: {cause}", fix + RESUME)
     said = _first_line(text)
     return EngineDeadError(
         f"the vLLM engine died ({said.rstrip('.')}); {UNSAID}",

@@ -62,7 +62,7 @@ from typing import Any
 
 from workbench.engines import core_log
 from workbench.engines.base import DEFAULT_IN_FLIGHT, EngineOutput, PageProgress, PageRequest
-from workbench.engines.dead import UNSAID, dead_in_process, log_cause
+from workbench.engines.dead import UNSAID, dead_in_process, known_fix, log_cause
 from workbench.engines.gate import PAUSE, RESERVE, Gate, Ticket
 from workbench.engines.loop import PACE_STEPS, EngineLoop, Submitted
 from workbench.engines.messages import build_messages, image_pil_part, sampling_params_kwargs
@@ -152,6 +152,8 @@ class VllmLocalEngine:
         except Exception as exc:  # OOM, unknown arch, bad arg: the user must see why
             cause = log_cause(self._logged())  # a failed EngineCore's, which exc points to
             said = f"{exc} (its EngineCore: {cause})" if cause and cause not in str(exc) else exc
+            fix = known_fix(cause or str(exc), "in-process")
+            said = f"{said}. {fix}" if fix else said
             raise EngineUnavailable(f"vLLM could not load {model}: {said}") from exc
         self.actual: dict[str, int | None] = self._read_actual()
         seqs = _path(self._llm, "llm_engine.vllm_config.scheduler_config.max_num_seqs")

@@ -47,6 +47,14 @@ def _hybrid(s: Setup) -> bool:
     return s.spec.arch is not None and s.spec.arch.hybrid
 
 
+#: NVIDIA's Hopper cards (compute capability 9.0), by the names NVML gives them.
+_HOPPER = ("h100", "h200", "h800", "h20", "gh200")
+
+
+def _hopper(s: Setup) -> bool:
+    return any(h in s.gpu_name.lower().replace(" ", "") for h in _HOPPER)
+
+
 def serve_defaults(vllm: str, total_bytes: int, gpu_name: str = "") -> tuple[int, int]:
     """``(max_num_batched_tokens, max_num_seqs)`` that ``vllm serve`` uses when not told:
     2048/256 below 70 GB and on A100s, 8192/1024 on H100/H200-class cards, and from 0.30
@@ -99,6 +107,23 @@ RULES: tuple[Rule, ...] = (
             "Pass --max-num-seqs 256 or fewer."
         ),
         "vllm serve default on ≥70 GB cards (engine/arg_utils.py::get_batch_defaults)",
+    ),
+    Rule(
+        "hybrid-gdn-flashinfer",
+        lambda s: (
+            _hybrid(s)
+            and _hopper(s)
+            and behaviour(s.vllm).gdn_flashinfer_on_hopper
+            and not s.kwargs.get("gdn_prefill_backend")
+        ),
+        lambda s: (
+            f"vLLM {s.vllm} runs {s.spec.display}'s Gated-DeltaNet prefill with FlashInfer's "
+            "kernel on this card: compiled at first start (minutes), from the flashinfer-python "
+            "that vLLM pins, which must be installed where vLLM runs (without it the engine "
+            "dies at start: \"No module named 'flashinfer'\"). --gdn-prefill-backend triton "
+            "uses vLLM's own Triton kernel instead, with nothing to compile."
+        ),
+        "model_executor/layers/mamba/gdn/qwen_gdn_linear_attn.py::_resolve_gdn_prefill_backend",
     ),
 )
 

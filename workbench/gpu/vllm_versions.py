@@ -59,6 +59,15 @@ own wheel (paths inside the ``vllm/`` package) and, for 0.26, measured on an H20
     (``v1/worker/utils.py::request_memory``). ``kv_cache_memory_bytes`` turns it off and fixes
     the size.
 
+``gdn_flashinfer_on_hopper``
+    A hybrid model's Gated-DeltaNet prefill (Chandra OCR 2) runs FlashInfer's kernel on
+    Hopper cards (SM90) unless ``--gdn-prefill-backend triton`` says otherwise
+    (``model_executor/layers/mamba/gdn/qwen_gdn_linear_attn.py::
+    _resolve_gdn_prefill_backend``): JIT-compiled at first start, from the
+    ``flashinfer-python`` the wheel pins, which must be importable where vLLM runs (on the
+    H200, 0.26 without it died at start: "No module named 'flashinfer'"). From 0.26; 0.17
+    has no such choice.
+
 Not a difference: ``max_tokens`` beyond the context is clamped to ``max_model_len - prompt``
 by the server in every release read (``get_max_tokens``: ``entrypoints/utils.py`` in 0.17,
 ``entrypoints/serve/utils/api_utils.py`` from 0.26, identical in 0.33 and 0.34).
@@ -90,6 +99,7 @@ class VllmBehaviour:
     pixtral_imports_rotary: bool = False
     extensible_kv: bool = False
     v1_runner_for_hybrid: bool = False
+    gdn_flashinfer_on_hopper: bool = False
     estimate_utilization: float = 0.92  # ``CacheConfig.gpu_memory_utilization``'s default
     since: str = ""
 
@@ -110,17 +120,21 @@ _KNOWN = (
            pixtral_imports_rotary=True, estimate_utilization=0.9),
     _entry("0.26.0", profiles_encoder=False, dense_pixtral_mask=True,
            honours_stream_interval=False, reserves_cudagraphs=False,
-           pixtral_imports_rotary=True, v1_runner_for_hybrid=True),
+           pixtral_imports_rotary=True, v1_runner_for_hybrid=True,
+           gdn_flashinfer_on_hopper=True),
     _entry("0.27.0", profiles_encoder=True, dense_pixtral_mask=True,
            honours_stream_interval=True, reserves_cudagraphs=False,
-           pixtral_imports_rotary=True, v1_runner_for_hybrid=True),
+           pixtral_imports_rotary=True, v1_runner_for_hybrid=True,
+           gdn_flashinfer_on_hopper=True),
     _entry("0.29.0", profiles_encoder=True, dense_pixtral_mask=False,
            honours_stream_interval=True, reserves_cudagraphs=True,
-           pixtral_imports_rotary=True),
+           pixtral_imports_rotary=True, gdn_flashinfer_on_hopper=True),
     _entry("0.31.0", profiles_encoder=True, dense_pixtral_mask=False,
-           honours_stream_interval=True, reserves_cudagraphs=True),
+           honours_stream_interval=True, reserves_cudagraphs=True,
+           gdn_flashinfer_on_hopper=True),
     _entry("0.34.0", profiles_encoder=True, dense_pixtral_mask=False,
-           honours_stream_interval=True, reserves_cudagraphs=True, extensible_kv=True),
+           honours_stream_interval=True, reserves_cudagraphs=True, extensible_kv=True,
+           gdn_flashinfer_on_hopper=True),
 )  # fmt: skip
 #: The releases a plan is shown for (the lanes' releases): the model pins and both ends.
 PLANNED_RELEASES = ("0.17.0", "0.26.0", "0.30.0", "0.33.0", "0.34.0")
