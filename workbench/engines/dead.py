@@ -129,7 +129,10 @@ _FATAL_TEXTS = ("EngineCore encountered a fatal error", "EngineCore failed to st
 def core_traceback(log: str) -> list[str]:
     """The last EngineCore death in a vLLM log, vLLM's prefixes dropped: its fatal-error line
     and the traceback logged with it (to the log's end); empty when the log has none."""
-    lines = [_LOG_PREFIX.sub("", line) for line in log.splitlines()]
+    return _fatal_tail([_LOG_PREFIX.sub("", line) for line in log.splitlines()])
+
+
+def _fatal_tail(lines: list[str]) -> list[str]:
     fatal = [i for i, line in enumerate(lines) if any(t in line for t in _FATAL_TEXTS)]
     return lines[fatal[-1] :] if fatal else []
 
@@ -143,7 +146,7 @@ def log_cause(log: str) -> str | None:
     lines = [_LOG_PREFIX.sub("", line) for line in log.splitlines()]
     if any(t in line for line in lines for t in _DEAD_TEXTS):
         return reported_cause("\n".join(lines))
-    errors = [line.strip() for line in core_traceback(log) if _ERROR_LINE.match(line)]
+    errors = [line.strip() for line in _fatal_tail(lines) if _ERROR_LINE.match(line)]
     return errors[-1] if errors else None
 
 
