@@ -294,6 +294,10 @@ def table(results: dict[str, dict[str, Any]]) -> str:
 def parse(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--base-url", help="a running vllm serve, e.g. http://127.0.0.1:8000/v1")
+    parser.add_argument(
+        "--baseline-url",
+        help="the baseline clients' server (a vendor's recipe), when not --base-url",
+    )  # fmt: skip
     parser.add_argument("--model", help="served model / model id (local mode: required)")
     parser.add_argument("--spec", help="model spec id when the model name does not match one")
     parser.add_argument("--modes", nargs="+", choices=MODES, default=["server-raw", "server-cli"])
@@ -325,11 +329,21 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         from workbench.engines.server.engine import normalize_base_url
 
         args.base_url = normalize_base_url(args.base_url)
+    if args.baseline_url:
+        args.baseline_url = normalize_base_url(args.baseline_url)
     if any(m.startswith("server") for m in args.modes) and not args.base_url:
         parser.error("the server modes need --base-url")
     if "local" in args.modes and not args.model:
         parser.error("the local mode needs --model")
     return args
+
+
+def on_server(args: argparse.Namespace, mode: str) -> argparse.Namespace:
+    """``args`` for one server mode: a baseline client (raw, Chandra's) goes to
+    ``--baseline-url`` when given (a vendor's recipe served beside the workbench's plan on the
+    same GPU, so the two alternate run by run), the CLI to ``--base-url``."""
+    url = args.baseline_url if mode in BASELINES and args.baseline_url else args.base_url
+    return argparse.Namespace(**{**vars(args), "base_url": url})
 
 
 def _save(args: argparse.Namespace, results: dict[str, Any]) -> dict[str, Any]:
@@ -363,14 +377,15 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         for round_no in range(args.rounds if server_modes else 0):
             for mode in server_modes:  # alternated: raw, cli, raw, cli, ...
                 print(f"{name}: {mode} round {round_no + 1} ...", file=sys.stderr, flush=True)
-                before = vllm_breakdown.read(args.base_url) if args.base_url else None
+                run = on_server(args, mode)
+                before = vllm_breakdown.read(run.base_url)
                 if mode == "server-raw":
-                    row = server_raw(args, pages)
+                    row = server_raw(run, pages)
                 elif mode == "server-chandra":
-                    row = server_chandra(args, docs)
+                    row = server_chandra(run, docs)
                 else:
-                    row = run_cli(args, files[name], "vllm-server")
-                after = vllm_breakdown.read(args.base_url) if args.base_url else None
+                    row = run_cli(run, files[name], "vllm-server")
+                after = vllm_breakdown.read(run.base_url)
                 row["vllm"] = vllm_breakdown.between(before, after, row.get("seconds", 0.0))
                 modes.setdefault(mode, []).append(row)
                 _save(args, results)  # after each run: a run cut off leaves what it measured

@@ -51,6 +51,28 @@ def test_server_modes_side_by_side_on_both_sets(
     assert "| b (folder of short PDFs) | server | 4 |" in table
 
 
+@pytest.mark.slow  # one CLI subprocess
+def test_a_vendor_recipe_served_beside_the_plan_gets_the_baseline_client(tmp_path: Path) -> None:
+    """``--baseline-url``: the raw client's runs go to the recipe's server, the CLI's to the
+    plan's, alternated in one run (two servers on one GPU), each row's breakdown read from the
+    server it ran on."""
+    with (
+        FakeOpenAIServer(models=[MODEL]) as recipe,
+        FakeOpenAIServer(models=[MODEL]) as plan,
+    ):
+        for server in (recipe, plan):
+            server.vllm_streaming, server.version = True, "0.26.0"
+        argv = ["--base-url", plan.base_url, "--baseline-url", recipe.base_url, "--model",
+                MODEL, "--long-pages", "3", "--sets", "a", "--max-tokens", "16",
+                "--concurrency", "2", "--rounds", "1", "--work", str(tmp_path)]  # fmt: skip
+        report = gpu_throughput.main(argv)
+        assert len(recipe.requests) == 3 + 3  # the raw client's warm-up and its pages
+        assert len(plan.requests) == 3  # the CLI's pages only
+    [raw] = report["results"]["a"]["server-raw"]
+    [cli] = report["results"]["a"]["server-cli"]
+    assert (raw["pages"], raw["failed"], cli["pages"]) == (3, 0, 3)
+
+
 CHANDRA = "datalab-to/chandra-ocr-2"
 
 

@@ -103,6 +103,24 @@ def test_cards_cover_every_gpu_profile() -> None:
     assert find_card("12").gib == 12.0
 
 
+def test_the_users_own_vllm_arguments_are_probed_with_the_plan(
+    fake_vllm: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A Hopper lab without flashinfer runs a hybrid model's GDN prefill with Triton: the probe
+    # must start vLLM with what the in-process engine would start it with, not the bare plan.
+    monkeypatch.setenv("WORKBENCH_VLLM_ARGS", '{"gdn_prefill_backend": "triton"}')
+    card = find_card("RTX 4090")
+    _plan, kwargs = plan_case("lightonai/LightOnOCR-2-1B", card, None)
+    assert kwargs["gdn_prefill_backend"] == "triton"
+    run_case(
+        "lightonai/LightOnOCR-2-1B", card, workdir=tmp_path / "out", pages_cap=2,
+        max_tokens=3, ballast=False, python=sys.executable,
+    )  # fmt: skip
+    sent = json.loads(fake_vllm.read_text())
+    assert sent["gdn_prefill_backend"] == "triton"
+    assert sent["load_format"] == "dummy"
+
+
 def test_a_plan_that_survives(fake_vllm: Path, tmp_path: Path) -> None:
     card = find_card("RTX 4090")
     plan, kwargs = plan_case("lightonai/LightOnOCR-2-1B", card, None)

@@ -34,7 +34,7 @@ from typing import Any
 
 from workbench.engines.dead import UNSAID, log_cause
 from workbench.errors import PlanError
-from workbench.gpu.launch import Launch
+from workbench.gpu.launch import Launch, extra_args
 from workbench.gpu.planner import GiB, MemoryPlan, plan_memory, resolve_model
 from workbench.gpu.profiles import get_profile
 from workbench.gpu.target import all_cards
@@ -193,12 +193,17 @@ def planned_numbers(plan: MemoryPlan) -> dict[str, Any]:
 
 
 def plan_case(model: str, card: Card, vllm_version: str | None) -> tuple[MemoryPlan, dict]:
-    """The plan and the ``vllm.LLM`` kwargs the workbench generates for ``model`` on ``card``."""
+    """The plan and the ``vllm.LLM`` kwargs the workbench generates for ``model`` on ``card``,
+    ``WORKBENCH_VLLM_ARGS`` over them as the in-process engine takes it (a user's own
+    argument, e.g. ``{"gdn_prefill_backend": "triton"}``, is probed with the plan)."""
     _arch, spec = resolve_model(model)
     profile = get_profile(card.profile or "generic-24gb")
     total = int(card.gib * GiB)
     launch = Launch.of(
-        spec, profile, plan_memory(spec, profile, total, total, vllm_version=vllm_version)
+        spec,
+        profile,
+        plan_memory(spec, profile, total, total, vllm_version=vllm_version),
+        extra=extra_args(),
     )
     return launch.plan, launch.kwargs
 
