@@ -127,6 +127,12 @@ def test_the_cause_is_read_from_the_exception_chain() -> None:
     plain = dead_in_process(EngineDead(DIED), 3)  # vLLM said nothing more: unknown, say where
     assert plain is not None and "vLLM did not say why" in plain.cause
     assert "EngineCore traceback" in plain.fix and "max_num_batched_tokens" not in str(plain)
+    logged = dead_in_process(EngineDead(DIED), 3, "", "/tmp/vllm-log.json")  # where to look
+    assert logged is not None and logged.fix.endswith(
+        "(vLLM's warnings and errors: /tmp/vllm-log.json)"
+    )
+    known = dead_in_process(EngineDead(DIED), 3, "", "")  # no file kept: nothing to name
+    assert known is not None and "warnings and errors" not in known.fix
     assert dead_in_process(ValueError("prompt is longer than max_model_len"), 3) is None
     assert dead_server("fake failure") is None
     served = dead_server(OOM)

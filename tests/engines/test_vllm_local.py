@@ -524,9 +524,9 @@ def test_pages_sent_while_the_engine_dies_are_answered_not_lost(
 
     verdict = local.dead_in_process
 
-    def slow_verdict(exc: BaseException, pages: int, log: str = "") -> Any:
+    def slow_verdict(exc: BaseException, pages: int, log: str = "", path: str = "") -> Any:
         time.sleep(0.2)
-        return verdict(exc, pages, log)
+        return verdict(exc, pages, log, path)
 
     monkeypatch.setattr(local, "dead_in_process", slow_verdict)
     engine = VllmLocalEngine("m/ocr", {"max_num_seqs": 256})

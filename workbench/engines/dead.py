@@ -176,11 +176,14 @@ def _verdict(
     )
 
 
-def dead_in_process(exc: BaseException, pages: int, log: str = "") -> EngineDeadError | None:
+def dead_in_process(
+    exc: BaseException, pages: int, log: str = "", log_path: str = ""
+) -> EngineDeadError | None:
     """The :class:`EngineDeadError` for ``exc`` raised by a call of ``pages`` pages, or None
     when ``exc`` is not a dead engine (see the module contract). ``log``: what vLLM logged
     while this engine ran (:mod:`~workbench.engines.core_log`); the EngineCore's traceback
-    there is the root cause its exception only points to."""
+    there is the root cause its exception only points to. ``log_path``: the file ``log`` was
+    read from, named in the fix when the cause stays unknown (where its lines would be)."""
     chain = _chain(exc)
     names = {cls.__name__ for e in chain for cls in type(e).__mro__}
     messages = [str(e) for e in chain if str(e)]
@@ -203,7 +206,11 @@ def dead_in_process(exc: BaseException, pages: int, log: str = "") -> EngineDead
     lines += [cause] if cause else []  # nearest the death: what the EngineCore died of
     dead = [m for _, m in said if any(t in m for t in _DEAD_TEXTS)]
     ordered = "\n".join(lines + dead) if dead else text
-    return _verdict(ordered, names, pages, encoder, "in-process")
+    verdict = _verdict(ordered, names, pages, encoder, "in-process")
+    if verdict is not None and UNSAID in verdict.cause and log_path:
+        fix = f"{verdict.fix} (vLLM's warnings and errors: {log_path})"
+        return EngineDeadError(verdict.cause, fix)
+    return verdict
 
 
 def server_gone(last_error: str, refused_s: float) -> EngineDeadError:

@@ -62,7 +62,7 @@ from typing import Any
 
 from workbench.engines import core_log
 from workbench.engines.base import DEFAULT_IN_FLIGHT, EngineOutput, PageProgress, PageRequest
-from workbench.engines.dead import UNSAID, dead_in_process, known_fix, log_cause
+from workbench.engines.dead import dead_in_process, known_fix, log_cause
 from workbench.engines.gate import PAUSE, RESERVE, Gate, Ticket
 from workbench.engines.loop import PACE_STEPS, EngineLoop, Submitted
 from workbench.engines.messages import build_messages, image_pil_part, sampling_params_kwargs
@@ -286,13 +286,10 @@ class VllmLocalEngine:
 
     def _died(self, exc: BaseException, pages: int) -> str | None:
         """The loop's verdict on ``exc``: the dead engine's message, or None (one page)."""
-        dead = dead_in_process(exc, pages, self._logged())
+        path = str(self._core_log.path) if self._core_log is not None else ""
+        dead = dead_in_process(exc, pages, self._logged(), path)
         if dead is None:
             return None
-        if UNSAID in dead.cause and self._core_log is not None:  # where its lines would be
-            dead = EngineDeadError(
-                dead.cause, f"{dead.fix} (vLLM's warnings and errors: {self._core_log.path})"
-            )
         self.dead = self.dead or dead
         return str(self.dead)
 
