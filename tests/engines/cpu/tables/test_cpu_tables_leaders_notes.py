@@ -123,6 +123,24 @@ def test_labels_beside_their_figures_are_a_two_column_table():
     assert len(find_pairs(keys)) == 1
 
 
+def test_a_price_list_with_section_labels_is_one_pair_table():
+    """camelot's wine list (detect_vertical_false.pdf): prices set after the figure ("8 €"),
+    an appellation alone on its line over its wines; a section label ends no table, and a
+    trailing one is not the table's."""
+    rows = [("Les Blancs", "12.5CL"), ("A.O.P Vacqueyras", ""), ("Domaine de Montvac", "10 €")]
+    rows += [("A.O.P Cornas", ""), ("Domaine Lionnet 2012", "15 €"), ("Chateau Leoube", "9 €")]
+    lines = [
+        _words(20.0 * k, (a, 20.0), (b, 300.0)) if b else _words(20.0 * k, (a, 20.0))
+        for k, (a, b) in enumerate([*rows, ("A.O.P Saint Joseph", "")])
+    ]
+    assert find_pairs(lines) == [union_all([ln.box for ln in lines[:-1]])]
+    # two label rows in a row: the run stops there (three pairs above still make a table)
+    stacked = _pairs([("Les Blancs", "12.5CL"), ("Domaine", "10 €"), ("Lionnet", "15 €")])
+    stacked += [_words(60.0, ("Notes", 20.0)), _words(80.0, ("Misc", 20.0))]
+    stacked += [_words(100.0, ("Other", 20.0), ("8 €", 300.0))]
+    assert find_pairs(stacked) == [union_all([ln.box for ln in stacked[:3]])]
+
+
 def test_prose_contents_and_short_runs_are_not_pair_tables():
     # page numbers in order: a table of contents
     assert find_pairs(_pairs([("Introduction", "1"), ("Methods", "4"), ("Results", "9")])) == []

@@ -6,7 +6,13 @@ from __future__ import annotations
 from workbench.engines.cpu.boxes import Line, Word
 from workbench.engines.cpu.tables import grid as table_grid
 from workbench.engines.cpu.tables import render as table_render
-from workbench.engines.cpu.tables.fragments import Fragment, fragments, is_numeric
+from workbench.engines.cpu.tables.fragments import (
+    Fragment,
+    find_tables,
+    fragments,
+    is_numeric,
+    is_value,
+)
 from workbench.markdown.sanitize import sanitize_markdown
 
 # four columns: a label column and three number columns (right edges 300, 400, 500)
@@ -168,3 +174,32 @@ def test_html_cells_are_escaped_and_survive_the_sanitizer():
     clean = sanitize_markdown(html)
     assert '<th colspan="3">Change &lt;%&gt;</th>' in clean
     assert "<td>R&amp;D</td><td>$5</td><td>$(2)</td><td>—</td>" in clean  # no math guard hit
+
+
+def test_prices_after_the_figure_and_short_codes_are_values():
+    assert is_numeric("8 €") and is_numeric("12,5 CL") and is_numeric("$178")
+    assert not is_numeric("€ rate") and not is_numeric("A1")
+    assert is_value("A1") and is_value("B-12") and is_value("17")
+    assert not is_value("Outer") and not is_value("COVID-19") and not is_value("Long 1")
+
+
+def test_a_grid_of_codes_is_a_table_and_prose_columns_are_not():
+    """camelot's stream_inner_outer_columns.pdf: cells "C2", "D2", "F2" under six headers."""
+    xs = (100.0, 200.0, 300.0, 400.0, 500.0, 600.0)
+
+    def line(y: float, cells: list[tuple[str, float]]) -> Line:
+        words = [Word(t, (x, y, x + 8 * len(t), y + 12), 95.0) for t, x in cells]
+        box = (words[0].box[0], y, words[-1].box[2], y + 12)
+        return Line(" ".join(t for t, _ in cells), box, 95.0, "text_layer", words, size=12.0)
+
+    heads = ["Outer 1", "Outer 2", "Long 1", "Long 2", "Inner", "Long 3"]
+    lines = [line(0.0, list(zip(heads, xs, strict=True)))]
+    lines.append(line(16.0, [(f"{c}1", x) for c, x in zip("ABCDEF", xs, strict=True)]))
+    lines += [
+        line(16.0 * k, [(f"C{k - 1}", 300.0), (f"D{k - 1}", 400.0), (f"F{k - 1}", 600.0)])
+        for k in (2, 3, 4)
+    ]
+    assert len(find_tables(lines)) == 1
+    words = ["several", "words", "of", "prose", "in", "columns"]
+    prose = [line(16.0 * k, [(w, x) for w, x in zip(words, xs, strict=True)]) for k in range(4)]
+    assert find_tables(prose) == []

@@ -27,6 +27,7 @@ heading and some space between them are two tables), plus up to two header rows 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from workbench.engines.cpu.boxes import Box, Line, median
 
@@ -109,8 +110,13 @@ def _before_leader(text: str) -> str:
 MIN_ROWS = 3  # a table from alignment needs three rows of cells...
 SPLIT = 1.5  # rows further apart (× line height) than this belong to two stacked tables
 MIN_CELLS = 3  # ...of three cells each: two columns of words are often just two columns
-# a number with an optional unit of one or two letters ("3.71T", "78.7M", "2.5x", "12ms")
-_NUMERIC = re.compile(r"^[$€£¥(+\-−–]*\s*\d[\d,.]*(?:[A-Za-z×]{1,2})?\)?%?$|^[—–\-]$")
+# a number with an optional unit of one or two letters ("3.71T", "78.7M", "2.5x", "12ms"), a
+# currency sign before it or after it ("$178", "8 €": prices set the European way)
+_NUMERIC = re.compile(r"^[$€£¥(+\-−–]*\s*\d[\d,.]*(?:[A-Za-z×]{1,2})?\)?%?[€£¥]?$|^[—–\-]$")
+# a code: letters and digits, at most CODE_LEN characters, a digit in it ("A1", "B-12", "X3a"):
+# a cell of a grid of identifiers (seats, parts, grades), never a word of prose
+_CODE = re.compile(r"^(?=.*\d)[A-Za-z0-9][A-Za-z0-9./\-]*$")
+CODE_LEN = 6
 
 
 def glue(frags: list[Fragment]) -> list[Fragment]:
@@ -139,18 +145,26 @@ def is_numeric(text: str) -> bool:
     return bool(_NUMERIC.match(text.replace(" ", "")))
 
 
-def tabular(row: list[Fragment]) -> bool:
-    """At least ``MIN_CELLS`` cells, and the cells after the label mostly numbers (two of
-    three): a table of contents ("1 | Foo | 2") is not a table."""
+def is_value(text: str) -> bool:
+    """A body cell's value: a number (:func:`is_numeric`) or a short code ("A1", "B-12")."""
+    t = text.strip()
+    return is_numeric(t) or (len(t) <= CODE_LEN and bool(_CODE.match(t)))
+
+
+def tabular(row: list[Fragment], value: Callable[[str], bool] = is_numeric) -> bool:
+    """At least ``MIN_CELLS`` cells, and the cells after the label mostly ``value``s (numbers;
+    two of three): a table of contents ("1 | Foo | 2") is not a table. :func:`find_tables`
+    takes codes as values too (:func:`is_value`); a header row of codes ("Q1 | Q2 | Q3") is
+    still a header to :mod:`.grid`, which asks for numbers."""
     rest = [t for t, _ in row[1:]]
-    numeric = sum(is_numeric(t) for t in rest)
+    numeric = sum(value(t) for t in rest)
     return len(row) >= MIN_CELLS and numeric >= 2 and numeric >= 2 / 3 * len(rest)
 
 
 def find_tables(lines: list[Line]) -> list[Box]:
     """Boxes of tables found from the alignment of ``lines``' fragments (see the docstring)."""
     rows = [glue(r) for r in rows_of(fragments(lines))]
-    flags = [tabular(r) for r in rows]
+    flags = [tabular(r, is_value) for r in rows]
     found: list[Box] = []
     k = 0
     while k < len(rows):

@@ -11,8 +11,10 @@ heights right of the first's end (two columns, not two words), where either the 
 label (not a number) and the second a number, or the first is a key ending in ``:``. A run
 of at least ``MIN_PAIRS`` consecutive pair rows, each within ``STEP`` line heights of the
 one above, whose first cells start level (within one line height) and whose second cells
-start or end level, is a table. A run whose second cells are all whole numbers in order
-(1, 3, 7, 12) is a table of contents, not a table: it is left as it is.
+start or end level, is a table; single label rows may stand between its pair rows, one at a
+time, starting level with the labels (a price list's sections). A run whose second cells are
+all whole numbers in order (1, 3, 7, 12) is a table of contents, not a table: it is left as
+it is.
 """
 
 from __future__ import annotations
@@ -31,10 +33,13 @@ def find_pairs(lines: list[Line]) -> list[Box]:
     found: list[Box] = []
     run: list[list[Fragment]] = []
     for row in [*rows, []]:
-        if _pair(row) and (not run or _follows(run, row)):
+        if run and row and _follows(run, row) and (_pair(row) or _section(run, row)):
             run.append(row)
             continue
-        if len(run) >= MIN_PAIRS and _aligned(run) and not _contents(run):
+        while run and not _pair(run[-1]):
+            run.pop()  # a section label ends no table: it heads what follows
+        pairs = [r for r in run if _pair(r)]
+        if len(pairs) >= MIN_PAIRS and _aligned(pairs) and not _contents(pairs):
             boxes = [f[1] for r in run for f in r]
             found.append(
                 (
@@ -46,6 +51,14 @@ def find_pairs(lines: list[Line]) -> list[Box]:
             )
         run = [row] if _pair(row) else []
     return found
+
+
+def _section(run: list[list[Fragment]], row: list[Fragment]) -> bool:
+    """A section label between pair rows (a price list's "A.O.P Vacqueyras" over its wines):
+    one fragment, not a number, starting level with the labels, after a pair row."""
+    if len(row) != 1 or not _pair(run[-1]) or is_numeric(row[0][0]):
+        return False
+    return abs(row[0][1][0] - run[-1][0][1][0]) <= _height(run[-1][0])
 
 
 def _height(f: Fragment) -> float:
