@@ -115,7 +115,7 @@ def served_model(base_url: str, given: str | None) -> str:
     import httpx
 
     models = [m["id"] for m in httpx.get(f"{base_url}/models", timeout=30).json()["data"]]
-    return given if given in models else models[0]
+    return given if given is not None and given in models else str(models[0])
 
 
 def server_bodies(args: argparse.Namespace, pages: list[Prepared]) -> list[bytes]:
