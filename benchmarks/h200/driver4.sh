@@ -15,7 +15,7 @@ git -C "$LAB/proj" log --oneline -1 > "$O/commit.txt" 2>&1 || true
 timeout 120 python3 -m workbench.models.weightless --model $CHANDRA --out "$HF_HOME" > "$O/folders.log" 2>&1
 
 echo "== stage 3: LightOnOCR's recipe beside the plan, alternated (issue 34) $(date +%T)"
-WORKBENCH_VLLM_ARGS='{"load_format": "dummy"}' ROUNDS=3 timeout 840 bash benchmarks/h200/pair_stage.sh \
+WORKBENCH_VLLM_ARGS='{"load_format": "dummy"}' ROUNDS=2 timeout 660 bash benchmarks/h200/pair_stage.sh \
   lighton $LIGHTON server-raw b \
   "--limit-mm-per-prompt '{\"image\": 1}' --mm-processor-cache-gb 0 --no-enable-prefix-caching" \
   > "$O/lighton_stage.log" 2>&1
