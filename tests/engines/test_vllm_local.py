@@ -12,6 +12,7 @@ import time
 import types
 import weakref
 from collections.abc import Iterator
+from functools import partial
 from types import SimpleNamespace
 from typing import Any
 
@@ -21,6 +22,7 @@ from PIL import Image, ImageDraw
 from tests.fakes import fake_vllm as fv
 from tests.fakes.fake_vllm import FakeLLM
 from workbench.engines.base import Engine, PageRequest, streams, watchable
+from workbench.engines.load_cause import inspection_cause, missing_module_fix
 from workbench.engines.vllm_local import INSTALL_HINT, RESERVE, VllmLocalEngine
 from workbench.errors import CANCELLED, EngineUnavailable
 from workbench.schema import Sampling
@@ -580,3 +582,40 @@ def test_resize_changes_the_pages_in_flight_from_now_on(fake_vllm: SimpleNamespa
     llm = FakeLLM.last
     assert llm is not None and len(outs) == 10
     assert engine.concurrency == 3 and llm.llm_engine.most_running <= 3
+
+
+def test_a_model_vllm_could_not_inspect_names_the_import_that_failed(
+    fake_vllm: SimpleNamespace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Chandra OCR 2 on the H100, 2026-12-06: vLLM said only "failed to be inspected. Please
+    check the logs"; importing the class through its registry gave the missing module."""
+    said = (
+        "1 validation error for ModelConfig\n  Value error, Model architectures "
+        "['Qwen3_5ForConditionalGeneration'] failed to be inspected. Please check the logs "
+        "for more details."
+    )
+
+    class Lazy:
+        def load_model_cls(self) -> None:
+            raise ModuleNotFoundError("No module named 'compressed_tensors'")
+
+    import workbench.engines.vllm_local as local
+
+    registry = SimpleNamespace(models={"Qwen3_5ForConditionalGeneration": Lazy()})
+    monkeypatch.setattr(local, "inspection_cause", partial(inspection_cause, registry=registry))
+
+    def refuse(*args: Any, **kwargs: Any) -> None:
+        raise ValueError(said)
+
+    monkeypatch.setattr(sys.modules["vllm"], "LLM", refuse)
+    with pytest.raises(EngineUnavailable) as caught:
+        VllmLocalEngine("datalab-to/chandra-ocr-2")
+    message = str(caught.value)
+    assert "(importing the model's code: ModuleNotFoundError: No module named " in message
+    assert "pip install compressed-tensors" in message
+    # a message that is not an inspection failure asks nothing of the registry
+    assert inspection_cause("gpu_memory_utilization must be <= 1", registry=registry) is None
+    fine = SimpleNamespace(models={"Qwen3_5ForConditionalGeneration": SimpleNamespace(
+        load_model_cls=lambda: object)})  # fmt: skip
+    assert inspection_cause(said, registry=fine) is None
+    assert missing_module_fix("ValueError: bad value") is None
