@@ -7,7 +7,7 @@ set -e
 LAB=${LAB:-$HOME/gpulab}
 bash .gpulab/bin/unpack.sh join .gpulab/part2
 # vLLM requirements the lab's site leaves out (Qwen3.5 imports compressed_tensors at inspection)
-for w in .gpulab/bin/wheels/*.whl; do [ -e "$w" ] && python3 -m zipfile -e "$w" "$LAB/site/"; done
+for w in .gpulab/bin/wheels/*.whl; do if [ -e "$w" ]; then python3 -m zipfile -e "$w" "$LAB/site/"; fi; done
 rm -rf "$LAB/proj"; mkdir -p "$LAB/proj" "$LAB/out"
 tar --exclude=./.gpulab/part2 --exclude=./.git -cf - . | tar -xf - -C "$LAB/proj"
 cd "$LAB/proj"
