@@ -22,7 +22,8 @@ from PIL import Image, ImageDraw
 from tests.fakes import fake_vllm as fv
 from tests.fakes.fake_vllm import FakeLLM
 from workbench.engines.base import Engine, PageRequest, streams, watchable
-from workbench.engines.load_cause import inspection_cause, missing_module_fix
+from workbench.engines.dead import known_fix
+from workbench.engines.load_cause import inspection_cause
 from workbench.engines.vllm_local import INSTALL_HINT, RESERVE, VllmLocalEngine
 from workbench.errors import CANCELLED, EngineUnavailable
 from workbench.schema import Sampling
@@ -618,4 +619,4 @@ def test_a_model_vllm_could_not_inspect_names_the_import_that_failed(
     fine = SimpleNamespace(models={"Qwen3_5ForConditionalGeneration": SimpleNamespace(
         load_model_cls=lambda: object)})  # fmt: skip
     assert inspection_cause(said, registry=fine) is None
-    assert missing_module_fix("ValueError: bad value") is None
+    assert known_fix("ValueError: bad value", "in-process") is None

@@ -85,9 +85,22 @@ UNSAID = "vLLM did not say why"
 _ERROR_LINE = re.compile(r"^\s*(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception|Exit|Fault)\b:?\s*\S")
 
 
+_MISSING = re.compile(r"No module named '([A-Za-z0-9_.]+)'")
+
+
 def known_fix(cause: str, where: str) -> str | None:
-    """The fix :data:`KNOWN_FIXES` gives ``cause`` (``where``: "in-process" or "server")."""
-    return next((fixes[where] for said, fixes in KNOWN_FIXES if said in cause), None)
+    """The fix :data:`KNOWN_FIXES` gives ``cause`` (``where``: "in-process" or "server"); for
+    another ``No module named 'x'``, installing x's package (``-`` for ``_``:
+    ``compressed-tensors``) where vLLM runs."""
+    fix = next((fixes[where] for said, fixes in KNOWN_FIXES if said in cause), None)
+    missing = _MISSING.search(cause)
+    if fix is None and missing is not None:
+        package = missing.group(1).split(".")[0].replace("_", "-")
+        fix = (
+            f"Install {package} where vLLM runs (`pip install {package}`; vLLM's requirements "
+            "pin its version: `pip show vllm`), then start the engine again"
+        )
+    return fix
 
 
 def _chain(exc: BaseException) -> list[BaseException]:

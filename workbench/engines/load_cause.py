@@ -9,8 +9,9 @@ vLLM 0.26: Chandra OCR 2's ``qwen3_5.py`` imports ``compressed_tensors`` through
 :func:`inspection_cause` imports the named architectures' classes through vLLM's own
 ``ModelRegistry`` (``models[arch].load_model_cls()``, what the subprocess does) and returns the
 first error as ``"Type: message"``; None when the message is not an inspection failure, vLLM's
-registry cannot be read, or every class imports. :func:`missing_module_fix` gives the fix of a
-``No module named 'x'`` cause. vLLM is imported lazily (only when the message calls for it).
+registry cannot be read, or every class imports (the fix of such a cause is
+:func:`~workbench.engines.dead.known_fix`'s). vLLM is imported lazily (only when the message
+calls for it).
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ import re
 from typing import Any
 
 _INSPECTED = re.compile(r"Model architectures \[([^\]]*)\] failed to be inspected")
-_MISSING = re.compile(r"No module named '([A-Za-z0-9_.]+)'")
 
 
 def inspection_cause(message: str, registry: Any = None) -> str | None:
@@ -44,16 +44,3 @@ def inspection_cause(message: str, registry: Any = None) -> str | None:
         except Exception as exc:  # the cause vLLM's subprocess logged
             return f"{type(exc).__name__}: {exc}"
     return None
-
-
-def missing_module_fix(cause: str) -> str | None:
-    """The fix of a ``No module named 'x'`` cause: install the package into vLLM's
-    environment (its distribution name with ``-`` for ``_``: ``compressed-tensors``)."""
-    found = _MISSING.search(cause)
-    if found is None:
-        return None
-    package = found.group(1).split(".")[0].replace("_", "-")
-    return (
-        f"Install {package} where vLLM runs (`pip install {package}`; vLLM's requirements "
-        "pin its version: `pip show vllm`), then start the engine again"
-    )

@@ -64,7 +64,7 @@ from workbench.engines import core_log
 from workbench.engines.base import DEFAULT_IN_FLIGHT, EngineOutput, PageProgress, PageRequest
 from workbench.engines.dead import dead_in_process, known_fix, log_cause
 from workbench.engines.gate import PAUSE, RESERVE, Gate, Ticket
-from workbench.engines.load_cause import inspection_cause, missing_module_fix
+from workbench.engines.load_cause import inspection_cause
 from workbench.engines.loop import PACE_STEPS, EngineLoop, Submitted
 from workbench.engines.messages import build_messages, image_pil_part, sampling_params_kwargs
 from workbench.engines.repetition import MAX_ATTEMPTS, PageAttempts
@@ -155,7 +155,7 @@ class VllmLocalEngine:
             cause = core or inspection_cause(str(exc))  # or the import behind "inspected"
             where = "its EngineCore" if core else "importing the model's code"
             said = f"{exc} ({where}: {cause})" if cause and cause not in str(exc) else exc
-            fix = known_fix(cause or str(exc), "in-process") or missing_module_fix(cause or "")
+            fix = known_fix(cause or str(exc), "in-process")
             said = f"{said}. {fix}" if fix else said
             raise EngineUnavailable(f"vLLM could not load {model}: {said}") from exc
         self.actual: dict[str, int | None] = self._read_actual()
