@@ -73,14 +73,18 @@ class Prepared:
     request: Any  # workbench.engines.base.PageRequest
 
 
-def inputs(args: argparse.Namespace, work: Path, name: str) -> list[Path]:
-    """The set's files (built once into ``work``)."""
+def inputs(args: argparse.Namespace, work: Path, name: str, round_no: int = 0) -> list[Path]:
+    """The set's files for one round (built once into ``work``). Every page is labelled with
+    its set, round and number (pdf_sets' ``stamp``): no page repeats within a run or across
+    rounds, so a server's prefix and multimodal caches (on in Chandra's recipe) cannot answer
+    a page it saw before."""
+    stamp = f"{name}{round_no + 1}"
     if name == "a":
-        path = work / f"long-{args.long_pages}.pdf"
-        return [path if path.exists() else long_pdf(path, args.long_pages)]
-    target = work / f"folder-{args.docs}-{'-'.join(map(str, args.sizes))}"
+        path = work / f"long-{args.long_pages}-{stamp}.pdf"
+        return [path if path.exists() else long_pdf(path, args.long_pages, stamp)]
+    target = work / f"folder-{args.docs}-{'-'.join(map(str, args.sizes))}-{stamp}"
     if not target.exists():
-        folder(target, args.docs, args.sizes)
+        folder(target, args.docs, args.sizes, stamp)
     return sorted(target.glob("*.pdf"))
 
 
@@ -363,7 +367,6 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         args.work = Path(holder.name)
     args.work.mkdir(parents=True, exist_ok=True)
     results: dict[str, dict[str, Any]] = {}
-    files = {name: inputs(args, args.work, name) for name in args.sets}
     if "local" in args.modes:
         print("local (all sets, one model load) ...", file=sys.stderr, flush=True)
         for name, row in local(args).items():
@@ -371,10 +374,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         _save(args, results)
     server_modes = [m for m in args.modes if m.startswith("server")]
     for name in args.sets:
-        pages = prepare(args, files[name]) if "server-raw" in server_modes else []
-        docs = [prepare(args, [f]) for f in files[name]] if "server-chandra" in server_modes else []
         modes = results.setdefault(name, {})
         for round_no in range(args.rounds if server_modes else 0):
+            files = inputs(args, args.work, name, round_no)  # pages new to both servers
+            pages = prepare(args, files) if "server-raw" in server_modes else []
+            docs = [prepare(args, [f]) for f in files] if "server-chandra" in server_modes else []
             for mode in server_modes:  # alternated: raw, cli, raw, cli, ...
                 print(f"{name}: {mode} round {round_no + 1} ...", file=sys.stderr, flush=True)
                 run = on_server(args, mode)
@@ -384,7 +388,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                 elif mode == "server-chandra":
                     row = server_chandra(run, docs)
                 else:
-                    row = run_cli(run, files[name], "vllm-server")
+                    row = run_cli(run, files, "vllm-server")
                 after = vllm_breakdown.read(run.base_url)
                 row["vllm"] = vllm_breakdown.between(before, after, row.get("seconds", 0.0))
                 modes.setdefault(mode, []).append(row)

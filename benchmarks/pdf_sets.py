@@ -2,6 +2,13 @@
 pypdfium2 into one long PDF, or into a folder of short PDFs. Deterministic: the same arguments
 give the same files.
 
+tests/data holds 36 pages, so a set repeats them. With ``stamp`` every page carries a small
+label (``"<stamp> <n>"``, 5 pt, in the bottom-left corner), so no two pages of a set, nor of
+two sets with different stamps, are the same image: a server with prefix caching and
+vLLM's multimodal cache on (Chandra's recipe) would otherwise answer repeated pages from its
+caches (measured on the H100, 2026-12-06: hit rates 65 % and 70 %), which real documents never
+allow.
+
     python -m benchmarks.pdf_sets OUT_DIR [--pages 48] [--docs 48] [--sizes 1]
 """
 
@@ -28,13 +35,41 @@ def source_pages() -> Iterator[tuple[Path, int]]:
     return cycle(pages)
 
 
-def _write(pages: Sequence[tuple[Path, int]], out: Path) -> Path:
+def _stamped(target: object, source: object, index: int, text: str) -> None:
+    """Page ``index`` of ``source`` appended to ``target`` as a form object on a new page of its
+    size, with ``text`` in 5 pt Helvetica at the bottom-left corner. (Regenerating an imported
+    page's own content crashed PDFium on one of tests/data's pages: the copy is left as is.)"""
+    import ctypes
+
+    import pypdfium2 as pdfium
+    import pypdfium2.raw as raw
+
+    assert isinstance(target, pdfium.PdfDocument) and isinstance(source, pdfium.PdfDocument)
+    width, height = source.get_page_size(index)
+    form = source.page_as_xobject(index, target).as_pageobject()
+    page = target.new_page(width, height)
+    page.insert_obj(form)
+    font = raw.FPDFText_LoadStandardFont(target.raw, b"Helvetica")
+    obj = raw.FPDFPageObj_CreateTextObj(target.raw, font, 5.0)
+    wide = ctypes.create_string_buffer((text + "\0").encode("utf-16-le"))
+    raw.FPDFText_SetText(obj, ctypes.cast(wide, raw.FPDF_WIDESTRING))
+    raw.FPDFPageObj_Transform(obj, 1, 0, 0, 1, 6, 4)
+    raw.FPDFPage_InsertObject(page.raw, obj)
+    page.gen_content()
+    page.close()
+
+
+def _write(pages: Sequence[tuple[Path, int]], out: Path, stamp: str = "", first: int = 1) -> Path:
+    """``pages`` into the PDF ``out``; with ``stamp`` page i is labelled ``stamp (first+i)``."""
     import pypdfium2 as pdfium
 
     target = pdfium.PdfDocument.new()
-    for path, index in pages:
+    for n, (path, index) in enumerate(pages):
         source = pdfium.PdfDocument(str(path))
-        target.import_pages(source, [index])
+        if stamp:
+            _stamped(target, source, index, f"{stamp} {first + n}")
+        else:
+            target.import_pages(source, [index])
         source.close()
     out.parent.mkdir(parents=True, exist_ok=True)
     target.save(str(out))
@@ -42,22 +77,23 @@ def _write(pages: Sequence[tuple[Path, int]], out: Path) -> Path:
     return out
 
 
-def long_pdf(out: Path, pages: int) -> Path:
-    """One PDF of ``pages`` pages (tests/data's pages in turn)."""
+def long_pdf(out: Path, pages: int, stamp: str = "") -> Path:
+    """One PDF of ``pages`` pages (tests/data's pages in turn; each labelled with ``stamp``)."""
     source = source_pages()
-    return _write([next(source) for _ in range(pages)], out)
+    return _write([next(source) for _ in range(pages)], out, stamp)
 
 
-def folder(out: Path, docs: int, sizes: Sequence[int] = (1,)) -> list[Path]:
+def folder(out: Path, docs: int, sizes: Sequence[int] = (1,), stamp: str = "") -> list[Path]:
     """``docs`` PDFs in ``out`` whose page counts cycle through ``sizes`` (1 and 2: an archive
     of letters and forms); the pages are tests/data's in turn, so the folder's pages are the
     long PDF's first pages when ``sizes`` is (1,)."""
     source = source_pages()
     counts = cycle(sizes)
-    made = []
+    made, first = [], 1
     for n in range(docs):
         pages = [next(source) for _ in range(next(counts))]
-        made.append(_write(pages, out / f"doc-{n + 1:04d}.pdf"))
+        made.append(_write(pages, out / f"doc-{n + 1:04d}.pdf", stamp, first))
+        first += len(pages)
     return made
 
 

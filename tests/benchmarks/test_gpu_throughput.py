@@ -184,3 +184,36 @@ def test_inprocess_stages_on_one_engine(tmp_path: Path, monkeypatch: pytest.Monk
     from workbench.pipeline.request import RunRequest
 
     assert RunRequest.open is gpu_inprocess._CLI_OPEN  # the CLI is left as it was
+
+
+def test_no_page_repeats_within_a_set_or_across_rounds(tmp_path: Path) -> None:
+    """tests/data holds 36 pages; a 40-page set repeats four of them. Each page is labelled
+    with its set, round and number so a server's prefix and multimodal caches never answer a
+    page it saw before (Chandra's recipe has them on)."""
+    import hashlib
+
+    import pypdfium2 as pdfium
+
+    import argparse
+
+    args = argparse.Namespace(long_pages=40, docs=3, sizes=[1, 2])
+
+    def images(files: list[Path]) -> list[str]:
+        digests = []
+        for path in files:
+            pdf = pdfium.PdfDocument(str(path))
+            for page in pdf:
+                bitmap = page.render(scale=0.5).to_pil().tobytes()
+                digests.append(hashlib.sha1(bitmap).hexdigest())
+            pdf.close()
+        return digests
+
+    first = images(gpu_throughput.inputs(args, tmp_path, "a", 0))
+    second = images(gpu_throughput.inputs(args, tmp_path, "a", 1))
+    folder = images(gpu_throughput.inputs(args, tmp_path, "b", 0))
+    assert len(first) == 40 and len(set(first)) == 40
+    assert not set(first) & set(second)
+    assert len(folder) == 4 and not set(folder) & set(first)
+    pdf = pdfium.PdfDocument(str(gpu_throughput.inputs(args, tmp_path, "a", 1)[0]))
+    assert pdf[36].get_textpage().get_text_range().rstrip().endswith("a2 37")
+    pdf.close()
