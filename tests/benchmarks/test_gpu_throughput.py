@@ -190,11 +190,10 @@ def test_no_page_repeats_within_a_set_or_across_rounds(tmp_path: Path) -> None:
     """tests/data holds 36 pages; a 40-page set repeats four of them. Each page is labelled
     with its set, round and number so a server's prefix and multimodal caches never answer a
     page it saw before (Chandra's recipe has them on)."""
+    import argparse
     import hashlib
 
     import pypdfium2 as pdfium
-
-    import argparse
 
     args = argparse.Namespace(long_pages=40, docs=3, sizes=[1, 2])
 
