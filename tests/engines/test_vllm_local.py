@@ -605,15 +605,30 @@ def test_a_model_vllm_could_not_inspect_names_the_import_that_failed(
     registry = SimpleNamespace(models={"Qwen3_5ForConditionalGeneration": Lazy()})
     monkeypatch.setattr(local, "inspection_cause", partial(inspection_cause, registry=registry))
 
+    import pydantic
+
+    class ModelConfig(pydantic.BaseModel):  # vLLM's config classes are pydantic's
+        model: str
+
+        @pydantic.field_validator("model")
+        @classmethod
+        def inspect(cls, value: str) -> str:
+            raise ValueError(said.split("Value error, ")[1])
+
     def refuse(*args: Any, **kwargs: Any) -> None:
-        raise ValueError(said)
+        ModelConfig(model=kwargs.get("model", ""))
 
     monkeypatch.setattr(sys.modules["vllm"], "LLM", refuse)
     with pytest.raises(EngineUnavailable) as caught:
         VllmLocalEngine("datalab-to/chandra-ocr-2")
     message = str(caught.value)
+    assert message.startswith(
+        "vLLM could not load datalab-to/chandra-ocr-2: ModelConfig: Model architectures "
+        "['Qwen3_5ForConditionalGeneration'] failed to be inspected."
+    )
     assert "(importing the model's code: ModuleNotFoundError: No module named " in message
     assert "pip install compressed-tensors" in message
+    assert "errors.pydantic.dev" not in message and "input_value" not in message
     # a message that is not an inspection failure asks nothing of the registry
     assert inspection_cause("gpu_memory_utilization must be <= 1", registry=registry) is None
     fine = SimpleNamespace(models={"Qwen3_5ForConditionalGeneration": SimpleNamespace(

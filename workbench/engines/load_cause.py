@@ -22,6 +22,27 @@ from typing import Any
 _INSPECTED = re.compile(r"Model architectures \[([^\]]*)\] failed to be inspected")
 
 
+def vllm_said(exc: BaseException) -> str:
+    """What vLLM said in ``exc``, without pydantic's frame (module contract). vLLM's config
+    classes are pydantic dataclasses: their ``ValidationError`` reads "1 validation error for
+    ModelConfig / Value error, <vLLM's message> [type=value_error, input_value=ArgsKwargs(...)]
+    / For further information visit https://errors.pydantic.dev/..." (the H100, 2026-12-06);
+    this gives "ModelConfig: <vLLM's message>" (each error's, joined by "; "). Any other
+    exception: its ``str``."""
+    errors = getattr(exc, "errors", None)
+    if type(exc).__name__ != "ValidationError" or not callable(errors):
+        return str(exc)
+    try:
+        found = [e for e in errors() if isinstance(e, dict)]
+    except Exception:  # another library's ValidationError: its own words
+        return str(exc)
+    said = "; ".join(str(e.get("msg", "")).removeprefix("Value error, ") for e in found)
+    if not said:
+        return str(exc)
+    title = getattr(exc, "title", "")
+    return f"{title}: {said}" if title else said
+
+
 def inspection_cause(message: str, registry: Any = None) -> str | None:
     """The import error behind vLLM's "failed to be inspected" in ``message`` (module
     contract). ``registry``: vLLM's ``ModelRegistry`` (read from vLLM when None)."""

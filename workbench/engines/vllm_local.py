@@ -64,7 +64,7 @@ from workbench.engines import core_log
 from workbench.engines.base import DEFAULT_IN_FLIGHT, EngineOutput, PageProgress, PageRequest
 from workbench.engines.dead import dead_in_process, known_fix, log_cause
 from workbench.engines.gate import PAUSE, RESERVE, Gate, Ticket
-from workbench.engines.load_cause import inspection_cause
+from workbench.engines.load_cause import inspection_cause, vllm_said
 from workbench.engines.loop import PACE_STEPS, EngineLoop, Submitted
 from workbench.engines.messages import build_messages, image_pil_part, sampling_params_kwargs
 from workbench.engines.repetition import MAX_ATTEMPTS, PageAttempts
@@ -152,10 +152,11 @@ class VllmLocalEngine:
             self._llm: Any = vllm.LLM(model=model, **args)
         except Exception as exc:  # OOM, unknown arch, bad arg: the user must see why
             core = log_cause(self._logged())  # a failed EngineCore's, which exc points to
-            cause = core or inspection_cause(str(exc))  # or the import behind "inspected"
+            text = vllm_said(exc)
+            cause = core or inspection_cause(text)  # or the import behind "inspected"
             where = "its EngineCore" if core else "importing the model's code"
-            said = f"{exc} ({where}: {cause})" if cause and cause not in str(exc) else exc
-            fix = known_fix(cause or str(exc), "in-process")
+            said = f"{text} ({where}: {cause})" if cause and cause not in text else text
+            fix = known_fix(cause or text, "in-process")
             said = f"{said}. {fix}" if fix else said
             raise EngineUnavailable(f"vLLM could not load {model}: {said}") from exc
         self.actual: dict[str, int | None] = self._read_actual()
