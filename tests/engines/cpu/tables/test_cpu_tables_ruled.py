@@ -131,7 +131,7 @@ def test_a_table_ruled_under_every_row_reads_its_rows_between_the_rules():
 
 def _row(cells: list[str], y: float) -> Line:
     words = [Word(t, (100 + 300 * k, y, 100 + 300 * k + 20 * len(t), y + 20), 100.0)
-             for k, t in enumerate(cells)]  # fmt: skip
+             for k, t in enumerate(cells) if t]  # fmt: skip
     return Line(" ".join(cells), (100, y, 1000, y + 20), 100.0, "text_layer", words)
 
 
@@ -159,3 +159,40 @@ def test_a_word_in_overlapping_cells_goes_to_the_smallest():
     table, above, below = ruled.grid_table(Grid(cells), lines)
     assert table.rows() == [["State", "Person", "Male"], ["Assam", "87.1", "86.0"]]
     assert not above and not below
+
+
+def _band_grid(top: float, bottom: float) -> ruled.Grid:
+    """Three ruled columns (x 90-390-690-990): a header cell row 90-140, one band below."""
+    xs = [90.0, 390.0, 690.0, 990.0]
+    rows = [(90.0, 140.0), (top, bottom)]
+    return ruled.Grid(tuple((xs[i], a, xs[i + 1], b) for a, b in rows for i in range(3)))
+
+
+def test_a_ruled_band_of_figures_line_for_line_with_its_labels_is_one_row_a_line():
+    """A census table ruled around its column groups only (camelot's assam page, tuning half
+    of issue 35's corpus): 24 districts in one ruled band read as one row of 24-line cells.
+    Every value cell is a column of figures (a dash where none), line for line with the
+    labels, so each line is a row; a wrapped label stays with its row."""
+    lines = [_row(["District", "Total", "Rural"], 100)]
+    lines += [_row(["Barpeta", "88.8", "88.6"], 150), _row(["Cachar", "85.3", "-"], 180)]
+    lines += [_row(["North Cachar", "95.6", "94.8"], 210), _row(["Hills"], 232)]
+    lines += [_row(["Sibsagar", "86.2", "85.6"], 260)]
+    table, _, _ = ruled.grid_table(_band_grid(140.0, 300.0), lines)
+    assert table.rows() == [
+        ["District", "Total", "Rural"],
+        ["Barpeta", "88.8", "88.6"],
+        ["Cachar", "85.3", "-"],
+        ["North Cachar Hills", "95.6", "94.8"],
+        ["Sibsagar", "86.2", "85.6"],
+    ]
+
+
+def test_wrapped_words_in_a_ruled_row_stay_one_row():
+    """Two cells wrapped over two lines at the same heights (a header, a description beside a
+    note): words, not figures, so the row is one row of two-line cells."""
+    lines = [_row(["Item", "Number", "Share"], 100)]
+    lines += [_row(["Voters", "registered in", "of the whole"], 150)]
+    lines += [_row(["", "the county", "state"], 175)]
+    table, _, _ = ruled.grid_table(_band_grid(140.0, 210.0), lines)
+    assert table.rows()[1] == ["Voters", "registered in the county", "of the whole state"]
+    assert len(table.rows()) == 2

@@ -13,7 +13,10 @@ every table of at least ``MIN_ROWS`` rows and ``MIN_COLS`` columns as a :class:`
 its centre is in) and lays it out as pdfplumber's ``extract_tables`` does: a row for each
 distinct cell top, a column for each distinct cell left, a position no cell starts at empty;
 but a row with no word thinner than the block's median line (the gap between the two rules
-of a double rule, ruled under every row of an election return) is no row.
+of a double rule, ruled under every row of an election return) is no row, and a ruled row
+that stacks several table rows (rules around column groups only: a census table's 24
+districts in one ruled band, every value cell a column of figures, line for line with the
+names) is read as one row per line (:func:`_stacked`).
 Measured on the corpus of issue 35 (``benchmarks/corpus/README.md``): replacing the engine's
 grid with pdfplumber's on ruled tables raised TEDS on both halves.
 """
@@ -25,6 +28,10 @@ from collections.abc import Sequence
 from workbench.engines.cpu.boxes import Box, Line, median
 from workbench.engines.cpu.page import Grid
 from workbench.engines.cpu.tables.cells import Cell, Table
+from workbench.engines.cpu.tables.fragments import is_value
+
+#: a word of a ruled cell: (its line's top, its left, its place in the line, its text)
+Placed = tuple[float, float, int, str]
 
 TOLERANCE = 3.0  # points: pdfplumber's snap, join and intersection tolerances
 MIN_EDGE = 3.0  # points: pdfplumber's ``edge_min_length``
@@ -123,7 +130,7 @@ def grid_table(grid: Grid, lines: Sequence[Line]) -> tuple[Table, list[Line], li
     any cell above and below it (a title or a note the block's box also held)."""
     xs = sorted({c[0] for c in grid.cells})
     tops = sorted({c[1] for c in grid.cells})
-    texts: dict[Box, list[tuple[float, float, int, str]]] = {c: [] for c in grid.cells}
+    texts: dict[Box, list[Placed]] = {c: [] for c in grid.cells}
     above: list[Line] = []
     below: list[Line] = []
     for ln in lines:
@@ -131,7 +138,7 @@ def grid_table(grid: Grid, lines: Sequence[Line]) -> tuple[Table, list[Line], li
         for k, w in enumerate(ln.words or []):
             cell = _cell_of(grid, w.box)
             if cell is not None:  # lines top to bottom, a line's words in its order
-                texts[cell].append((round(ln.box[1]), ln.box[0], k, w.text))
+                texts[cell].append((ln.box[1], ln.box[0], k, w.text))
                 placed = True
         if not placed:
             (above if ln.box[3] <= grid.box[1] + 1 else below).append(ln)
@@ -144,12 +151,60 @@ def grid_table(grid: Grid, lines: Sequence[Line]) -> tuple[Table, list[Line], li
         and max(c[3] - c[1] for c in grid.cells if c[1] == top) < line_h
     }
     kept = [t for t in tops if t not in spacer]
-    cells = [
-        Cell(" ".join(t for *_, t in sorted(texts[c])), kept.index(c[1]), xs.index(c[0]))
-        for c in grid.cells
-        if c[1] not in spacer
-    ]
-    return Table(len(kept), len(xs), 1, cells), above, below
+    first_col = xs[0]
+    rows_of: dict[float, list[list[float]]] = {}  # a kept top: its lines' tops, grouped by row
+    for top in kept:
+        row = [c for c in grid.cells if c[1] == top]
+        rows_of[top] = _stacked(row, texts, first_col, line_h) or [[]]
+    base, at = {}, 0
+    for top in kept:
+        base[top], at = at, at + len(rows_of[top])
+    cells = []
+    for c in grid.cells:
+        if c[1] in spacer:
+            continue
+        groups = rows_of[c[1]]
+        for g, ys in enumerate(groups):
+            words = sorted(w for w in texts[c] if not ys or w[0] in ys)
+            if ys or g == 0:
+                cells.append(Cell(" ".join(w[3] for w in words), base[c[1]] + g, xs.index(c[0])))
+    return Table(at, len(xs), 1, cells), above, below
+
+
+def _stacked(
+    row: list[Box], texts: dict[Box, list[Placed]], first_col: float, line_h: float
+) -> list[list[float]] | None:
+    """The rows stacked in one ruled row, each as the tops of its text lines, or None when the
+    row is one row. Stacked: at least two cells hold two or more lines, and every line of
+    every cell but the first column's (the row labels) is a value (:func:`~.fragments.is_value`:
+    a figure, a dash, a code), so a header's wrapped words or a wrapped description never
+    split. Lines within half a line's height are one row; a line with a label and no value (a
+    wrapped label) belongs to the row above."""
+    if line_h <= 0 or any(c[3] != row[0][3] for c in row):  # a cell spanning rows: as it is
+        return None
+    lines: dict[Box, dict[float, list[str]]] = {}
+    for c in row:
+        for top, _x, _k, text in sorted(texts[c]):
+            lines.setdefault(c, {}).setdefault(top, []).append(text)
+    if sum(len(by_top) > 1 for by_top in lines.values()) < 2:
+        return None
+    valued: set[float] = set()
+    for c, by_top in lines.items():
+        if c[0] == first_col:
+            continue
+        for top, words in by_top.items():
+            if not is_value(" ".join(words)):
+                return None
+            valued.add(top)
+    groups: list[list[float]] = []
+    for top in sorted({t for by_top in lines.values() for t in by_top}):
+        if groups and (top - groups[-1][-1] < line_h / 2 or top not in valued):
+            groups[-1].append(top)
+        elif top in valued or not groups:
+            groups.append([top])
+    if len(groups) < 2:
+        return None
+    return groups
 
 
 def _area(b: Box) -> float:
