@@ -266,7 +266,11 @@ def rate(row: dict[str, Any], key: str = "seconds") -> float:
 
 
 def median_rate(rows: list[dict[str, Any]], key: str = "seconds") -> float:
-    rates = [rate(r, key) for r in rows if r.get(key)]
+    """The median pages/s of the runs that ended with every page answered (a server that died
+    answers its remaining pages with 500s at once: such a run is no rate)."""
+    rates = [
+        rate(r, key) for r in rows if r.get(key) and not r.get("failed") and not r.get("error")
+    ]
     return statistics.median(rates) if rates else 0.0
 
 
@@ -383,12 +387,16 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                 print(f"{name}: {mode} round {round_no + 1} ...", file=sys.stderr, flush=True)
                 run = on_server(args, mode)
                 before = vllm_breakdown.read(run.base_url)
-                if mode == "server-raw":
-                    row = server_raw(run, pages)
-                elif mode == "server-chandra":
-                    row = server_chandra(run, docs)
-                else:
-                    row = run_cli(run, files, "vllm-server")
+                try:
+                    if mode == "server-raw":
+                        row = server_raw(run, pages)
+                    elif mode == "server-chandra":
+                        row = server_chandra(run, docs)
+                    else:
+                        row = run_cli(run, files, "vllm-server")
+                except Exception as exc:  # a server that died (a recipe's OOM): keep going
+                    row = {"pages": len(pages) or None, "error": f"{type(exc).__name__}: {exc}"}
+                    print(f"  {mode} failed: {row['error']}", file=sys.stderr, flush=True)
                 after = vllm_breakdown.read(run.base_url)
                 row["vllm"] = vllm_breakdown.between(before, after, row.get("seconds", 0.0))
                 modes.setdefault(mode, []).append(row)
@@ -399,6 +407,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
           f"CLI in flight {args.cli_concurrency or 'its default'}, model {args.model}, "
           f"{args.rounds} round(s), medians\n")  # fmt: skip
     print(table(results))
+    for name, modes in results.items():  # what the medians left out, and why
+        for mode, rows in modes.items():
+            for k, row in enumerate(rows if isinstance(rows, list) else []):
+                if row.get("error") or row.get("failed"):
+                    why = row.get("error") or f"{row['failed']} page(s) failed"
+                    print(f"not in the medians: {name} {mode} round {k + 1}: {why}")
     if holder is not None:
         holder.cleanup()
     return report

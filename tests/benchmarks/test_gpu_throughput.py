@@ -216,3 +216,26 @@ def test_no_page_repeats_within_a_set_or_across_rounds(tmp_path: Path) -> None:
     pdf = pdfium.PdfDocument(str(gpu_throughput.inputs(args, tmp_path, "a", 1)[0]))
     assert pdf[36].get_textpage().get_text_range().rstrip().endswith("a2 37")
     pdf.close()
+
+
+@pytest.mark.slow  # one CLI subprocess
+def test_a_recipe_server_that_died_leaves_its_run_out_and_the_bench_goes_on(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """LightOnOCR's recipe died of an out-of-memory in round 2 on the H100 (2026-12-06) and
+    the benchmark stopped on the dead connection, losing the CLI's round: a baseline run
+    that fails is recorded with its error, left out of the medians, and the rounds go on."""
+    with FakeOpenAIServer(models=[MODEL]) as gone:
+        dead_url = gone.base_url
+    with FakeOpenAIServer(models=[MODEL]) as plan:
+        plan.vllm_streaming, plan.version = True, "0.26.0"
+        argv = ["--base-url", plan.base_url, "--baseline-url", dead_url, "--model", MODEL,
+                "--long-pages", "2", "--sets", "a", "--max-tokens", "16", "--rounds", "1",
+                "--work", str(tmp_path)]  # fmt: skip
+        report = gpu_throughput.main(argv)
+    [raw] = report["results"]["a"]["server-raw"]
+    [cli] = report["results"]["a"]["server-cli"]
+    assert "ConnectError" in raw["error"] and cli["pages"] == 2 and cli["exit"] == 0
+    out = capsys.readouterr().out
+    assert "| a (one long PDF) | server | 2 | 0.00 |" in out and "| — | — |" in out
+    assert "not in the medians: a server-raw round 1: ConnectError" in out
