@@ -1,7 +1,7 @@
 #!/bin/bash
 # The fifth hold's stages (issues 34 and 29), each under timeout, results in $LAB/out; sourced by
 # driver3.sh to driver6.sh, which pick their order. Sourcing it sets up the lab
-# (env, weightless folders, versions). Env: LIGHTON_ROUNDS (3), LIGHTON_TIMEOUT (840) for stage 3.
+# (env, weightless folders, versions). Env: LIGHTON_ROUNDS (3), LIGHTON_TIMEOUT (840) for stage 3; CHANDRA_ROUNDS (2) for stage 4.
 LAB=${LAB:-$HOME/gpulab}
 cd "$LAB/proj" || exit 1
 source "$LAB/proj/.gpulab/bin/env.sh"
@@ -59,7 +59,7 @@ stage3() {
 
 stage4() {
   echo "== stage 4: Chandra's recipe beside the plan, alternated (issue 34) $(date +%T)"
-  WORKBENCH_VLLM_ARGS='{"load_format": "dummy", "gdn_prefill_backend": "triton"}' ROUNDS=2 PAGES=56 \
+  WORKBENCH_VLLM_ARGS='{"load_format": "dummy", "gdn_prefill_backend": "triton"}' ROUNDS=${CHANDRA_ROUNDS:-2} PAGES=56 \
     timeout 900 bash benchmarks/h200/pair_stage.sh chandra $CHANDRA server-chandra a \
     "$(python3 benchmarks/chandra_client.py --serve-args)" > "$O/chandra_stage.log" 2>&1
   echo "stage 4 exit $? $(date +%T)"; tail -12 "$O/chandra_stage.log"
