@@ -196,3 +196,27 @@ def test_wrapped_words_in_a_ruled_row_stay_one_row():
     table, _, _ = ruled.grid_table(_band_grid(140.0, 210.0), lines)
     assert table.rows()[1] == ["Voters", "registered in the county", "of the whole state"]
     assert len(table.rows()) == 2
+
+
+def test_a_frame_around_a_header_is_no_cell_its_title_goes_above():
+    """pdfplumber gives a cell around other cells where a header's rules stop short (camelot's
+    assam page: one cell over the title, the corner's "State / District" and the column
+    groups): the title was read into the first cell with the corner. The frame is no cell:
+    its lines above the cells it holds are the table's title, its corner word takes the
+    column and row its place gives."""
+    xs = [90.0, 390.0, 690.0, 990.0]
+    frame = (90.0, 40.0, 990.0, 140.0)
+    heads = tuple((xs[i], 90.0, xs[i + 1], 140.0) for i in (1, 2))
+    body = tuple((xs[i], 140.0, xs[i + 1], 190.0) for i in range(3))
+    grid = ruled.Grid((frame, *heads, *body))
+    title = Line("Schooling status", (300, 50, 700, 70), 100.0, "text_layer",
+                 [Word("Schooling", (300, 50, 480, 70), 100.0),
+                  Word("status", (500, 50, 700, 70), 100.0)])  # fmt: skip
+    lines = [
+        title,
+        _row(["District", "Total", "Rural"], 105),
+        _row(["Barpeta", "88.8", "88.6"], 155),
+    ]
+    table, above, _ = ruled.grid_table(grid, lines)
+    assert [ln.text for ln in above] == ["Schooling status"]
+    assert table.rows() == [["District", "Total", "Rural"], ["Barpeta", "88.8", "88.6"]]

@@ -23,6 +23,7 @@ grid with pdfplumber's on ruled tables raised TEDS on both halves.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Sequence
 
 from workbench.engines.cpu.boxes import Box, Line, median
@@ -127,48 +128,60 @@ def _cell_of(grid: Grid, box: Box) -> Box | None:
 
 def grid_table(grid: Grid, lines: Sequence[Line]) -> tuple[Table, list[Line], list[Line]]:
     """``grid`` filled with the words of ``lines``: the table, and the lines with no word in
-    any cell above and below it (a title or a note the block's box also held)."""
-    xs = sorted({c[0] for c in grid.cells})
-    tops = sorted({c[1] for c in grid.cells})
-    texts: dict[Box, list[Placed]] = {c: [] for c in grid.cells}
+    any cell above and below it (a title or a note the block's box also held). A frame (a
+    cell pdfplumber gives around other cells, where a header's rules stop short: the title
+    and corner of a census table) is no cell: its lines above the cells inside it are the
+    table's title (above), its other words go to the row and column their place gives."""
+    cells, frames = _unframed(grid.cells)
+    xs = sorted({c[0] for c in cells})
+    tops = sorted({c[1] for c in cells})
+    texts: dict[Box, list[Placed]] = {c: [] for c in cells}
     above: list[Line] = []
     below: list[Line] = []
+    within, framing = Grid(tuple(cells)), Grid(frames)
     for ln in lines:
-        placed = False
+        placed = titled = False
         for k, w in enumerate(ln.words or []):
-            cell = _cell_of(grid, w.box)
+            cell = _cell_of(within, w.box)
+            if cell is None and (frame := _cell_of(framing, w.box)) is not None:
+                inner = [c[1] for c in cells if _inside(c, frame)]
+                if inner and (w.box[1] + w.box[3]) / 2 < min(inner):
+                    titled = True  # above every cell the frame holds: the title
+                    continue
+                cell = _slot(w.box, xs, tops, cells)
+                texts.setdefault(cell, [])
             if cell is not None:  # lines top to bottom, a line's words in its order
                 texts[cell].append((ln.box[1], ln.box[0], k, w.text))
                 placed = True
         if not placed:
-            (above if ln.box[3] <= grid.box[1] + 1 else below).append(ln)
+            (above if titled or ln.box[3] <= grid.box[1] + 1 else below).append(ln)
     # a row of no text thinner than a line of text is the gap of a double rule: no row
     line_h = median([ln.height for ln in lines], 0.0)
     spacer = {
         top
         for top in tops
-        if all(not texts[c] for c in grid.cells if c[1] == top)
-        and max(c[3] - c[1] for c in grid.cells if c[1] == top) < line_h
+        if all(not texts[c] for c in cells if c[1] == top)
+        and max(c[3] - c[1] for c in cells if c[1] == top) < line_h
     }
     kept = [t for t in tops if t not in spacer]
     first_col = xs[0]
     rows_of: dict[float, list[list[float]]] = {}  # a kept top: its lines' tops, grouped by row
     for top in kept:
-        row = [c for c in grid.cells if c[1] == top]
+        row = [c for c in cells if c[1] == top]
         rows_of[top] = _stacked(row, texts, first_col, line_h) or [[]]
     base, at = {}, 0
     for top in kept:
         base[top], at = at, at + len(rows_of[top])
-    cells = []
-    for c in grid.cells:
+    out = []
+    for c in cells:
         if c[1] in spacer:
             continue
         groups = rows_of[c[1]]
         for g, ys in enumerate(groups):
             words = sorted(w for w in texts[c] if not ys or w[0] in ys)
             if ys or g == 0:
-                cells.append(Cell(" ".join(w[3] for w in words), base[c[1]] + g, xs.index(c[0])))
-    return Table(at, len(xs), 1, cells), above, below
+                out.append(Cell(" ".join(w[3] for w in words), base[c[1]] + g, xs.index(c[0])))
+    return Table(at, len(xs), 1, out), above, below
 
 
 def _stacked(
@@ -205,6 +218,43 @@ def _stacked(
     if len(groups) < 2:
         return None
     return groups
+
+
+def _unframed(cells: Sequence[Box]) -> tuple[list[Box], tuple[Box, ...]]:
+    """``cells`` without their frames (cells holding the centres of two or more others), and
+    the frames. Only a cell that spans a boundary of the others can be one (bisect first:
+    a grid may have thousands of cells)."""
+    xs = sorted({c[0] for c in cells})
+    tops = sorted({c[1] for c in cells})
+    frames = []
+    for c in cells:
+        spans_x = bisect_right(xs, c[0]) < len(xs) and xs[bisect_right(xs, c[0])] < c[2]
+        spans_y = bisect_right(tops, c[1]) < len(tops) and tops[bisect_right(tops, c[1])] < c[3]
+        if not (spans_x and spans_y):
+            continue
+        held = sum(d is not c and _inside(d, c) for d in cells)
+        if held >= 2:
+            frames.append(c)
+    return [c for c in cells if c not in frames], tuple(frames)
+
+
+def _inside(d: Box, c: Box) -> bool:
+    """Whether ``d``'s centre lies in ``c``."""
+    cx, cy = (d[0] + d[2]) / 2, (d[1] + d[3]) / 2
+    return c[0] <= cx < c[2] and c[1] <= cy < c[3] and d != c
+
+
+def _slot(box: Box, xs: list[float], tops: list[float], cells: list[Box]) -> Box:
+    """A cell for a word a frame held: the column and row its centre falls in (the last
+    column left of it, the last row above it), added to ``cells``."""
+    cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+    i, j = max(bisect_right(xs, cx) - 1, 0), max(bisect_right(tops, cy) - 1, 0)
+    x1 = xs[i + 1] if i + 1 < len(xs) else max(c[2] for c in cells)
+    y1 = tops[j + 1] if j + 1 < len(tops) else max(c[3] for c in cells)
+    slot = (xs[i], tops[j], x1, y1)
+    if slot not in cells:
+        cells.append(slot)
+    return slot
 
 
 def _area(b: Box) -> float:
