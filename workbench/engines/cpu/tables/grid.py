@@ -27,9 +27,8 @@ close together (gap under ``TIGHT`` × line height) whose cells cover the same c
 ("Three Months Ended / September 30,"), or are all one column wide with one row's columns
 within the other's or sharing half of them ("Under 18 / years"), are one wrapped header row.
 
-A column with no header cell, text in at most ``SPARSE`` of the body rows and no number is
-no column (a dot leader OCR'd as letters in one row made an empty column that pushed the
-figures right of their heads): its cells join the cell on their left.
+Columns repaired after the header is counted (a sparse headless column, a head set off its
+column): :mod:`.columns`.
 
 Multi-line cells of the body: :mod:`.multiline`.
 """
@@ -41,11 +40,11 @@ import re
 from workbench.engines.cpu.boxes import Box
 from workbench.engines.cpu.tables import fragments as frag
 from workbench.engines.cpu.tables.cells import Cell, Row, Slot, Table, join_rows, union
+from workbench.engines.cpu.tables.columns import shifted_columns, sparse_columns
 from workbench.engines.cpu.tables.multiline import multiline
 
 CENTRED = 0.12  # a spanning header's centre within this share of its run's width
 TIGHT = 0.4  # header rows this close (× line height) may be one wrapped header row
-SPARSE = 0.25  # a headless column filled in at most this share of body rows is no column
 MAX_HEADER_ROWS = 5  # a first body row further down: the table has no numbers, one header row
 
 _YEAR = re.compile(r"^(19|20)\d\d$")
@@ -58,72 +57,11 @@ def build(frags: list[frag.Fragment]) -> Table:
         return Table(0, 0, 0)
     rows = [_place(r, cols) for r in rows_f]
     h = _header_count(rows, len(cols))
-    rows, cols = _sparse_columns(rows, cols, h)
-    rows, cols = _shifted_columns(rows, cols, h)
+    rows, cols = sparse_columns(rows, cols, h)
+    rows, cols = shifted_columns(rows, cols, h)
     body = multiline(rows[h:])
     head = _wrapped_header(_spans(rows[:h], cols, _numeric_columns(body)))
     return _cells(head, body, len(cols))
-
-
-def _sparse_columns(
-    rows: list[Row], cols: list[tuple[float, float]], h: int
-) -> tuple[list[Row], list[tuple[float, float]]]:
-    """A column with no header, text in at most ``SPARSE`` of the body rows and no number
-    (a dot leader OCR'd as "cooiiiii" in one row) is no column: its cells join the cell on
-    their left, so the row's figures stay under their heads."""
-    body = rows[h:]
-    for k in range(len(cols) - 1, 0, -1):
-        cells = [r.slots[k] for r in body if k in r.slots]
-        if (
-            len(body) < 4
-            or len(cells) > SPARSE * len(body)
-            or any(k in r.cols() for r in rows[:h])
-            or any(frag.is_numeric(c.text) for c in cells)
-            or any(s.c0 < k <= s.c1 or s.c0 == k < s.c1 for r in rows for s in r.slots.values())
-        ):
-            continue
-        cols = _merge_left(rows, cols, k)
-    return rows, cols
-
-
-def _shifted_columns(
-    rows: list[Row], cols: list[tuple[float, float]], h: int
-) -> tuple[list[Row], list[tuple[float, float]]]:
-    """Two neighbouring columns, one with text in the header rows only and the other in the
-    body rows only, are one column: a head set off its figures (a centred "Loans from GIC"
-    over a column of dashes set to the right of it) had made two half-empty columns, the
-    held-out set's "spurious empty column" and "header shifted one column from the body"."""
-    body = rows[h:]
-    if h == 0 or len(body) < 2:
-        return rows, cols
-    for k in range(len(cols) - 1, 0, -1):
-        if any(s.c0 != s.c1 and s.c0 <= k <= s.c1 + 1 for r in rows for s in r.slots.values()):
-            continue  # a spanning cell reaches one of the two: not a simple split
-        head = [any(c in r.cols() for r in rows[:h]) for c in (k - 1, k)]
-        filled = [any(c in r.cols() for r in body) for c in (k - 1, k)]
-        if head[0] != head[1] and filled[0] != filled[1] and head[0] != filled[0]:
-            cols = _merge_left(rows, cols, k)
-    return rows, cols
-
-
-def _merge_left(
-    rows: list[Row], cols: list[tuple[float, float]], k: int
-) -> list[tuple[float, float]]:
-    """Column ``k`` joined to column ``k - 1`` in every row (a cell of both: one cell, the
-    texts in order); the columns right of it move left. Returns the new columns."""
-    for r in rows:
-        moved = r.slots.pop(k, None)
-        left = next((s for s in r.slots.values() if s.c0 <= k - 1 <= s.c1), None)
-        if moved is not None and left is not None:
-            left.text, left.box = f"{left.text} {moved.text}", union(left.box, moved.box)
-        elif moved is not None:
-            moved.c0 = moved.c1 = k - 1
-            r.slots[k - 1] = moved
-        for s in sorted((s for s in r.slots.values() if s.c0 > k), key=lambda s: s.c0):
-            del r.slots[s.c0]
-            s.c0, s.c1 = s.c0 - 1, s.c1 - 1
-            r.slots[s.c0] = s
-    return [*cols[: k - 1], (cols[k - 1][0], cols[k][1]), *cols[k + 1 :]]
 
 
 def _column(box: Box, cols: list[tuple[float, float]]) -> int:
