@@ -85,12 +85,19 @@ def test_chandras_client_waits_for_each_batch_of_a_file_then_the_next(
     sent before every page of the batches before it was answered (the barrier); Chandra's
     body (non-streamed, its prompt after the image, temperature 0, top_p 0.1)."""
     seen: list[tuple[int, int]] = []  # (answered before it arrived, in flight with it)
+    # counted here, before the reply is written: the server's own in_flight drops only after
+    # the client has its reply, so a client that sends at once could be counted as early
+    count = {"done": 0, "active": 0}
 
     def respond(body: dict[str, Any]) -> str:
         with server._lock:
-            seen.append((len(server.requests) - server.in_flight, server.in_flight))
+            count["active"] += 1
+            seen.append((count["done"], count["active"]))
             slow = len(seen) % 3 == 2  # one page of each batch: the others finish first
         time.sleep(0.3 if slow else 0.01)
+        with server._lock:
+            count["active"] -= 1
+            count["done"] += 1
         return DEFAULT_TEXT
 
     with FakeOpenAIServer(models=[CHANDRA], respond=respond) as server:
