@@ -121,8 +121,7 @@ def _cell_of(grid: Grid, box: Box) -> Box | None:
     """The cell ``box``'s centre is in; the smallest where cells overlap (pdfplumber gives a
     header's corner cell that reaches across unruled corners as one cell over its neighbours:
     the whole header of an Indian census table was read into its first cell)."""
-    cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
-    inside = [c for c in grid.cells if c[0] <= cx < c[2] and c[1] <= cy < c[3]]
+    inside = [c for c in grid.cells if _holds(c, box)]
     return min(inside, key=_area) if inside else None
 
 
@@ -139,13 +138,14 @@ def grid_table(grid: Grid, lines: Sequence[Line]) -> tuple[Table, list[Line], li
     above: list[Line] = []
     below: list[Line] = []
     within, framing = Grid(tuple(cells)), Grid(frames)
+    # a frame's title lies above every cell it holds (read before any slot is added)
+    title_under = {f: min((c[1] for c in cells if _holds(f, c)), default=f[1]) for f in frames}
     for ln in lines:
         placed = titled = False
         for k, w in enumerate(ln.words or []):
             cell = _cell_of(within, w.box)
             if cell is None and (frame := _cell_of(framing, w.box)) is not None:
-                inner = [c[1] for c in cells if _inside(c, frame)]
-                if inner and (w.box[1] + w.box[3]) / 2 < min(inner):
+                if (w.box[1] + w.box[3]) / 2 < title_under[frame]:
                     titled = True  # above every cell the frame holds: the title
                     continue
                 cell = _slot(w.box, xs, tops, cells)
@@ -226,22 +226,26 @@ def _unframed(cells: Sequence[Box]) -> tuple[list[Box], tuple[Box, ...]]:
     a grid may have thousands of cells)."""
     xs = sorted({c[0] for c in cells})
     tops = sorted({c[1] for c in cells})
-    frames = []
-    for c in cells:
-        spans_x = bisect_right(xs, c[0]) < len(xs) and xs[bisect_right(xs, c[0])] < c[2]
-        spans_y = bisect_right(tops, c[1]) < len(tops) and tops[bisect_right(tops, c[1])] < c[3]
-        if not (spans_x and spans_y):
-            continue
-        held = sum(d is not c and _inside(d, c) for d in cells)
-        if held >= 2:
-            frames.append(c)
+    frames = [
+        c
+        for c in cells
+        if _crosses(xs, c[0], c[2])
+        and _crosses(tops, c[1], c[3])
+        and sum(d != c and _holds(c, d) for d in cells) >= 2
+    ]
     return [c for c in cells if c not in frames], tuple(frames)
 
 
-def _inside(d: Box, c: Box) -> bool:
-    """Whether ``d``'s centre lies in ``c``."""
-    cx, cy = (d[0] + d[2]) / 2, (d[1] + d[3]) / 2
-    return c[0] <= cx < c[2] and c[1] <= cy < c[3] and d != c
+def _crosses(edges: list[float], lo: float, hi: float) -> bool:
+    """Whether one of the sorted ``edges`` lies strictly between ``lo`` and ``hi``."""
+    k = bisect_right(edges, lo)
+    return k < len(edges) and edges[k] < hi
+
+
+def _holds(c: Box, box: Box) -> bool:
+    """Whether ``box``'s centre lies in ``c`` (left and top edges in, right and bottom out)."""
+    cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+    return c[0] <= cx < c[2] and c[1] <= cy < c[3]
 
 
 def _slot(box: Box, xs: list[float], tops: list[float], cells: list[Box]) -> Box:
