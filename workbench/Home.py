@@ -31,9 +31,11 @@ def main() -> None:
     import streamlit as st
 
     from workbench.logs import quiet_libraries
+    from workbench.ui import download_grace
     from workbench.ui.sidebar import render_sidebar
 
     quiet_libraries()  # libraries' INFO lines off in the app's log (WORKBENCH_VERBOSE=1: on)
+    download_grace.install()  # a clicked download outlives the next reruns (once per process)
     st.set_page_config(page_title="OCR Workbench", page_icon="🔎", layout="wide")
     pages = [
         st.Page(PAGES / file, title=title, icon=icon, url_path=url)
