@@ -18,6 +18,7 @@ from workbench.evaluate.metrics import (
     plain_text,
     similarity,
     word_f1,
+    word_tokens,
 )
 from workbench.schema import BBox, Label, PageResult, PageStatus, Region
 
@@ -64,6 +65,17 @@ def test_word_f1_bag_of_words() -> None:
     assert score.f1 == pytest.approx(0.8)
     assert word_f1("", "").f1 == 1.0
     assert word_f1("x", "y").f1 == 0.0
+
+
+def test_word_f1_counts_han_and_kana_a_character_at_a_time() -> None:
+    # The same characters with and without the spaces a text layer puts around numbers.
+    assert word_f1("截至2015年末，神鹰集团", "截至 2015 年末， 神鹰集团").f1 == 1.0
+    assert word_tokens("ひらがなカタカナ漢字") == list("ひらがなカタカナ漢字")
+    # One wrong character costs one token, not the whole run.
+    score = word_f1("诸蟹市政府", "诸暨市政府")
+    assert (score.common, score.reference_words) == (4, 5)
+    # Spaced scripts keep their words: Hangul, Latin, digits with letters.
+    assert word_tokens("한국어 단어 abc_def 2015年") == ["한국어", "단어", "abc_def", "2015", "年"]
 
 
 def test_one_normalisation_for_every_metric() -> None:

@@ -23,8 +23,9 @@ CER
     Pool pages by summing :class:`CharErrors`, never by joining texts. Empty reference: 0.0
     when the hypothesis is empty too, else 1.0.
 word F1
-    Bag of words: tokens are ``\\w+`` runs of the normalised, case-folded text; precision and
-    recall count the multiset intersection. Punctuation is ignored. Two empty texts score 1.0
+    Bag of words: tokens are ``\\w+`` runs of the normalised, case-folded text, except that a
+    character of a script written without spaces (Han, kana) is a token of its own; precision
+    and recall count the multiset intersection. Punctuation is ignored. Two empty texts score 1.0
     (as similarity does); one empty side scores 0.0.
 similarity
     ``1 - edit distance / max(len)`` over the same characters as CER (symmetric, 1.0 =
@@ -49,7 +50,15 @@ from workbench.schema import PageResult, PageStatus, Region
 
 MAX_CER_CHARS = 12_000  # about 2 s worst case on one slow core; a dense page is ~8k
 _WS = re.compile(r"\s+", re.UNICODE)
-_WORD = re.compile(r"\w+", re.UNICODE)
+#: Scripts written without spaces between words (Han, kana; Hangul is spaced): each character
+#: is a token of its own, as CJK evaluations score them (sacrebleu's zh tokenizer,
+#: OmniDocBench's character edit distance). As ``\w+`` runs, "截至2015年末" was one word and
+#: "截至 2015 年末" three, so the same characters counted as all wrong.
+_UNSPACED = (
+    "\u2e80-\u2fdf\u3005\u3007\u3021-\u3029\u3040-\u30ff\u31f0-\u31ff"  # radicals, kana
+    "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f"  # Han, half-width kana
+)
+_WORD = re.compile(rf"[{_UNSPACED}]|[^\W{_UNSPACED}]+", re.UNICODE)
 _MATH_FENCE = re.compile(r"^[ \t]*(?:\$\$|\\\[|\\\])[ \t]*$", re.MULTILINE)
 _BLOCK_TAGS = {"p", "br", "tr", "td", "th", "li", "div", "h1", "h2", "h3", "h4", "h5", "h6"}
 
