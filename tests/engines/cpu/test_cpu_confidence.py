@@ -92,3 +92,35 @@ def test_a_printed_page_gets_no_handwriting_note(engine):
     doc = open_document(name, (DATA / name).read_bytes())
     [item] = list(process_document(engine, CPU_SPEC, doc, [1], workers=0))
     assert confidence.HANDWRITING_NOTE not in item.result.notes
+
+
+@pytest.mark.slow
+def test_a_chinese_scan_read_right_is_not_under_the_flag(engine):
+    # tests/data/cjk_scan_report.pdf: ten lines of a scanned Chinese report (an image, no text
+    # layer). Tesseract's English model reads nothing of it and RapidOCR reads the Chinese;
+    # that English failure is no evidence against RapidOCR's reading, and the English word
+    # list cannot vouch for a Chinese word either way. The whole page scored 98 while the
+    # engine said 0.19 (benchmarks/corpus/README.md, "Word F1 counts Han and kana")
+    doc = open_document("c.pdf", (DATA / "cjk_scan_report.pdf").read_bytes())
+    try:
+        image = doc.page(1, dpi=200).image
+    finally:
+        doc.close()
+    regions, trace = engine.analyze(image, None)
+    assert trace["reader"] == "rapidocr (page)"
+    assert "神鹰集团" in "".join(r.text for r in regions)
+    conf = _page(regions).confidence
+    assert conf is not None and conf >= LOW_CONFIDENCE
+
+
+def test_han_and_kana_words_are_not_counted_for_or_against_a_reading():
+    from workbench.engines.cpu.boxes import Word
+    from workbench.engines.cpu.support import word_support
+
+    def word(text: str) -> Word:
+        return Word(text=text, box=(0, 0, 1, 1), conf=90.0, known=False)
+
+    assert word_support(word("財務諸表"), "rapidocr") is None
+    assert word_support(word("ひらがな"), "rapidocr") is None
+    assert word_support(word("Donzin"), "rapidocr") == 0.5  # a Latin word still counts
+    assert word_support(word("tie"), "rapidocr") == 0.0

@@ -8,6 +8,7 @@ boxes) and :func:`assign_lines` (each line to the box that holds it).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from itertools import pairwise
 
@@ -54,6 +55,20 @@ class LayoutBox:
     native: str  # the model's own label ("text", "figure_caption", "TABLE", ...)
     box: Box
     score: float
+
+
+#: Letters of the scripts RapidOCR's Chinese+English recogniser reads that Tesseract's English
+#: model and the English word list cannot (Han, kana, Hangul, bopomofo, CJK punctuation)
+CJK = re.compile(
+    "[\u2e80-\u2fff\u3000-\u303f\u3040-\u30ff\u3100-\u31ff\u3400-\u4dbf\u4e00-\u9fff"
+    "\uac00-\ud7af\uf900-\ufaff\ufe30-\ufe4f]"
+)
+
+
+def cjk_share(texts: list[str]) -> float:
+    letters = sum(sum(ch.isalnum() for ch in t) for t in texts)
+    cjk = sum(len(CJK.findall(t)) for t in texts)
+    return cjk / letters if letters else 0.0
 
 
 def area(b: Box) -> float:

@@ -17,11 +17,10 @@ Per page (all coordinates ``page_px`` of the request image):
    are re-read and replaced when RapidOCR is ``second.WEAK_MARGIN`` points surer; detections no
    Tesseract word covers are read (score ≥ ``second.MISSED_SCORE``) and joined to their row.
 3. :mod:`compose` runs the passes (:mod:`.passes`): lines to ordered, labelled regions; each has the
-   reader that produced it (``source``) and a confidence (0-1) from its lines'. On a page read
-   whole by RapidOCR, a line's confidence is the geometric mean of RapidOCR's score and
-   Tesseract's median word confidence: RapidOCR scores handwritten gibberish high, Tesseract
-   does not; a block's is lowered by words neither a word list nor the other reader supports
-   (:mod:`.readers.evidence`), tables and unread writing (:mod:`.confidence`): flagged, not "ok".
+   reader that produced it (``source``) and a confidence (0-1) from its lines'. On a Latin page
+   read whole by RapidOCR, a line's is the geometric mean of RapidOCR's score and Tesseract's
+   median (RapidOCR scores handwritten gibberish high); a block's falls with words no word list
+   or other reader supports (:mod:`.readers.evidence`), tables and unread writing.
 
 With a PDF text layer (``text_layer`` ``auto`` and :func:`pdftext.judge` trusts it, or
 ``only``), the layer's words replace OCR: layout from CDLA, OCR only for image objects the
@@ -58,7 +57,7 @@ from workbench.engines.cpu.compose import compose
 from workbench.engines.cpu.layout.detect import CdlaLayout, tesseract_blocks
 from workbench.engines.cpu.page import unpad
 from workbench.engines.cpu.readers import evidence, merge, pdftext, second
-from workbench.engines.cpu.readers.ocr import TesseractReader, load_optional
+from workbench.engines.cpu.readers.ocr import TesseractReader, is_latin_page, load_optional
 from workbench.engines.cpu.readers.rapid import RapidReader
 from workbench.errors import EngineUnavailable
 from workbench.schema import Region, TextLayer
@@ -233,8 +232,9 @@ class CpuEngine:
         if reread and self.rapid is not None:
             lines = self.rapid.recognize(image, quads)
             trace["reader"] = "rapidocr (page)"
-            for ln in lines:  # Tesseract could not read the page: RapidOCR's own score is
-                ln.conf = (ln.conf * conf) ** 0.5  # too sure of handwriting; both views count
+            # not on a Chinese/Japanese page: Tesseract's English model cannot read it at all
+            for ln in lines if is_latin_page([ln.text for ln in lines]) else []:
+                ln.conf = (ln.conf * conf) ** 0.5
         else:
             trace["reader"] = "tesseract"
             if self.rapid is not None:

@@ -25,12 +25,8 @@ from typing import Any
 
 from PIL import Image
 
-from workbench.engines.cpu.boxes import Line, Word
-
-_CJK = re.compile(
-    "[\u2e80-\u2fff\u3000-\u303f\u3040-\u30ff\u3100-\u31ff\u3400-\u4dbf\u4e00-\u9fff"
-    "\uac00-\ud7af\uf900-\ufaff\ufe30-\ufe4f]"
-)
+from workbench.engines.cpu.boxes import CJK as _CJK
+from workbench.engines.cpu.boxes import Line, Word, cjk_share
 
 _CJK_PUNCT = str.maketrans({"。": ".", "、": ",", "「": '"', "」": '"', "『": '"', "』": '"'})
 
@@ -47,12 +43,6 @@ def tessdata_dir() -> Path | None:
         if (folder / "eng.traineddata").is_file():
             return folder
     return None
-
-
-def cjk_share(texts: list[str]) -> float:
-    letters = sum(sum(ch.isalnum() for ch in t) for t in texts)
-    cjk = sum(len(_CJK.findall(t)) for t in texts)
-    return cjk / letters if letters else 0.0
 
 
 def is_latin_page(texts: list[str]) -> bool:
