@@ -26,6 +26,13 @@ Ground truth kinds (a page may have several):
     documents with an outline; a heading the outline leaves out counts against precision. An
     outline none of whose titles is on the page it points to is no heading truth (py-pdf's
     mistitled_outlines_example: "First", "Second" over pages headed "1 Foo", "2 Bar").
+A page whose images hold text the layer lacks (a figure of a scanned form, a page image with
+    no OCR layer under it) has no text truth and is left out: images without layer text cover
+    ``MIN_IMAGE_SHARE`` of it or more and Tesseract reads ``IMAGE_WORDS`` words or more in them
+    (:func:`text_in_images`); both engines would be scored against a truth missing what they
+    rightly read (federal-register-2020-17221's pages of aircraft-manual figures: word F1
+    0.06-0.27 for both). Its table and outline truth, if any, still count (an outline page
+    without a heading still counts the headings an engine finds there against precision).
 ``scan``
     A page of the document rasterised (benchmarks/devset's ``rasterise``: 200 dpi grey, a small
     skew, grain and specks): the same truth as its born-digital page.
@@ -134,6 +141,51 @@ def outline(pdf: bytes) -> dict[int, list[tuple[int, str]]]:
     finally:
         doc.close()
     return found
+
+
+MIN_IMAGE_SHARE = 0.05  # images holding no layer text, this share of the page or more...
+IMAGE_WORDS = 20  # ...in which Tesseract reads this many words of three letters: text
+LAYER_CHARS = 20  # an image with fewer layer characters over it holds no layer text
+
+
+def text_in_images(single: bytes) -> int:
+    """Words of three letters or more Tesseract (English) reads in the images of a one-page
+    PDF that hold no layer text (0 when they cover less than ``MIN_IMAGE_SHARE`` of it)."""
+    import pypdfium2 as pdfium
+    import pypdfium2.raw as pdfium_c
+    import tesserocr
+
+    from workbench.engines.cpu.readers.ocr import tessdata_dir
+
+    doc = pdfium.PdfDocument(single)
+    try:
+        page = doc[0]
+        w, h = page.get_size()
+        chars = page.get_textpage()
+        boxes = [chars.get_charbox(i) for i in range(chars.count_chars())]
+        empty = []
+        for obj in page.get_objects(filter=[pdfium_c.FPDF_PAGEOBJ_IMAGE], max_depth=3):
+            x0, y0, x1, y1 = obj.get_bounds()
+            x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)
+            inside = sum(a >= x0 - 1 and c <= x1 + 1 and b >= y0 - 1 and d <= y1 + 1
+                         for a, b, c, d in boxes)  # fmt: skip
+            if x1 > x0 and y1 > y0 and inside < LAYER_CHARS:
+                empty.append((x0, y0, x1, y1))
+        if sum((x1 - x0) * (y1 - y0) for x0, y0, x1, y1 in empty) < MIN_IMAGE_SHARE * w * h:
+            return 0
+        scale = 150 / 72
+        image = page.render(scale=scale).to_pil().convert("L")
+        with tesserocr.PyTessBaseAPI(path=str(tessdata_dir()), lang="eng") as api:
+            words = 0
+            for x0, y0, x1, y1 in empty:
+                crop = [int(v) for v in (x0, h - y1, x1, h - y0)]
+                if min(crop[2] - crop[0], crop[3] - crop[1]) < 8:
+                    continue  # a rule or a dot drawn as an image
+                api.SetImage(image.crop(tuple(int(v * scale) for v in crop)))
+                words += len(re.findall(r"[A-Za-z]{3,}", api.GetUTF8Text()))
+            return words
+    finally:
+        doc.close()
 
 
 def shows(text: str, title: str) -> bool:
@@ -299,12 +351,17 @@ def build(manifest: dict) -> None:
             scan, number = page < 0, abs(page)
             pid = f"{doc['id']}-p{number}" + ("-scan" if scan else "")
             single = one_page(pdf, number)
+            blind = (words := text_in_images(single)) >= IMAGE_WORDS
+            if blind:  # its tables and outline are still truth; with neither it is left out
+                print(f"{pid}: {words} words in images its layer lacks; no text truth")
+                if number not in doc["tables"] and not doc["outline"]:
+                    continue
             if scan:
                 seed = int(hashlib.sha1(pid.encode()).hexdigest()[:8], 16)
                 single = rasterise(single, 200, (seed % 5 - 2) * 0.5, 0.002, seed)
             (CACHE / "pages" / f"{pid}.pdf").write_bytes(single)
             truth = {
-                "text": texts[number - 1],
+                "text": "" if blind else texts[number - 1],
                 "tables": "\n\n".join(html_table(t) for t in doc["tables"].get(number, [])),
                 "headings": (
                     "\n\n".join("#" * min(d, 6) + " " + t for d, t in heads.get(number, []))

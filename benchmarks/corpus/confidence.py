@@ -66,6 +66,8 @@ def load(folder: Path) -> list[dict]:
         truth = json.loads((score.CACHE / "truth" / f"{entry['id']}.json").read_text())
         out = heldout.Output(result.markdown, saved["seconds"], None, result.error)
         page_score = score.score(entry, "workbench", out, truth).score
+        if page_score is None:  # no measurable part (a page whose images hold its text)
+            continue
         pages.append(
             {"id": entry["id"], "half": entry["half"], "score": page_score, "result": result}
             | {"signals": signals(result.regions)}

@@ -47,7 +47,7 @@ class PageScore:
     half: str
     classes: list[str]
     engine: str
-    score: float
+    score: float | None  # None: no part could be measured (only its headings count)
     parts: dict[str, float]
     headings: list[int]  # matched, hypothesis, truth (outline documents only)
     seconds: float
@@ -74,7 +74,7 @@ def score(entry: dict, engine: str, out: heldout.Output, truth: dict) -> PageSco
             parts["headings"] = match.f1
     return PageScore(
         entry["id"], entry["doc"], entry["half"], entry["classes"], engine,
-        100 * sum(parts.values()) / max(len(parts), 1), parts, heads, out.seconds,
+        100 * sum(parts.values()) / len(parts) if parts else None, parts, heads, out.seconds,
         out.confidence, out.error, out.markdown,
     )  # fmt: skip
 
@@ -111,9 +111,12 @@ def table(scores: list[PageScore], engines: list[str], halves: list[str]) -> str
                 cells.append(_mean(vals) + (f" ({len(vals)})" if label.startswith("score") else ""))
             out.append(f"| {label} | " + " | ".join(cells) + " |")
 
-        row("score, all pages", lambda s: s.score / 100)
+        row("score, all pages", lambda s: s.score / 100 if s.score is not None else None)
         for c in CLASSES:
-            row(f"score, {c}", lambda s, c=c: s.score / 100 if c in s.classes else None)
+            row(
+                f"score, {c}",
+                lambda s, c=c: s.score / 100 if c in s.classes and s.score is not None else None,
+            )
         for part, label in (
             ("similarity", "text similarity"),
             ("word_f1", "word F1"),
@@ -143,7 +146,9 @@ def calibration(scores: list[PageScore], halves: list[str]) -> str:
     out = ["| half | pages < 85 with confidence < 0.7 | pages > 95 with confidence > 0.85 |"]
     out.append("|---|---|---|")
     for half in halves:
-        wb = [s for s in scores if s.engine == "workbench" and s.half == half]
+        wb = [
+            s for s in scores if s.engine == "workbench" and s.half == half and s.score is not None
+        ]
         low = [s for s in wb if s.score < 85]
         high = [s for s in wb if s.score > 95]
         ok_low = sum(1 for s in low if s.confidence is not None and s.confidence < 0.7)
@@ -165,7 +170,7 @@ def calibration_grid(scores: list[PageScore], halves: list[str]) -> str:
     for half in halves:
         wb = [s for s in scores if s.engine == "workbench" and s.half == half]
         for name, lo, hi in SCORE_BANDS:
-            band = [s for s in wb if lo <= s.score < hi]
+            band = [s for s in wb if s.score is not None and lo <= s.score < hi]
             cells = [
                 sum(1 for s in band if s.confidence is not None and a <= s.confidence < b)
                 for _, a, b in CONF_BANDS
