@@ -122,5 +122,8 @@ def test_han_and_kana_words_are_not_counted_for_or_against_a_reading():
 
     assert word_support(word("財務諸表"), "rapidocr") is None
     assert word_support(word("ひらがな"), "rapidocr") is None
+    # a figure with its unit in Han is a figure: on a Chinese page it was the one word counted,
+    # and, unsupported, it put the whole block at the floor (pr-136 p5: 0.35 at a score of 98)
+    assert word_support(word("14,220.995万元。"), "rapidocr") == 1.0
     assert word_support(word("Donzin"), "rapidocr") == 0.5  # a Latin word still counts
     assert word_support(word("tie"), "rapidocr") == 0.0

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 
-from workbench.engines.cpu.boxes import Line, Word, cjk_share
+from workbench.engines.cpu.boxes import CJK, Line, Word, cjk_share
 
 # a block with no supported word keeps this share of its reader's confidence (0.5 left four
 # of ten handwritten letters read as gibberish at 0.62-0.67, over the flag: cpu_confidence.py)
@@ -52,6 +52,7 @@ def word_support(word: Word, source: str = "") -> float | None:
         return None
     if cjk_share([text]) > 0.5:  # Han, kana, Hangul: neither the word list nor Tesseract's
         return None  # English model can vouch for it or against it
+    text = CJK.sub("", text).strip(STRIP)  # the rest of "14,220.995万元。": a figure and its unit
     if word.known is None or _FIGURE.match(text):  # the text layer's own words: no evidence
         return 1.0
     if _JUNK_CASE.search(text) or _LETTER_DIGIT.search(text):
