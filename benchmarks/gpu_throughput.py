@@ -14,6 +14,8 @@ built from tests/data's pages (benchmarks/pdf_sets.py, no network):
 * ``server-chandra``: Chandra's own client (:mod:`benchmarks.chandra_client`): the same pages,
   Chandra's request body, files one after another, each file's pages in batches of
   ``--chandra-batch`` (28) and the next batch only once the whole batch is answered;
+* ``server-cli-b``: the same CLI against ``--candidate-url``, a second server of the plan with
+  one setting changed (a plan's before and after, both beside the baseline in one run);
 * ``local``: :mod:`benchmarks.gpu_inprocess` in a child process (one model load; the GPU is
   given back when it exits): vLLM's own ``LLM.chat`` and the CLI's in-process path on ONE
   engine with the plan's arguments, alternating, medians.
@@ -59,7 +61,8 @@ sys.path.insert(0, str(ROOT))
 from benchmarks import chandra_client, vllm_breakdown  # noqa: E402
 from benchmarks.pdf_sets import folder, long_pdf  # noqa: E402
 
-MODES = ("server-raw", "server-chandra", "server-cli", "local")
+MODES = ("server-raw", "server-chandra", "server-cli", "server-cli-b", "local")
+CLIS = {"server-cli": "", "server-cli-b": " (candidate server)"}
 BASELINES = {"server-raw": "server", "server-chandra": "server, Chandra's client"}
 SETS = {"a": "one long PDF", "b": "folder of short PDFs"}
 
@@ -280,16 +283,18 @@ def table(results: dict[str, dict[str, Any]]) -> str:
              "ready | ratio wall |",
              "|---|---|---|---|---|---|---|---|"]  # fmt: skip
     for name, modes in results.items():
-        cli = modes.get("server-cli") or []
-        # one row per baseline client run (raw, Chandra's); a CLI run alone still gets a row
+        # one row per baseline client (raw, Chandra's) and CLI server; a CLI alone gets a row
         baselines = [(m, modes[m]) for m in BASELINES if modes.get(m)]
-        for mode, raw in baselines or ([("server-raw", [])] if cli else []):
-            r, ready, wall = median_rate(raw), median_rate(cli, "after_ready_s"), median_rate(cli)
-            pages = (raw or cli)[0].get("pages", 0)
-            ratio = f"{ready / r:.3f}" if r and cli else "—"
-            ratio_wall = f"{wall / r:.3f}" if r and cli else "—"
-            lines.append(f"| {name} ({SETS[name]}) | {BASELINES[mode]} | {pages} | {r:.2f} | "
-                         f"{ready:.2f} | {wall:.2f} | {ratio} | {ratio_wall} |")  # fmt: skip
+        for cli_mode, label in CLIS.items():
+            cli = modes.get(cli_mode) or []
+            for mode, raw in (baselines or [("server-raw", [])]) if cli else []:
+                r, ready, wall = (median_rate(raw), median_rate(cli, "after_ready_s"),
+                                  median_rate(cli))  # fmt: skip
+                pages = (raw or cli)[0].get("pages", 0)
+                ratio = f"{ready / r:.3f}" if r else "—"
+                ratio_wall = f"{wall / r:.3f}" if r else "—"
+                head = f"| {name} ({SETS[name]}) | {BASELINES[mode]}{label} | {pages} | "
+                lines.append(f"{head}{r:.2f} | {ready:.2f} | {wall:.2f} | {ratio} | {ratio_wall} |")
         local = modes.get("local")
         if local and local.get("raw_pages_s"):
             r, w = local["raw_pages_s"], local.get("workbench_pages_s") or 0.0
@@ -306,6 +311,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         "--baseline-url",
         help="the baseline clients' server (a vendor's recipe), when not --base-url",
     )  # fmt: skip
+    parser.add_argument("--candidate-url", help="server-cli-b's server (the plan, one change)")
     parser.add_argument("--model", help="served model / model id (local mode: required)")
     parser.add_argument("--spec", help="model spec id when the model name does not match one")
     parser.add_argument("--modes", nargs="+", choices=MODES, default=["server-raw", "server-cli"])
@@ -333,14 +339,15 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--timeout", type=float, default=1800, help="seconds per CLI/child run")
     parser.add_argument("--json", type=Path, help="write the results here")
     args = parser.parse_args(argv)
-    if args.base_url:
-        from workbench.engines.server.engine import normalize_base_url
+    from workbench.engines.server.engine import normalize_base_url
 
-        args.base_url = normalize_base_url(args.base_url)
-    if args.baseline_url:
-        args.baseline_url = normalize_base_url(args.baseline_url)
+    for key in ("base_url", "baseline_url", "candidate_url"):
+        if getattr(args, key):
+            setattr(args, key, normalize_base_url(getattr(args, key)))
     if any(m.startswith("server") for m in args.modes) and not args.base_url:
         parser.error("the server modes need --base-url")
+    if "server-cli-b" in args.modes and not args.candidate_url:
+        parser.error("server-cli-b needs --candidate-url")
     if "local" in args.modes and not args.model:
         parser.error("the local mode needs --model")
     return args
@@ -349,8 +356,10 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
 def on_server(args: argparse.Namespace, mode: str) -> argparse.Namespace:
     """``args`` for one server mode: a baseline client (raw, Chandra's) goes to
     ``--baseline-url`` when given (a vendor's recipe served beside the workbench's plan on the
-    same GPU, so the two alternate run by run), the CLI to ``--base-url``."""
+    same GPU, so the two alternate run by run), the CLI to ``--base-url``, server-cli-b to
+    ``--candidate-url``."""
     url = args.baseline_url if mode in BASELINES and args.baseline_url else args.base_url
+    url = args.candidate_url if mode == "server-cli-b" else url
     return argparse.Namespace(**{**vars(args), "base_url": url})
 
 

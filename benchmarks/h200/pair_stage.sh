@@ -8,7 +8,9 @@
 #   bash pair_stage.sh NAME MODEL BASELINE_MODE SET "RECIPE FLAGS"
 #   e.g. pair_stage.sh lighton lightonai/LightOnOCR-2-1B server-raw b "--limit-mm-per-prompt ..."
 # WORKBENCH_VLLM_ARGS (the lab's: load_format dummy, a backend the site can run) goes to both.
-# Env: UTIL (0.44), ROUNDS (3), PAGES (set a's pages, 112), CONC (the raw client's, 64).
+# Env: UTIL (0.44), ROUNDS (3), PAGES (set a's pages, 112), CONC (the raw client's, 64);
+# CANDIDATE (a JSON object of engine arguments): a third server, the plan with those changed,
+# driven by the same CLI (server-cli-b), alternated with the other two.
 # Conventions of driver.sh: $LAB, the project in $LAB/proj, results in $LAB/out/NAME.
 LAB=${LAB:-$HOME/gpulab}
 cd "$LAB/proj" || exit 1
@@ -17,10 +19,11 @@ export WORKBENCH_STORE_DIR="$LAB/work/store"
 NAME=$1 M=$2 MODE=$3 SET=$4 RECIPE=$5
 UTIL=${UTIL:-0.44}; ROUNDS=${ROUNDS:-3}; PAGES=${PAGES:-112}; CONC=${CONC:-64}
 O=$LAB/out/$NAME; W=$LAB/work/bench; mkdir -p "$O" "$W"
-python3 benchmarks/h200/pair_args.py "$M" "$UTIL" "$RECIPE" > "$O/args.txt" 2> "$O/args.err" \
+python3 benchmarks/h200/pair_args.py "$M" "$UTIL" "$RECIPE" ${CANDIDATE:+"$CANDIDATE"} > "$O/args.txt" 2> "$O/args.err" \
   || { echo "no args: $(tail -3 "$O/args.err")"; exit 1; }
 RECIPE_FLAGS=$(sed -n 1p "$O/args.txt"); PLAN_FLAGS=$(sed -n 2p "$O/args.txt")
-echo "recipe: $RECIPE_FLAGS"; echo "plan:   $PLAN_FLAGS"
+CAND_FLAGS=$(sed -n 3p "$O/args.txt")
+echo "recipe: $RECIPE_FLAGS"; echo "plan:   $PLAN_FLAGS"; [ -n "$CAND_FLAGS" ] && echo "candidate: $CAND_FLAGS"
 
 # serve PORT LOG FLAGS: a vllm serve of $M in its own session; 0 once it answers.
 serve() {
@@ -41,15 +44,22 @@ nvidia-smi --query-gpu=memory.used --format=csv,noheader > "$O/mem_recipe.txt"
 echo "== $NAME: plan server $(date +%T)"
 serve 8002 "$O/serve_plan.log" "$PLAN_FLAGS"; plan_up=$?
 nvidia-smi --query-gpu=memory.used --format=csv,noheader > "$O/mem_both.txt"
-for p in 8001 8002; do curl -s "http://127.0.0.1:$p/metrics" > "$O/metrics_start_$p.txt"; done
+CAND=""
+if [ -n "$CAND_FLAGS" ]; then
+  echo "== $NAME: candidate server $(date +%T)"
+  serve 8003 "$O/serve_candidate.log" "$CAND_FLAGS" && CAND="--candidate-url http://127.0.0.1:8003/v1"
+  nvidia-smi --query-gpu=memory.used --format=csv,noheader > "$O/mem_all.txt"
+fi
+for p in 8001 8002 8003; do curl -s "http://127.0.0.1:$p/metrics" > "$O/metrics_start_$p.txt"; done
 if [ $plan_up = 0 ]; then
   if [ $recipe_up = 0 ]; then MODES="$MODE server-cli"; BASE="--baseline-url http://127.0.0.1:8001/v1"
   else MODES="server-cli"; BASE=""; fi
+  [ -n "$CAND" ] && MODES="$MODES server-cli-b" && BASE="$BASE $CAND"
   timeout 900 python3 benchmarks/gpu_throughput.py --base-url http://127.0.0.1:8002/v1 $BASE \
     --model "$M" --modes $MODES --sets "$SET" --long-pages "$PAGES" --rounds "$ROUNDS" \
     --max-tokens 128 --concurrency "$CONC" --work "$W" --json "$O/pair.json" > "$O/pair.log" 2>&1
   echo "$NAME bench exit $? $(date +%T)"; tail -6 "$O/pair.log"
 fi
-for p in 8001 8002; do curl -s "http://127.0.0.1:$p/metrics" > "$O/metrics_end_$p.txt"; done
+for p in 8001 8002 8003; do curl -s "http://127.0.0.1:$p/metrics" > "$O/metrics_end_$p.txt"; done
 stop_servers
 echo "$NAME stage done in ${SECONDS}s $(date +%T)"

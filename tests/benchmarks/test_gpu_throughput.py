@@ -73,6 +73,36 @@ def test_a_vendor_recipe_served_beside_the_plan_gets_the_baseline_client(tmp_pat
     assert (raw["pages"], raw["failed"], cli["pages"]) == (3, 0, 3)
 
 
+@pytest.mark.slow  # two CLI subprocesses
+def test_a_candidate_plan_server_gets_the_cli_beside_the_plan_and_the_baseline(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--candidate-url`` with ``server-cli-b``: three servers in one run (recipe, plan, the
+    plan with one setting changed); the same CLI goes to the plan's and the candidate's, each
+    row in the table against the one baseline."""
+    with (
+        FakeOpenAIServer(models=[MODEL]) as recipe,
+        FakeOpenAIServer(models=[MODEL]) as plan,
+        FakeOpenAIServer(models=[MODEL]) as candidate,
+    ):
+        for server in (recipe, plan, candidate):
+            server.vllm_streaming, server.version = True, "0.26.0"
+        argv = ["--base-url", plan.base_url, "--baseline-url", recipe.base_url,
+                "--candidate-url", candidate.base_url, "--model", MODEL, "--long-pages", "3",
+                "--sets", "a", "--max-tokens", "16", "--concurrency", "2", "--rounds", "1",
+                "--modes", "server-raw", "server-cli", "server-cli-b",
+                "--work", str(tmp_path)]  # fmt: skip
+        report = gpu_throughput.main(argv)
+        assert (len(recipe.requests), len(plan.requests), len(candidate.requests)) == (6, 3, 3)
+    rows = report["results"]["a"]
+    assert [r["pages"] for r in rows["server-cli"] + rows["server-cli-b"]] == [3, 3]
+    table = capsys.readouterr().out
+    assert "| a (one long PDF) | server | 3 |" in table
+    assert "| a (one long PDF) | server (candidate server) | 3 |" in table
+    with pytest.raises(SystemExit):
+        gpu_throughput.parse(["--base-url", "http://x/v1", "--modes", "server-cli-b"])
+
+
 CHANDRA = "datalab-to/chandra-ocr-2"
 
 
