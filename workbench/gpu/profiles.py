@@ -164,7 +164,12 @@ PROFILES: tuple[Profile, ...] = (
         (
             _util(0.92, " 0.92 is vLLM's default."),
             _seqs(256, 128, "Hopper bandwidth (3.35-4.8 TB/s) keeps a large batch busy."),
-            _mnbt(16_384, "vLLM's own default for H100/H200 (engine/arg_utils.py)."),
+            _mnbt(
+                16_384,
+                "vLLM's own default from 0.30 at 160 GB (compat.serve_defaults; 8192 below). "
+                "8192 was no faster (H100, Chandra OCR 2: 5.20 pages/s against 5.28, "
+                "benchmarks/h200/results-2026-12-07b.md).",
+            ),
             _kv("auto", "bf16 KV; fp8 is optional here (FA3 does FP8 attention on sm90)."),
             _eager(False, "CUDA graphs speed decode; their memory is small next to 80+ GB."),
             *_COMMON,
