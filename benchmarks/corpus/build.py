@@ -33,6 +33,10 @@ A page whose images hold text the layer lacks (a figure of a scanned form, a pag
     rightly read (federal-register-2020-17221's pages of aircraft-manual figures: word F1
     0.06-0.27 for both). Its table and outline truth, if any, still count (an outline page
     without a heading still counts the headings an engine finds there against precision).
+    Nor has a page whose text runs up or down it: pdfminer (``detect_vertical`` off) writes
+    such text a character a line, often backwards (:func:`vertical_text`: ``VERTICAL_SHARE``
+    of ``VERTICAL_LINES`` lines or more; pdfplumber's rotated-text tests, camelot's turned
+    tables); word F1 against it was 0.01 for a reading of every word.
 ``scan``
     A page of the document rasterised (benchmarks/devset's ``rasterise``: 200 dpi grey, a small
     skew, grain and specks): the same truth as its born-digital page.
@@ -146,6 +150,17 @@ def outline(pdf: bytes) -> dict[int, list[tuple[int, str]]]:
 MIN_IMAGE_SHARE = 0.05  # images holding no layer text, this share of the page or more...
 IMAGE_WORDS = 20  # ...in which Tesseract reads this many words of three letters: text
 LAYER_CHARS = 20  # an image with fewer layer characters over it holds no layer text
+
+
+VERTICAL_SHARE = 0.9  # lines of one character, this share of the page's lines or more...
+VERTICAL_LINES = 20  # ...of at least this many lines: text set up or down the page
+
+
+def vertical_text(text: str) -> bool:
+    """pdfminer wrote ``text`` a character a line: the page's text runs up or down it."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    single = sum(len("".join(line.split())) <= 1 for line in lines)
+    return len(lines) >= VERTICAL_LINES and single >= VERTICAL_SHARE * len(lines)
 
 
 def text_in_images(single: bytes) -> int:
@@ -352,8 +367,12 @@ def build(manifest: dict) -> None:
             pid = f"{doc['id']}-p{number}" + ("-scan" if scan else "")
             single = one_page(pdf, number)
             blind = (words := text_in_images(single)) >= IMAGE_WORDS
-            if blind:  # its tables and outline are still truth; with neither it is left out
+            if blind:
                 print(f"{pid}: {words} words in images its layer lacks; no text truth")
+            elif vertical_text(texts[number - 1]):
+                blind = True
+                print(f"{pid}: text set up or down the page, a character a line; no text truth")
+            if blind:  # its tables and outline are still truth; with neither it is left out
                 if number not in doc["tables"] and not doc["outline"]:
                     continue
             if scan:
