@@ -45,6 +45,7 @@ from html.parser import HTMLParser
 
 import numpy as np
 
+from workbench.markdown import commonmark
 from workbench.markdown.assemble import SIGNATURE_MARK
 from workbench.schema import PageResult, PageStatus, Region
 
@@ -91,10 +92,8 @@ class _TextOnly(HTMLParser):
 
 def plain_text(markdown: str) -> str:
     """The text a reader sees in ``markdown`` (see module docstring); never raises."""
-    from markdown_it import MarkdownIt
-
     source = _MATH_FENCE.sub("", markdown.replace(SIGNATURE_MARK, ""))
-    rendered = MarkdownIt("commonmark", {"html": True}).enable("table").render(source)
+    rendered = commonmark.render(source)
     parser = _TextOnly()
     parser.feed(rendered)
     parser.close()

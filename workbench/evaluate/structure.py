@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 from html.parser import HTMLParser
 
 from workbench.evaluate.metrics import edit_distance, normalize_text, word_tokens
+from workbench.markdown import commonmark
 from workbench.markdown.sections import without_label
 
 HEADING_MATCH = 0.8  # OCR'd headings differ by a letter or two from the truth and still count
@@ -117,9 +118,7 @@ def _span(value: str | None) -> int:
 
 
 def _render(markdown: str) -> str:
-    from markdown_it import MarkdownIt
-
-    return MarkdownIt("commonmark", {"html": True}).enable("table").render(markdown)
+    return commonmark.render(markdown)
 
 
 def tables(markdown: str) -> list[Node]:
@@ -242,9 +241,7 @@ def heading_key(text: str) -> str:
 
 def headings(markdown: str) -> list[str]:
     """The heading texts of ``markdown`` in order (Markdown and HTML ``<hN>`` headings)."""
-    from markdown_it import MarkdownIt
-
-    tokens = MarkdownIt("commonmark", {"html": True}).enable("table").parse(markdown)
+    tokens = commonmark.parse(markdown)
     out = []
     for k, tok in enumerate(tokens):
         if tok.type == "heading_open" and k + 1 < len(tokens):

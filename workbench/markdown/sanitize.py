@@ -122,10 +122,9 @@ def sanitize_markdown(markdown: str) -> str:
 
 def render_html(markdown: str) -> str:
     """Safe standalone HTML for untrusted Markdown (math left as written, no KaTeX)."""
-    from markdown_it import MarkdownIt
+    from workbench.markdown import commonmark
 
-    md = MarkdownIt("commonmark", {"html": True}).enable("table")
-    return clean_html(md.render(escape_disallowed(markdown)))
+    return clean_html(commonmark.render(escape_disallowed(markdown)))
 
 
 _CELL_BREAK = re.compile(r"\s*<br\s*/?>\s*", re.I)
