@@ -5,6 +5,8 @@
   links (``page-NNNN-rN.png``) and furniture (left out by default).
 * :mod:`~workbench.markdown.sanitize`: the one nh3 policy for untrusted model output, used by
   the viewer, the HTML export, the Compare diff and the parsers' table cleaning.
+* :mod:`~workbench.markdown.commonmark`: the one CommonMark reading the workbench's own code
+  makes (metrics, structure, HTML export), never cut short by deep nesting.
 * :mod:`~workbench.markdown.display`: bounds what a page shows (huge answers truncated for
   display with a note; downloads keep the full text).
 
