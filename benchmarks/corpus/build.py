@@ -372,9 +372,9 @@ def build(manifest: dict) -> None:
             elif vertical_text(texts[number - 1]):
                 blind = True
                 print(f"{pid}: text set up or down the page, a character a line; no text truth")
-            if blind:  # its tables and outline are still truth; with neither it is left out
-                if number not in doc["tables"] and not doc["outline"]:
-                    continue
+            # its tables and outline are still truth; with neither it is left out
+            if blind and number not in doc["tables"] and not doc["outline"]:
+                continue
             if scan:
                 seed = int(hashlib.sha1(pid.encode()).hexdigest()[:8], 16)
                 single = rasterise(single, 200, (seed % 5 - 2) * 0.5, 0.002, seed)
