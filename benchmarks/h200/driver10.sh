@@ -25,5 +25,14 @@ stage3c() {
   echo "stage 3c exit $? $(date +%T)"; tail -12 "$O/lighton_stage.log"
   pkill -9 -f "vllm.entrypoints"; pkill -9 -f EngineCore; sleep 3
 }
-stage4c; stage3c
+# A stage prepared during the hold (placed by a later call in $LAB/next with its own project
+# copy) runs instead of stage 3c when it is there by the time stage 4c ends.
+stage4c
+if [ -f "$LAB/next/RUN" ]; then
+  echo "== next: $(cat "$LAB/next/RUN") $(date +%T)"
+  (cd "$LAB/next" && timeout 900 bash "$(cat "$LAB/next/RUN")" > "$O/next.log" 2>&1)
+  echo "next exit $? $(date +%T)"; tail -12 "$O/next.log"
+else
+  stage3c
+fi
 touch "$O/DONE"
