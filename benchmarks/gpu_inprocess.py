@@ -68,16 +68,16 @@ def gpu_used_mib() -> float | None:
 
 
 def build(args: argparse.Namespace) -> Any:
+    """The engine as the app and the CLI build it: the plan's arguments (``--engine-arg``
+    over them), pages in flight and the model's samplings for its sampler warm-up."""
     from workbench.cli.ocr.job import extra_engine_args
-    from workbench.engines.vllm_local import VllmLocalEngine
-    from workbench.gpu.launch import plan_local_launch
+    from workbench.engines.factory import LocalOptions, build_engine
+    from workbench.gpu.launch import plan_local_launch, planned_options
 
     spec = spec_for(args)
     launch = plan_local_launch(spec, args.profile)
-    engine_args = {k: v for k, v in launch.kwargs.items() if k != "model"}
-    engine_args.update(extra_engine_args(args.engine_arg))
-    engine = VllmLocalEngine(spec.id, engine_args, concurrency=launch.plan.pages_in_flight)
-    return engine
+    asked = LocalOptions(spec.id, engine_args=extra_engine_args(args.engine_arg))
+    return build_engine(planned_options(asked, launch))
 
 
 def raw_round(engine: Any, pages: list[Any]) -> dict[str, Any]:

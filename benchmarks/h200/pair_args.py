@@ -49,7 +49,8 @@ def main(model: str, util: float, recipe: str, candidate: str = "") -> list[list
     ``candidate``'s engine arguments changed."""
     lab = serve_argv({"model": model, **extra_args()})[3:]
     recipe_flags = with_util([*shlex.split(recipe), *lab], util)
-    kwargs = {**plan_local_launch(get_spec(model), None).kwargs, "gpu_memory_utilization": util}
+    launch = plan_local_launch(get_spec(model), None)  # its serve-only flags too (profile's)
+    kwargs = {**launch.kwargs, **launch.profile.serve_args(), "gpu_memory_utilization": util}
     out = [recipe_flags, with_util(serve_argv(kwargs)[3:], util)]
     if candidate:
         out.append(with_util(serve_argv({**kwargs, **json.loads(candidate)})[3:], util))

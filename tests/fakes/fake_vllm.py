@@ -251,6 +251,7 @@ class FakeLLM:
         self.released = threading.Event()  # lets a hung step go at the end of a test
         self.shutdowns = 0
         self.rendered: list[dict[str, Any] | None] = []  # chat_template_kwargs per request
+        self.generated: list[tuple[int, Any]] = []  # generate(): (requests, their params)
         self.texts: dict[str, str] = {}  # external id -> the answer it will give
         self._ids = itertools.count()
         chosen = kwargs["max_model_len"] if kwargs.get("max_model_len", -1) > 0 else 32768
@@ -373,6 +374,16 @@ class FakeLLM:
         return self._render_and_add_requests(
             prompts, list(sampling_params), priorities=priority or [0] * len(prompts)
         )
+
+    def generate(
+        self, prompts: list[Any], sampling_params: list[SamplingParams], use_tqdm: bool = True
+    ) -> list[Any]:
+        """Token-id prompts (the sampler warm-up's): recorded, answered with nothing."""
+        self.llm_engine._alive()
+        assert all(list(p) == ["prompt_token_ids"] for p in prompts)
+        assert len(sampling_params) == len(prompts)
+        self.generated.append((len(prompts), sampling_params[0]))
+        return [SimpleNamespace(outputs=[]) for _ in prompts]
 
     def chat(
         self,

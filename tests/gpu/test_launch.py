@@ -86,3 +86,20 @@ def test_one_launch_value_is_what_the_plan_and_models_commands_print(
     assert main(["models", "--model", model, *argv]) == 0
     [record] = json.loads(capsys.readouterr().out)
     assert record["engine"]["serve_command"].startswith(f"vllm serve {model} ")
+
+
+def test_the_serve_command_has_the_profiles_serve_only_flags_and_the_engine_never_does() -> None:
+    """``api_server_count`` is a ``vllm serve`` flag (front-end processes), not an
+    ``EngineArgs`` field: in the serve line of a Hopper plan, never in ``vllm.LLM``'s kwargs."""
+    import shlex
+
+    spec = get_spec("datalab-to/chandra-ocr-2")
+    hopper = plan_local_launch(spec, snapshot=snapshot("NVIDIA H100 80GB HBM3", 79.1))
+    argv = shlex.split(hopper.serve_command)
+    assert argv[argv.index("--api-server-count") + 1] == "4"
+    assert "api_server_count" not in hopper.kwargs
+    knob = hopper.profile.knob("api_server_count")
+    assert knob is not None and knob.why  # the reason the GPU page shows
+    ampere = plan_local_launch(spec, "a100-80g", snapshot=snapshot("NVIDIA A100-SXM4-80GB", 79.1))
+    assert ampere.profile.serve_args() == {}
+    assert "--api-server-count" not in ampere.serve_command  # not measured there: vLLM's 1

@@ -80,7 +80,8 @@ def test_serve_command_parses_with_vllms_parser(spec: Any) -> None:
         if launched is None:
             continue
         _plan, kwargs = launched
-        argv = shlex.split(commands.serve_command(kwargs))
+        serve = profile.serve_args()  # the profile's `vllm serve`-only flags, as Launch adds
+        argv = shlex.split(commands.serve_command({**kwargs, **serve}))
         assert argv[:3] == ["vllm", "serve", spec.id]
         argv[2] = str(fixture_dir(spec.id))
         ns = parser.parse_args(argv[2:])
@@ -94,6 +95,8 @@ def test_serve_command_parses_with_vllms_parser(spec: Any) -> None:
         )
         assert ("gpu_memory_utilization" in kwargs) is not behaviour(VLLM).extensible_kv
         assert engine.max_num_seqs == kwargs.get("max_num_seqs", engine.max_num_seqs)
+        for name, value in serve.items():  # e.g. api_server_count: the server's, not EngineArgs'
+            assert getattr(ns, name) == value
         tried += 1
     assert tried
 

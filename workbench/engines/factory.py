@@ -22,6 +22,7 @@ from typing import Any, Literal
 
 from workbench.engines.base import Engine
 from workbench.errors import EngineUnavailable
+from workbench.schema import Sampling
 from workbench.settings import Settings
 
 
@@ -67,6 +68,7 @@ class LocalOptions:
     engine_args: dict[str, Any] = field(default_factory=dict)  # from the GPU profile/planner
     max_model_len: int | None = None  # overrides engine_args; -1 lets vLLM fit it
     concurrency: int | None = None  # pages in flight (the plan's); None: vLLM's max_num_seqs
+    samplings: tuple[Sampling, ...] = ()  # the model's: its sampler is warmed for them
     kind: Literal["vllm"] = "vllm"
 
 
@@ -160,6 +162,7 @@ def _build_local(options: LocalOptions) -> Engine:
         dict(options.engine_args),
         max_model_len=options.max_model_len,
         concurrency=options.concurrency,
+        samplings=options.samplings,
     )
 
 

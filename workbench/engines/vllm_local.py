@@ -6,6 +6,7 @@ Contract
   compute them); ``max_model_len`` defaults to ``-1`` (vLLM fits the largest that the KV
   cache allows). What vLLM actually chose is read back into :attr:`VllmLocalEngine.actual`
   (``max_model_len``, ``num_gpu_blocks``, ``block_size``, ``kv_tokens``) and ``describe()``.
+  Before any page it warms vLLM's sampler for ``samplings`` (:mod:`workbench.engines.warm`).
 * It streams and is watchable (:mod:`workbench.engines.base`): :meth:`run` takes any
   iterable, pulls a page only when it holds one of the engine's ``concurrency`` slots, adds it
   to vLLM at once (:class:`~workbench.engines.loop.EngineLoop`, one thread driving the
@@ -69,6 +70,7 @@ from workbench.engines.loop import PACE_STEPS, EngineLoop, Submitted
 from workbench.engines.messages import build_messages, image_pil_part, sampling_params_kwargs
 from workbench.engines.repetition import MAX_ATTEMPTS, PageAttempts
 from workbench.engines.stats import EngineStats, stats_from_metrics
+from workbench.engines.warm import warm_sampler
 from workbench.errors import CANCELLED, EngineDeadError, EngineUnavailable
 from workbench.schema import Sampling
 
@@ -129,6 +131,7 @@ class VllmLocalEngine:
         max_model_len: int | None = None,
         max_attempts: int = MAX_ATTEMPTS,
         concurrency: int | None = None,
+        samplings: Iterable[Sampling] = (),
     ) -> None:
         self._core_log = core_log.keep()  # before vLLM is imported: its EngineCore's log too
         vllm = import_vllm()
@@ -160,6 +163,8 @@ class VllmLocalEngine:
             said = f"{said}. {fix}" if fix else said
             raise EngineUnavailable(f"vLLM could not load {model}: {said}") from exc
         self.actual: dict[str, int | None] = self._read_actual()
+        # before any page: the sampler kernels vLLM compiles on first use (engines/warm.py)
+        self.warm_s = warm_sampler(self._llm, self._params, samplings)
         seqs = _path(self._llm, "llm_engine.vllm_config.scheduler_config.max_num_seqs")
         wanted = int(concurrency or seqs or DEFAULT_IN_FLIGHT)
         if seqs and wanted + RESERVE > seqs:  # the reserve must fit in what vLLM runs at once
@@ -204,6 +209,7 @@ class VllmLocalEngine:
         for key, value in self.actual.items():
             info[key] = "?" if value is None else str(value)
         info["pages in flight"] = str(self.concurrency)
+        info["sampler warm-up (s)"] = f"{self.warm_s:.2f}"
         return info
 
     def stats(self) -> EngineStats | None:

@@ -56,8 +56,9 @@ class Launch:
 
     @property
     def serve_command(self) -> str:
-        """The ``vllm serve`` line that starts this launch as a server."""
-        return commands.serve_command(self.kwargs)
+        """The ``vllm serve`` line that starts this launch as a server (with the profile's
+        ``vllm serve``-only flags)."""
+        return commands.serve_command({**self.kwargs, **self.profile.serve_args()})
 
     @property
     def example_curl(self) -> str:
@@ -125,11 +126,14 @@ def plan_local_launch(
 def planned_options(options: LocalOptions, launch: Launch) -> LocalOptions:
     """``options`` as ``launch`` plans them, the one rule for every front end: the plan's
     ``vllm.LLM`` arguments under the options' own (``--engine-arg`` goes over the plan), and
-    pages in flight from the plan unless the options give a number."""
+    pages in flight from the plan unless the options give a number; the model's samplings
+    (first try and first retry) to warm its sampler with."""
+    spec = launch.spec
     return replace(
         options,
         engine_args={**launch.kwargs, **options.engine_args},
         concurrency=options.concurrency or launch.plan.pages_in_flight,
+        samplings=options.samplings or (spec.sampling, *spec.retry_sampling[:1]),
     )
 
 

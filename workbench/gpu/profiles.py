@@ -10,6 +10,8 @@ Knob kinds:
 ``page``    ``page_longest_edge``: a cap on the long edge of the page image sent to the model
             (None keeps the model's recommended size)
 ``client``  ``pages_in_flight``: how many page requests the workbench keeps open at once
+``serve``   a ``vllm serve``-only flag (not an ``EngineArgs`` field, so never a ``vllm.LLM``
+            keyword): ``api_server_count``, the front-end processes preparing pages
 
 ``max_num_seqs`` has two values: small models (≤ 3 B parameters) and 7-9 B models.
 ``gpu_memory_utilization`` is a *cap*: the planner uses ``min(cap, (free - margin)/total)``.
@@ -31,7 +33,7 @@ from typing import Any, Literal
 
 from workbench.gpu.cards import Card
 
-KnobKind = Literal["engine", "page", "client"]
+KnobKind = Literal["engine", "page", "client", "serve"]
 GiB = 1024**3
 
 
@@ -97,6 +99,10 @@ class Profile:
             for k in self.knobs
             if k.kind == "engine"
         }
+
+    def serve_args(self) -> dict[str, Any]:
+        """The profile's ``vllm serve``-only flags (kind ``serve``), for the serve command."""
+        return {k.name: k.value for k in self.knobs if k.kind == "serve"}
 
 
 _COMMON = (
@@ -172,6 +178,16 @@ PROFILES: tuple[Profile, ...] = (
             ),
             _kv("auto", "bf16 KV; fp8 is optional here (FA3 does FP8 attention on sm90)."),
             _eager(False, "CUDA graphs speed decode; their memory is small next to 80+ GB."),
+            Knob(
+                "api_server_count",
+                4,
+                "vLLM's API server prepares page images one after another (~130 ms a Chandra "
+                "OCR 2 page): with one, pages waited 5.2-5.6 s before the engine saw them and "
+                "the plan ran at 0.90x Chandra's recipe; with four, 1.5-1.8 s and 1.07x (H100, "
+                "vLLM 0.26, benchmarks/h200/results-2026-12-07c.md). CPU processes only: the "
+                "GPU memory and KV cache are the same.",
+                kind="serve",
+            ),
             *_COMMON,
             *_client(64, None, _MODEL_SIZE),
         ),
