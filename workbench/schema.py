@@ -316,7 +316,8 @@ class TextWord:
     tex: str | None = None  # with sub/superscripts as ``x^{2}``/``x_{i}``, when it has any
     # font class of the first character: "b" bold, "i" italic, "m" math font, "s" TeX symbol
     # font (CMSY: letters are calligraphic), "x" TeX extension font (CMEX: codes are glyphs),
-    # "c" small capitals; and "u": the character is set on its side (turned 60-120 degrees)
+    # "c" small capitals; and "u": the character is set on its side (turned 60-120 degrees),
+    # then "d" when the word runs down the displayed page, "a" up it (none: one character)
     style: str = ""
     # per character (text, x0, y0, x1, y1, size, style, baseline y), points; only for words
     # that may be math (a math font, characters outside ASCII, or mixed sizes): formulas

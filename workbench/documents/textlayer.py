@@ -280,7 +280,7 @@ def _styled(
         )
         style = textglyphs.style(name, flags.value, styles)
         if abs(math.sin(raw.FPDFText_GetCharAngle(tp, i))) > 0.7:
-            style += "u"  # set on its side (a turned column head, a margin stamp)
+            style += "u" + _runs(src, to_pt)  # on its side (a turned column head, a stamp)
         glyphs: tuple[tuple[str, float, float, float, float, float, str, float], ...] = ()
         if textglyphs.wanted(word.text, style, word.tex):
             glyphs = textglyphs.glyphs(raw, tp, src.chars, src.boxes, to_pt, buf, flags, styles)
@@ -289,6 +289,15 @@ def _styled(
             TextWord(word.text, word.box, word.size, bold, word.line, word.tex, style, glyphs, base)
         )
     return styled, invisible
+
+
+def _runs(src: _Word, t: Transform) -> str:
+    """Which way a word set on its side runs on the displayed page, from its first and last
+    characters (the page's /Rotate applied, which the character angle is not): "d" down, "a"
+    up, "" for one character."""
+    first, last = src.boxes[0], src.boxes[-1]
+    ys = [_box(t, *box[1:])[1] + _box(t, *box[1:])[3] for box in (first, last)]
+    return "" if len(src.boxes) < 2 or ys[0] == ys[1] else "d" if ys[1] > ys[0] else "a"
 
 
 def _chars(raw: Any, tp: Any, n: int) -> str:

@@ -9,6 +9,7 @@ boxes) and :func:`assign_lines` (each line to the box that holds it).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from itertools import pairwise
 
@@ -42,10 +43,12 @@ class Line:
     # a displayed formula from the text layer (formulas.find): ``tex`` is its TeX, or None
     # when the glyphs gave no sound TeX (shown as an image crop)
     display: bool = False
+    turned: int = 0  # set on its side (text layer): 1 reads up the page, -1 down it
 
     @property
     def height(self) -> float:
-        return self.box[3] - self.box[1]
+        """Its height in its own frame: the box's width for text set on its side."""
+        return self.box[2] - self.box[0] if self.turned else self.box[3] - self.box[1]
 
 
 @dataclass
@@ -175,13 +178,15 @@ def paragraph_gaps(group: list[Line]) -> list[float]:
     or first-line indents)."""
     if not group:
         return []
-    left = min(ln.box[0] for ln in group)
-    right = max(ln.box[2] for ln in group)
+    way = turned_way(group)  # text on its side: the gaps of its own frame
+    boxes = [level_box(ln.box, way) for ln in group]
+    left = min(b[0] for b in boxes)
+    right = max(b[2] for b in boxes)
     width = max(right - left, 1.0)
     gaps = []
-    for a, b in pairwise(group):
-        gap = max(b.box[1] - a.box[3], 0.0)
-        short = a.box[2] < left + 0.75 * width and a.text.rstrip().endswith(_ENDS_SENTENCE)
+    for (a, ab), (b, bb) in pairwise(zip(group, boxes, strict=True)):
+        gap = max(bb[1] - ab[3], 0.0)
+        short = ab[2] < left + 0.75 * width and a.text.rstrip().endswith(_ENDS_SENTENCE)
         opens = b.text.lstrip()[:1]
         if short and (opens.isupper() or opens.isdigit() or opens in "\"\u201c\u2018'("):
             gap = float("inf")
@@ -202,3 +207,26 @@ def rows(lines: list[Line]) -> list[list[Line]]:
                 continue
         out.append([ln])
     return out
+
+
+def turned_way(lines: Iterable[Line]) -> int:
+    """Which way the text of ``lines`` is turned when most of its characters are (``Line.
+    turned``: 1 up the page, -1 down it), else 0."""
+    chars: dict[int, int] = {}
+    for ln in lines:
+        chars[ln.turned] = chars.get(ln.turned, 0) + len(ln.text)
+    way = max(chars, key=lambda k: chars[k], default=0)
+    return way if chars.get(way, 0) > 0.5 * sum(chars.values()) else 0
+
+
+def level_box(box: Box, way: int, width: float = 0.0, height: float = 0.0) -> Box:
+    """``box`` in the frame of text turned ``way`` (:func:`turned_way`), where that text is
+    level: read left to right, its lines top to bottom. Text running down a page of
+    ``width`` follows its lines right to left; text running up a page of ``height``, left to
+    right."""
+    x0, y0, x1, y1 = box
+    if way < 0:
+        return (y0, width - x1, y1, width - x0)
+    if way > 0:
+        return (height - y1, x0, height - y0, x1)
+    return box

@@ -23,7 +23,7 @@ given, boxes grown over their lines.
 
 from __future__ import annotations
 
-from workbench.engines.cpu.boxes import Line, assign_lines, dedupe_layout, union_all
+from workbench.engines.cpu.boxes import Line, assign_lines, dedupe_layout, level_box, union_all
 from workbench.engines.cpu.labels import canonical
 from workbench.engines.cpu.layout import gutters, keyvalue
 from workbench.engines.cpu.page import Block, Page
@@ -92,16 +92,26 @@ def grow_boxes(page: Page) -> Page:
 
 
 def cluster(lines: list[Line], line_h: float) -> list[list[Line]]:
-    """Lines no box holds, grouped top to bottom (see ``JOIN_GAP``, ``JOIN_OVERLAP``)."""
+    """Lines no box holds, grouped top to bottom (see ``JOIN_GAP``, ``JOIN_OVERLAP``); text
+    set on its side apart, in its own frame (:func:`~..boxes.level_box`)."""
+    ways: dict[int, list[Line]] = {}
+    for ln in lines:
+        ways.setdefault(ln.turned, []).append(ln)
+    return [g for way, group in ways.items() for g in _cluster(group, line_h, way)]
+
+
+def _cluster(lines: list[Line], line_h: float, way: int) -> list[list[Line]]:
     groups: list[list[Line]] = []
-    for ln in sorted(lines, key=lambda ln: (ln.box[1], ln.box[0])):
+    level = {id(ln): level_box(ln.box, way) for ln in lines}
+    for ln in sorted(lines, key=lambda ln: level[id(ln)][1::-1]):
+        box = level[id(ln)]
         home = None
         for g in groups:
-            last = g[-1].box
-            gap = ln.box[1] - last[3]
+            last = level[id(g[-1])]
+            gap = box[1] - last[3]
             h = max(ln.height, line_h)
-            overlap = min(ln.box[2], last[2]) - max(ln.box[0], last[0])
-            narrow = min(ln.box[2] - ln.box[0], last[2] - last[0])
+            overlap = min(box[2], last[2]) - max(box[0], last[0])
+            narrow = min(box[2] - box[0], last[2] - last[0])
             if -h <= gap <= JOIN_GAP * h and overlap >= JOIN_OVERLAP * max(narrow, 1.0):
                 home = g
         if home is None:

@@ -21,10 +21,14 @@ SPLIT_GAP = 1.6  # a gap this many font sizes wide splits a layer line (pdftext)
 
 
 def upright(w: TextWord, box: Box) -> bool:
-    """A word set on its side: the layer says its characters are turned, and it is three
-    letters or more in a box taller than wide (a drop cap, "This" in a 48 pt "T" over 11 pt
-    text, is as tall and narrow, but not turned)."""
-    return "u" in w.style and len(w.text) >= 3 and box[3] - box[1] > box[2] - box[0]
+    """A word set on its side: the layer says its characters are turned, and they run up or
+    down the page ("d"/"a": two or more characters, however short: "up" is wider than tall
+    in 13 pt type), or it is three letters or more in a box taller than wide (a drop cap,
+    "This" in a 48 pt "T" over 11 pt text, is as tall and narrow, but not turned)."""
+    if "u" not in w.style:
+        return False
+    runs = "d" in w.style or "a" in w.style
+    return runs or (len(w.text) >= 3 and box[3] - box[1] > box[2] - box[0])
 
 
 def stacked(prev: Box, box: Box, size: float) -> bool:

@@ -189,6 +189,8 @@ def _line(run: list[tuple[TextWord, Box]], scale: float) -> Line:
     def most(face: Callable[[TextWord], bool]) -> bool:  # 60 % of the line's characters
         return sum(len(w.text) for w, _ in run if face(w)) >= 0.6 * chars
 
+    down, up = (sum(len(w.text) for w, _ in run if k in w.style) for k in "da")
+
     return Line(
         " ".join(texts),
         box,
@@ -201,6 +203,7 @@ def _line(run: list[tuple[TextWord, Box]], scale: float) -> Line:
         # a math font's italic letters are no italic face
         italic=most(lambda w: "i" in w.style and "m" not in w.style),
         tex=" ".join(tex) if scripts else None,
+        turned=(-1 if down > up else 1 if up > down else 0) if on_side else 0,
     )
 
 

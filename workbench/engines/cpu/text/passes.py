@@ -1,7 +1,7 @@
 """Text passes: each block's lines in reading order, its Markdown, lists, ordered runs.
 
 * ``line_order``: a block's lines top to bottom; lines sharing a row (centres within half a
-  height) left to right.
+  height) left to right; text set on its side in its own frame.
 * ``markdown``: a block's text as escaped Markdown (:mod:`..markdown`): formulas as
   ``$$ … $$`` of their TeX form, tables as pipe or HTML tables (a table over a ruled grid of
   its PDF as that grid, ``ruled_tables``: :mod:`..tables.ruled`), titles and headers as one line
@@ -16,7 +16,7 @@
 from __future__ import annotations
 
 from workbench.engines.cpu import markdown as md
-from workbench.engines.cpu.boxes import Line, median, paragraph_gaps, rows
+from workbench.engines.cpu.boxes import Line, level_box, median, paragraph_gaps, rows, turned_way
 from workbench.engines.cpu.figures.ticks import without_ticks
 from workbench.engines.cpu.page import Grid, Page
 from workbench.engines.cpu.tables import ruled
@@ -107,5 +107,10 @@ def ruled_body(grid: Grid, group: list[Line]) -> str:
 
 
 def sorted_lines(group: list[Line]) -> list[Line]:
-    """Lines top to bottom; lines sharing a row (centres within half a height) left to right."""
+    """Lines top to bottom; lines sharing a row (centres within half a height) left to right.
+    Text set on its side is read in its own frame (:func:`~..boxes.level_box`): lines running
+    down the page right to left, lines running up it left to right."""
+    way = turned_way(group)
+    if way:
+        return sorted(group, key=lambda ln: level_box(ln.box, way)[1::-1])
     return [ln for r in rows(group) for ln in sorted(r, key=lambda ln: ln.box[0])]
