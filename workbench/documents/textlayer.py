@@ -292,12 +292,15 @@ def _styled(
 
 
 def _runs(src: _Word, t: Transform) -> str:
-    """Which way a word set on its side runs on the displayed page, from its first and last
-    characters (the page's /Rotate applied, which the character angle is not): "d" down, "a"
-    up, "" for one character."""
-    first, last = src.boxes[0], src.boxes[-1]
-    ys = [_box(t, *box[1:])[1] + _box(t, *box[1:])[3] for box in (first, last)]
-    return "" if len(src.boxes) < 2 or ys[0] == ys[1] else "d" if ys[1] > ys[0] else "a"
+    """Which way a word whose characters are turned runs on the displayed page, from its
+    first and last characters (the page's /Rotate applied, which the character angle is not:
+    a page turned back by /Rotate shows such words level): "d" down, "a" up, "" level or
+    one character."""
+    (x0, y0, x1, y1), (u0, v0, u1, v1) = (
+        _box(t, *box[1:]) for box in (src.boxes[0], src.boxes[-1])
+    )
+    dx, dy = (u0 + u1 - x0 - x1) / 2, (v0 + v1 - y0 - y1) / 2
+    return "" if abs(dy) <= abs(dx) else "d" if dy > 0 else "a"
 
 
 def _chars(raw: Any, tp: Any, n: int) -> str:

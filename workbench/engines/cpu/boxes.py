@@ -196,13 +196,15 @@ def paragraph_gaps(group: list[Line]) -> list[float]:
 
 def rows(lines: list[Line]) -> list[list[Line]]:
     """Lines grouped into rows, top to bottom: a line whose centre lies within half a line
-    height of the first line of the row above joins that row (in the order met)."""
+    height of the first line of the row above joins that row (in the order met); a line set
+    on its side shares no row with level ones (a turned margin label is no row's cell)."""
     out: list[list[Line]] = []
     for ln in sorted(lines, key=lambda ln: (ln.box[1] + ln.box[3]) / 2):
         c = (ln.box[1] + ln.box[3]) / 2
         if out:
             r = out[-1][0]
-            if abs(c - (r.box[1] + r.box[3]) / 2) < 0.5 * max(r.height, ln.height, 1.0):
+            near = abs(c - (r.box[1] + r.box[3]) / 2) < 0.5 * max(r.height, ln.height, 1.0)
+            if near and (ln.turned == 0) == (r.turned == 0):
                 out[-1].append(ln)
                 continue
         out.append([ln])
