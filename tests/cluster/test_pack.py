@@ -12,6 +12,7 @@ from workbench.cluster import ray_run
 from workbench.cluster.ray_run import pack
 from workbench.documents import open_document
 from workbench.engines.factory import LocalOptions
+from workbench.models import ModelSpec
 from workbench.pipeline.request import RunRequest
 from workbench.pipeline.runner import DocumentPlan
 from workbench.settings import Settings
@@ -56,9 +57,15 @@ def test_a_gpu_worker_plans_its_own_engine_and_keeps_it(monkeypatch: pytest.Monk
     plan = SimpleNamespace(
         kwargs={"gpu_memory_utilization": 0.9, "max_num_batched_tokens": 16384},
         plan=SimpleNamespace(pages_in_flight=8),
+        spec=None,
     )
+
+    def launch(spec: ModelSpec, profile: object) -> SimpleNamespace:
+        plan.spec = spec  # the spec it was planned for (its samplings warm the sampler)
+        return plan
+
     monkeypatch.setattr("workbench.pipeline.request.build_engine", build)
-    monkeypatch.setattr("workbench.gpu.launch.plan_local_launch", lambda spec, profile: plan)
+    monkeypatch.setattr("workbench.gpu.launch.plan_local_launch", launch)
     monkeypatch.setattr(ray_run, "_ENGINES", {})
     options = LocalOptions(model=MODEL, engine_args={"max_num_batched_tokens": 4096})
     work = RunRequest(options, spec_id=MODEL, dpi=100.0, max_tokens=128)
@@ -68,3 +75,4 @@ def test_a_gpu_worker_plans_its_own_engine_and_keeps_it(monkeypatch: pytest.Monk
     assert [b.engine_args for b in built] == [
         {"gpu_memory_utilization": 0.9, "max_num_batched_tokens": 4096}
     ]
+    assert built[0].samplings == (spec.sampling, *spec.retry_sampling[:1])

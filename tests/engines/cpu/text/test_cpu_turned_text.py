@@ -28,7 +28,9 @@ def _read(data: bytes) -> tuple[str, list[str]]:
     try:
         page = doc.page(1, dpi=100)
         engine = get_cpu_engine().configured(text_layer="auto")
-        [out] = list(engine.run([PageRequest(key="p", image=page.image, text_layer=page.text_layer)]))
+        [out] = list(
+            engine.run([PageRequest(key="p", image=page.image, text_layer=page.text_layer)])
+        )
     finally:
         doc.close()
     assert out.ok, out.error
