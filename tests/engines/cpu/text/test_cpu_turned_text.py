@@ -83,3 +83,15 @@ def test_the_way_is_the_one_most_characters_take() -> None:
     # down a page 1000 wide: the right edge is the frame's top; up a page 800 high: the left
     assert level_box((900, 100, 950, 700), -1, 1000, 800) == (100, 50, 700, 100)
     assert level_box((50, 100, 100, 700), 1, 1000, 800) == (100, 50, 700, 100)
+
+
+def test_a_turned_margin_label_opens_no_entry_of_a_form_read_as_contents() -> None:
+    """IRS forms read as contents ("43 Add lines 41 and 42 … 43"): the turned label beside
+    their rows ("Tax and Credits", set up the margin) is a row of its own, not the start of
+    the entry level with its middle."""
+    from workbench.engines.cpu.furniture import contents
+
+    label = _line("Tax and Credits", (38, 100, 50, 190), 1)  # centre y 145, 12 px wide
+    entry = _line("43 Add lines 41 and 42 … 43", (80, 140, 900, 152), 0)  # centre y 146
+    rows = contents._rows([entry, label])
+    assert [[ln.text for ln in r] for r in rows] == [["Tax and Credits"], [entry.text]]

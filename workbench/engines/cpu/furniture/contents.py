@@ -42,7 +42,8 @@ def _rows(lines: list[Line]) -> list[list[Line]]:
         if rows:
             r = rows[-1]
             rc = sum((x.box[1] + x.box[3]) / 2 for x in r) / len(r)
-            if abs(c - rc) < 0.5 * max(max(x.height for x in r), ln.height, 1.0):
+            near = abs(c - rc) < 0.5 * max(max(x.height for x in r), ln.height, 1.0)
+            if near and (ln.turned == 0) == (r[0].turned == 0):  # as boxes.rows: no turned label
                 r.append(ln)
                 continue
         rows.append([ln])
