@@ -77,3 +77,14 @@ def test_sidebar_profile_switch_and_vram_line() -> None:
     assert at.markdown[-1].value == "profile=t4"
     at.sidebar.selectbox(key="profile").set_value("l4").run()
     assert at.markdown[-1].value == "profile=l4" and not at.sidebar.warning
+
+
+def test_a_hopper_plan_shows_its_api_servers_with_why_and_serves_with_them() -> None:
+    at = AppTest.from_file(str(PAGE), default_timeout=60)
+    at.session_state["profile"] = "h100-h200"
+    at.run()
+    assert not at.exception
+    table = at.table[0].value
+    assert table.loc["api_server_count", "value"] == "4"
+    assert "one after another" in table.loc["api_server_count", "why"]
+    assert "--api-server-count 4" in at.code[0].value
