@@ -12,11 +12,6 @@ WORKBENCH_VLLM_ARGS='{"load_format": "dummy"}' timeout 330 python3 benchmarks/gp
   --work "$W" --json "$O/callers_warm.json" > "$O/callers_warm.log" 2>&1
 echo "callers exit $? $(date +%T)"; grep -v "INFO\|WARNING" "$O/callers_warm.log" | tail -5
 grep -c "JIT compilation during inference" "$O/callers_warm.log"; pkill -9 -f EngineCore; sleep 2
-echo "== LightOnOCR: recipe, plan (four API servers), plan with one $(date +%T)"
-WORKBENCH_VLLM_ARGS='{"load_format": "dummy"}' ROUNDS=2 UTIL=0.29 CANDIDATE='{"api_server_count": 1}' \
-  timeout 720 bash benchmarks/h200/pair_stage.sh lighton $LIGHTON server-raw b \
-  "--limit-mm-per-prompt '{\"image\": 1}' --mm-processor-cache-gb 0 --no-enable-prefix-caching" \
-  > "$O/lighton_stage.log" 2>&1
-echo "lighton exit $? $(date +%T)"; tail -12 "$O/lighton_stage.log"
-pkill -9 -f "vllm.entrypoints"; pkill -9 -f EngineCore; sleep 3
+# stages.sh's stage 3 (pair_stage.sh reads UTIL and CANDIDATE from the environment)
+UTIL=0.29 CANDIDATE='{"api_server_count": 1}' LIGHTON_ROUNDS=2 LIGHTON_TIMEOUT=720 stage3
 touch "$O/DONE"
