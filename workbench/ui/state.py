@@ -27,6 +27,7 @@ from collections.abc import Callable
 from typing import Any, Generic, TypeVar
 
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 T = TypeVar("T")
 
@@ -75,6 +76,14 @@ class Family(Generic[T]):
 
     def __call__(self, *parts: Any) -> Slot[T]:
         return Slot(self.pattern.format(*parts), self._default)
+
+
+def fragment_run() -> bool:
+    """Whether this script run (and the callbacks before it) is a fragment's rerun, not the
+    whole page's: a widget outside every fragment changed by the user reruns the whole page,
+    so a change of one reported with a fragment's rerun is a stale echo of the browser."""
+    ctx = get_script_run_ctx()
+    return bool(ctx is not None and ctx.fragment_ids_this_run)
 
 
 def _none() -> Any:
