@@ -48,6 +48,7 @@ PASSES: tuple[Pass, ...] = (
     Pass("prose_formulas", formulas.prose_formulas),
     Pass("caption_tails", tables.caption_tails),
     Pass("table_notes", tables.table_notes),  # notes under a table leave it (issue 23)
+    Pass("row_labels", tables.row_labels),  # labels left of a ruled table: its stub (issue 35)
     Pass("text_figures", figures.text_figures),
     Pass("figure_ticks", figures.figure_ticks),
     # blocks

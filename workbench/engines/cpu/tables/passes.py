@@ -17,22 +17,26 @@ that box, and the table's box starts below it.
 ``table_notes``: notes under a table ("Source: …", "Note: …", footnotes) leave it for a text
 box of their own (:mod:`.notes`).
 
-All six do nothing when the engine does not detect tables.
+``row_labels``: a box of row labels set left of a ruled table (outside its rules) joins the
+table as its first column (:mod:`.stubs`).
+
+All seven do nothing when the engine does not detect tables.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from workbench.engines.cpu.boxes import LayoutBox, Line
+from workbench.engines.cpu.boxes import LayoutBox, Line, union_all
 from workbench.engines.cpu.labels import canonical
 from workbench.engines.cpu.page import Page
-from workbench.engines.cpu.tables import boxes, notes, side
+from workbench.engines.cpu.tables import boxes, notes, ruled, side, stubs
 from workbench.schema import Label
 
 TAIL_WORDS = 6  # fewer words: a header cell ("Total arrests"), not a sentence run on
 _PROSE = ("text", "figure_caption", "table_caption", "caption")
 _SENTENCE_END = (".", "!", "?", ":", ";")
+_NO_LABELS = (Label.TABLE, Label.FIGURE, Label.FORMULA)  # boxes never read as row labels
 
 
 BoxRule = Callable[[list[LayoutBox], list[Line]], list[LayoutBox]]  # boxes, lines -> boxes
@@ -59,6 +63,42 @@ inner_text = _on_layout(boxes.inner_text)
 
 def table_notes(page: Page) -> Page:
     return notes.table_notes(page) if page.tables else page
+
+
+def row_labels(page: Page) -> Page:
+    if not page.tables or not page.grids:
+        return page
+    for k, b in enumerate(page.layout):
+        group = page.members.get(k)
+        if canonical(b.native) is not Label.TABLE or not group or k in page.dissolved:
+            continue
+        grid = ruled.grid_for(b.box, page.grids)
+        if grid is None or not ruled.holds(grid, group):
+            continue
+        others = [
+            j
+            for j, lines in page.members.items()
+            if 0 <= j != k and lines and j not in page.dissolved
+            if canonical(page.layout[j].native) not in _NO_LABELS
+        ]
+        boxed = [page.members[j] for j in others]
+        orphans = page.members.get(-1, [])  # lines no box holds, those beside the grid as one
+        beside = stubs.beside(grid, orphans)
+        found = stubs.stub_column(grid, group, [*boxed, beside], page.line_h)
+        if found is None:
+            continue
+        wider, taken = found
+        page.grids[page.grids.index(grid)] = wider
+        for i in taken:
+            if i == len(boxed):
+                group.extend(beside)
+                page.members[-1] = [ln for ln in orphans if ln not in beside]
+                continue
+            group.extend(page.members[others[i]])
+            page.members[others[i]] = []
+            page.dissolved.add(others[i])
+        page.layout[k] = LayoutBox(b.native, union_all([b.box, wider.box]), b.score)
+    return page
 
 
 def caption_tails(page: Page) -> Page:
