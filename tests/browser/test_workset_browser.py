@@ -1,11 +1,12 @@
 """The Viewer keeps the user's documents (issue 30.1): two PDFs dropped, Compare opened, the
-Viewer opened again: both files and their pages are still there; a reload of the page brings
-them back too; "Clear all documents" empties the set. On e859558 the Viewer came back empty
-("Drop one or more PDFs…").
+Viewer opened again: both files and their pages are still there, at the page that was shown;
+a reload of the page brings them back too, at that page (``&at=2`` in the URL); "Clear all
+documents" empties the set. On e859558 the Viewer came back empty ("Drop one or more PDFs…").
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -53,10 +54,12 @@ def test_dropped_files_survive_navigation_and_reload_and_clear(
     _holds_both(page)
     expect(page.get_by_label("Page (of 3, all 2 files)")).to_have_value("2")
     page.screenshot(path=str(shots / "viewer-back-from-compare.png"))
-    # A reload of the page: a new Streamlit session, the same documents.
+    # A reload of the page: a new Streamlit session, the same documents, the same page.
+    expect(page).to_have_url(re.compile(r"[?&]at=2(&|$)"))
     page.reload()
     app_state.connected(page)
     _holds_both(page)
+    expect(page.get_by_label("Page (of 3, all 2 files)")).to_have_value("2")
     # Clear all: the set is empty, and stays empty after a reload.
     page.get_by_text("Documents: drop files").click()
     expect(page.get_by_text("Kept from before")).to_be_visible()  # each with a remove cross

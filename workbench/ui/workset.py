@@ -9,8 +9,9 @@ empties all of it.
 
 The set is also written to ``<store>/.worksets/<token>/`` (a manifest and each file by its
 sha256; a dot folder, never listed as a run) and the token put in the URL (``?docs=<token>``),
-so reloading the page brings the same documents back; a set unchanged for :data:`KEEP_DAYS`
-is deleted when another is made. Passwords are never written.
+so reloading the page brings the same documents back, at the page that was on screen
+(``&at=<n>``); a set unchanged for :data:`KEEP_DAYS` is deleted when another is made.
+Passwords are never written.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from workbench.ui import state
 
 KEEP_DAYS = 14  # a set not changed for this long is deleted when another is made
 QUERY = "docs"  # the URL's query parameter naming this working set on disk
+AT = "at"  # ... and the page of the set on screen (1-based), so a reload comes back to it
 _TOKEN = re.compile(r"^[A-Za-z0-9_-]{8,64}$")
 _SHA = re.compile(r"^[0-9a-f]{64}$")
 
@@ -170,6 +172,14 @@ def _save(manifest: Manifest, files: Sequence[KeptFile] = ()) -> None:
         st.query_params[QUERY] = token
     elif QUERY in st.query_params:
         del st.query_params[QUERY]
+        st.query_params.pop(AT, None)
+
+
+def show_position(pos: int) -> None:
+    """Put the page on screen (0-based ``pos`` in the set) in the URL beside the set's token;
+    a reload opens the set at that page (:func:`_load_from_disk`). Per tab, unlike the set."""
+    if QUERY in st.query_params and st.query_params.get(AT) != str(pos + 1):
+        st.query_params[AT] = str(pos + 1)
 
 
 def _write(folder: Path, manifest: Manifest, files: Sequence[KeptFile]) -> None:
@@ -231,3 +241,6 @@ def _load_from_disk() -> None:
     state.VIEWER_KEPT_SAMPLES.set(manifest.samples)
     state.VIEWER_KEPT_RANGE.set(manifest.range)
     state.VIEWER_WORKSET_SAVED.set(manifest)
+    at = st.query_params.get(AT, "")
+    if at.isdigit() and int(at) >= 1:  # clamped to the set by the pager
+        state.VIEWER_POS.set(int(at) - 1)

@@ -29,7 +29,7 @@ from workbench.markdown.display import bound_page
 from workbench.models.registry import CPU_SPEC, ModelSpec
 from workbench.pipeline.request import engine_spec
 from workbench.schema import PageResult
-from workbench.ui import engines, state
+from workbench.ui import engines, state, workset
 from workbench.ui import files as ui_files
 from workbench.ui import markdown_view as mv
 from workbench.ui.inputs import Selected, input_widgets, select_pages
@@ -362,6 +362,7 @@ def viewer_page() -> None:
         with slot:
             viewer_live.failed_row(failed)
     pos = _pager(items)
+    workset.show_position(pos)
     sel, page = items[pos]
     result = results().get(sel.file.sha256, page, ekey) if engine else None
     # The badge says what the status line says (no seconds: the status line counts them live;
