@@ -204,11 +204,17 @@ def rows(lines: list[Line]) -> list[list[Line]]:
         if out:
             r = out[-1][0]
             near = abs(c - (r.box[1] + r.box[3]) / 2) < 0.5 * max(r.height, ln.height, 1.0)
-            if near and (ln.turned == 0) == (r.turned == 0):
+            if near and same_frame(ln, r):
                 out[-1].append(ln)
                 continue
         out.append([ln])
     return out
+
+
+def same_frame(a: Line, b: Line) -> bool:
+    """Whether ``a`` and ``b`` may share a row: both level or both set on their side (a turned
+    margin label is no cell of the form rows beside it)."""
+    return (a.turned == 0) == (b.turned == 0)
 
 
 def turned_way(lines: Iterable[Line]) -> int:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from itertools import pairwise
 
-from workbench.engines.cpu.boxes import Line, Word, union_all
+from workbench.engines.cpu.boxes import Line, Word, same_frame, union_all
 from workbench.engines.cpu.page import Block
 
 MIN_LEADERS = 4  # entries with a dot leader that make a page a table of contents
@@ -43,7 +43,7 @@ def _rows(lines: list[Line]) -> list[list[Line]]:
             r = rows[-1]
             rc = sum((x.box[1] + x.box[3]) / 2 for x in r) / len(r)
             near = abs(c - rc) < 0.5 * max(max(x.height for x in r), ln.height, 1.0)
-            if near and (ln.turned == 0) == (r[0].turned == 0):  # as boxes.rows: no turned label
+            if near and same_frame(ln, r[0]):  # as boxes.rows: no turned label in a row
                 r.append(ln)
                 continue
         rows.append([ln])
