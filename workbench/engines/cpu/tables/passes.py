@@ -75,28 +75,25 @@ def row_labels(page: Page) -> Page:
         grid = ruled.grid_for(b.box, page.grids)
         if grid is None or not ruled.holds(grid, group):
             continue
-        others = [
-            j
+        # the other boxes' lines, and the lines no box holds beside the grid as one (-1)
+        candidates = [
+            (j, lines)
             for j, lines in page.members.items()
             if 0 <= j != k and lines and j not in page.dissolved
             if canonical(page.layout[j].native) not in _NO_LABELS
         ]
-        boxed = [page.members[j] for j in others]
-        orphans = page.members.get(-1, [])  # lines no box holds, those beside the grid as one
-        beside = stubs.beside(grid, orphans)
-        found = stubs.stub_column(grid, group, [*boxed, beside], page.line_h)
+        candidates.append((-1, stubs.beside(grid, page.members.get(-1, []))))
+        found = stubs.stub_column(grid, group, [lines for _, lines in candidates], page.line_h)
         if found is None:
             continue
         wider, taken = found
         page.grids[page.grids.index(grid)] = wider
-        for i in taken:
-            if i == len(boxed):
-                group.extend(beside)
-                page.members[-1] = [ln for ln in orphans if ln not in beside]
-                continue
-            group.extend(page.members[others[i]])
-            page.members[others[i]] = []
-            page.dissolved.add(others[i])
+        for j, lines in (candidates[i] for i in taken):
+            group.extend(lines)
+            gone = {id(ln) for ln in lines}
+            page.members[j] = [ln for ln in page.members[j] if id(ln) not in gone]
+            if j >= 0:
+                page.dissolved.add(j)
         page.layout[k] = LayoutBox(b.native, union_all([b.box, wider.box]), b.score)
     return page
 
