@@ -17,7 +17,6 @@ into the (file, page) list, clamped every run; ``VIEWER_HIDDEN`` the labels swit
 from __future__ import annotations
 
 import io
-from collections.abc import Callable
 
 import pandas as pd
 import streamlit as st
@@ -89,16 +88,13 @@ def _pager(items: list[tuple[Selected, int]]) -> int:
     }
 
     def go(to: int) -> None:
-        state.VIEWER_POS.set(min(max(to, 0), n - 1))
-
-    def picked(to: Callable[[], int]) -> None:
-        """The user's pick in the page field or file picker; a change reported with a poll
-        is none: the pager is outside the polling fragment, so a pick in it reruns the whole
-        page, and a poll that left before a move was drawn carries the fields' old values
-        (Streamlit answers any changed value with its callback). Taken, the page went back
-        (a CI run of 77e74f2: back from Compare the Viewer showed page 1, not 2)."""
+        """A move the user asked for. A change reported with a poll is none: the pager is
+        outside the polling fragment, so a pick in it reruns the whole page, and a poll that
+        left before a move was drawn carries the fields' old values (Streamlit answers any
+        changed value with its callback). Taken, the page went back (a CI run of 77e74f2:
+        back from Compare the Viewer showed page 1, not 2). Buttons never come with a poll."""
         if not state.fragment_run():
-            go(to())
+            state.VIEWER_POS.set(min(max(to, 0), n - 1))
 
     state.VIEWER_PAGE_INPUT.set(pos + 1)
     state.VIEWER_FILE_INPUT.set(items[pos][0].file.name)
@@ -115,7 +111,7 @@ def _pager(items: list[tuple[Selected, int]]) -> int:
         "File",
         names,
         key=state.VIEWER_FILE_INPUT.key,
-        on_change=lambda: picked(lambda: first[str(state.VIEWER_FILE_INPUT.get())]),
+        on_change=lambda: go(first[str(state.VIEWER_FILE_INPUT.get())]),
     )
     c[2].number_input(
         f"Page (of {n})" if len(names) == 1 else f"Page (of {n}, all {len(names)} files)",
@@ -123,7 +119,7 @@ def _pager(items: list[tuple[Selected, int]]) -> int:
         max_value=n,
         step=1,
         key=state.VIEWER_PAGE_INPUT.key,
-        on_change=lambda: picked(lambda: int(state.VIEWER_PAGE_INPUT.get()) - 1),
+        on_change=lambda: go(int(state.VIEWER_PAGE_INPUT.get()) - 1),
     )
     c[3].button(
         "Next ▶",
