@@ -50,6 +50,11 @@ class Line:
         """Its height in its own frame: the box's width for text set on its side."""
         return self.box[2] - self.box[0] if self.turned else self.box[3] - self.box[1]
 
+    @property
+    def middle(self) -> float:
+        """The vertical centre of its box on the page (the y its row is found by)."""
+        return (self.box[1] + self.box[3]) / 2
+
 
 @dataclass
 class LayoutBox:
@@ -199,11 +204,11 @@ def rows(lines: list[Line]) -> list[list[Line]]:
     height of the first line of the row above joins that row (in the order met); a line set
     on its side shares no row with level ones (a turned margin label is no row's cell)."""
     out: list[list[Line]] = []
-    for ln in sorted(lines, key=lambda ln: (ln.box[1] + ln.box[3]) / 2):
-        c = (ln.box[1] + ln.box[3]) / 2
+    for ln in sorted(lines, key=lambda ln: ln.middle):
+        c = ln.middle
         if out:
             r = out[-1][0]
-            near = abs(c - (r.box[1] + r.box[3]) / 2) < 0.5 * max(r.height, ln.height, 1.0)
+            near = abs(c - r.middle) < 0.5 * max(r.height, ln.height, 1.0)
             if near and same_frame(ln, r):
                 out[-1].append(ln)
                 continue

@@ -40,7 +40,7 @@ def split_blocks(blocks: list[Block]) -> list[Block]:
             continue
         rest_native = "text" if label is Label.FORMULA else native
         part: list[Line] = []
-        for ln in sorted(group, key=lambda ln: (ln.box[1] + ln.box[3]) / 2):
+        for ln in sorted(group, key=lambda ln: ln.middle):
             if not ln.display:
                 part.append(ln)
                 continue
@@ -72,7 +72,7 @@ def _ocr_words_apart(box: Box, group: list[Line], score: float) -> list[Block]:
     the formula keeps the rest of the box between them, full width, so its crop still holds
     every glyph."""
     runs: list[tuple[str, list[Line]]] = []
-    for ln in sorted(group, key=lambda ln: (ln.box[1] + ln.box[3]) / 2):
+    for ln in sorted(group, key=lambda ln: ln.middle):
         kind = "text" if worded([ln]) else "equation"
         if runs and runs[-1][0] == kind:
             runs[-1][1].append(ln)

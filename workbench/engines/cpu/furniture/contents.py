@@ -37,11 +37,11 @@ _SKIP = {"figure", "equation", "signature"}
 
 def _rows(lines: list[Line]) -> list[list[Line]]:
     rows: list[list[Line]] = []
-    for ln in sorted(lines, key=lambda ln: (ln.box[1] + ln.box[3]) / 2):
-        c = (ln.box[1] + ln.box[3]) / 2
+    for ln in sorted(lines, key=lambda ln: ln.middle):
+        c = ln.middle
         if rows:
             r = rows[-1]
-            rc = sum((x.box[1] + x.box[3]) / 2 for x in r) / len(r)
+            rc = sum(x.middle for x in r) / len(r)
             near = abs(c - rc) < 0.5 * max(max(x.height for x in r), ln.height, 1.0)
             if near and same_frame(ln, r[0]):  # as boxes.rows: no turned label in a row
                 r.append(ln)

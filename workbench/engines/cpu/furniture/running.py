@@ -90,7 +90,7 @@ def rows(lines: list[Line]) -> list[list[Line]]:
     """Lines grouped into rows (vertical overlap of half the smaller height), top to bottom;
     each row's lines left to right."""
     out: list[list[Line]] = []
-    for ln in sorted(lines, key=lambda ln: (ln.box[1] + ln.box[3]) / 2):
+    for ln in sorted(lines, key=lambda ln: ln.middle):
         for row in out:
             y0, y1 = min(r.box[1] for r in row), max(r.box[3] for r in row)
             h = min(ln.height, y1 - y0)

@@ -45,8 +45,8 @@ def banded(
     if len(ys) < 2 or not lines:
         return None
     bands = list(pairwise(ys))
-    above = [ln for ln in lines if ys[0] - HEAD * line_h < _centre(ln) < ys[0]]
-    body = [[ln for ln in lines if a <= _centre(ln) < b] for a, b in bands]
+    above = [ln for ln in lines if ys[0] - HEAD * line_h < ln.middle < ys[0]]
+    body = [[ln for ln in lines if a <= ln.middle < b] for a, b in bands]
     cols = _columns([ln for band in body for ln in band], line_h)
     if len(cols) < 2:
         return None
@@ -81,10 +81,6 @@ def _rules_across(
             continue
         out.append(y)
     return out
-
-
-def _centre(ln: Line) -> float:
-    return (ln.box[1] + ln.box[3]) / 2
 
 
 def _columns(lines: Sequence[Line], line_h: float) -> list[tuple[float, float]]:

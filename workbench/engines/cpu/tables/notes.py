@@ -125,7 +125,7 @@ def _rows(lines: list[Line]) -> list[list[Line]]:
     """``lines`` in rows by vertical overlap (half the shorter line's height), top down."""
     rows: list[list[Line]] = []
     span: tuple[float, float] | None = None
-    for ln in sorted(lines, key=lambda ln: (ln.box[1] + ln.box[3]) / 2):
+    for ln in sorted(lines, key=lambda ln: ln.middle):
         y0, y1 = ln.box[1], ln.box[3]
         if span is not None and min(y1, span[1]) - max(y0, span[0]) >= 0.5 * max(y1 - y0, 1.0):
             rows[-1].append(ln)

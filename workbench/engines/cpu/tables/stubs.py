@@ -47,7 +47,7 @@ def stub_column(
         if rows:
             taken.append(i)
             labelled |= rows
-    texted = {b for b in bands if any(b[0] < _mid(ln) < b[1] for ln in table)}
+    texted = {b for b in bands if any(b[0] < ln.middle < b[1] for ln in table)}
     if len(labelled) < MIN_LABELS or len(labelled) < SHARE * len(texted | labelled):
         return None
     x0 = min(ln.box[0] for i in taken for ln in boxes[i]) - TOL
@@ -73,12 +73,8 @@ def _labels(lines: Sequence[Line], bands: list[Band], gx0: float, line_h: float)
     for ln in lines:
         if ln.turned or ln.box[2] > gx0 + TOL:
             return set()
-        band = next((b for b in bands if b[0] < _mid(ln) < b[1]), None)
+        band = next((b for b in bands if b[0] < ln.middle < b[1]), None)
         if band is None or ln.box[1] < band[0] - TOL or ln.box[3] > band[1] + TOL:
             return set()
         rows.add(band)
     return rows
-
-
-def _mid(ln: Line) -> float:
-    return (ln.box[1] + ln.box[3]) / 2
