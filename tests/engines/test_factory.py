@@ -19,7 +19,7 @@ from workbench.engines.factory import (
     engine_kinds,
 )
 from workbench.engines.server.engine import VllmServerEngine
-from workbench.engines.vllm_local import INSTALL_HINT
+from workbench.engines.vllm_llm import INSTALL_HINT
 from workbench.errors import EngineUnavailable
 from workbench.settings import Settings
 

@@ -23,8 +23,10 @@ from tests.fakes import fake_vllm as fv
 from tests.fakes.fake_vllm import FakeLLM
 from workbench.engines.base import Engine, PageRequest, streams, watchable
 from workbench.engines.dead import known_fix
+from workbench.engines.gate import RESERVE
 from workbench.engines.load_cause import inspection_cause
-from workbench.engines.vllm_local import INSTALL_HINT, RESERVE, VllmLocalEngine
+from workbench.engines.vllm_llm import INSTALL_HINT
+from workbench.engines.vllm_local import VllmLocalEngine
 from workbench.errors import CANCELLED, EngineUnavailable
 from workbench.schema import Sampling
 
@@ -600,10 +602,10 @@ def test_a_model_vllm_could_not_inspect_names_the_import_that_failed(
         def load_model_cls(self) -> None:
             raise ModuleNotFoundError("No module named 'compressed_tensors'")
 
-    import workbench.engines.vllm_local as local
+    import workbench.engines.vllm_llm as llm_module
 
     registry = SimpleNamespace(models={"Qwen3_5ForConditionalGeneration": Lazy()})
-    monkeypatch.setattr(local, "inspection_cause", partial(inspection_cause, registry=registry))
+    monkeypatch.setattr(llm_module, "inspection_cause", partial(inspection_cause, registry=registry))
 
     import pydantic
 

@@ -48,51 +48,29 @@ Contract
 
 from __future__ import annotations
 
-import contextlib
 import functools
-import gc
-import importlib
 import logging
 import threading
 import time
 from collections import deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
-from types import ModuleType
 from typing import Any
 
 from workbench.engines import core_log
 from workbench.engines.base import DEFAULT_IN_FLIGHT, EngineOutput, PageProgress, PageRequest
-from workbench.engines.dead import dead_in_process, known_fix, log_cause
+from workbench.engines.dead import dead_in_process
 from workbench.engines.gate import PAUSE, RESERVE, Gate, Ticket
-from workbench.engines.load_cause import inspection_cause, vllm_said
 from workbench.engines.loop import PACE_STEPS, EngineLoop, Submitted
 from workbench.engines.messages import build_messages, image_pil_part, sampling_params_kwargs
 from workbench.engines.repetition import MAX_ATTEMPTS, PageAttempts
 from workbench.engines.stats import EngineStats, stats_from_metrics
+from workbench.engines.vllm_llm import attr_path, free, import_vllm, load_error, read_actual
 from workbench.engines.warm import warm_sampler
-from workbench.errors import CANCELLED, EngineDeadError, EngineUnavailable
+from workbench.errors import CANCELLED, EngineDeadError
 from workbench.schema import Sampling
 
 log = logging.getLogger(__name__)
-
-
-INSTALL_HINT = "vLLM is not installed: pip install -e '.[vllm]' (needs an NVIDIA GPU)"
-
-
-def import_vllm() -> ModuleType:
-    try:
-        return importlib.import_module("vllm")
-    except ImportError:
-        raise EngineUnavailable(INSTALL_HINT) from None
-
-
-def _path(obj: Any, dotted: str) -> Any:
-    for name in dotted.split("."):
-        obj = getattr(obj, name, None)
-        if obj is None:
-            return None
-    return obj
 
 
 @dataclass(eq=False)
@@ -154,18 +132,11 @@ class VllmLocalEngine:
         try:
             self._llm: Any = vllm.LLM(model=model, **args)
         except Exception as exc:  # OOM, unknown arch, bad arg: the user must see why
-            core = log_cause(self._logged())  # a failed EngineCore's, which exc points to
-            text = vllm_said(exc)
-            cause = core or inspection_cause(text)  # or the import behind "inspected"
-            where = "its EngineCore" if core else "importing the model's code"
-            said = f"{text} ({where}: {cause})" if cause and cause not in text else text
-            fix = known_fix(cause or text, "in-process")
-            said = f"{said}. {fix}" if fix else said
-            raise EngineUnavailable(f"vLLM could not load {model}: {said}") from exc
-        self.actual: dict[str, int | None] = self._read_actual()
+            raise load_error(exc, model, self._logged()) from exc
+        self.actual: dict[str, int | None] = read_actual(self._llm)
         # before any page: the sampler kernels vLLM compiles on first use (engines/warm.py)
         self.warm_s = warm_sampler(self._llm, self._params, samplings)
-        seqs = _path(self._llm, "llm_engine.vllm_config.scheduler_config.max_num_seqs")
+        seqs = attr_path(self._llm, "llm_engine.vllm_config.scheduler_config.max_num_seqs")
         wanted = int(concurrency or seqs or DEFAULT_IN_FLIGHT)
         if seqs and wanted + RESERVE > seqs:  # the reserve must fit in what vLLM runs at once
             wanted = seqs - RESERVE if seqs > 2 * RESERVE else seqs
@@ -177,7 +148,8 @@ class VllmLocalEngine:
         self._gate = Gate(self.concurrency, reserve)
         self._lock = threading.Lock()
         self._runs: set[_Run] = set()
-        budget = _path(self._llm, "llm_engine.vllm_config.scheduler_config.max_num_batched_tokens")
+        scheduler = attr_path(self._llm, "llm_engine.vllm_config.scheduler_config")
+        budget = attr_path(scheduler, "max_num_batched_tokens")
         pace = PACE_STEPS * int(budget) if isinstance(budget, int) and budget > 0 else None
         self._loop = EngineLoop(self._llm, self._died, pace_tokens=pace, hold_s=PAUSE)
 
@@ -186,19 +158,6 @@ class VllmLocalEngine:
         """Keep at most ``pages`` in flight from now on; slots held above it drain as they end."""
         self.concurrency = max(1, int(pages))
         self._gate.resize(self.concurrency)
-
-    def _read_actual(self) -> dict[str, int | None]:
-        config = _path(self._llm, "llm_engine.vllm_config")
-        max_len = _path(config, "model_config.max_model_len")
-        blocks = _path(config, "cache_config.num_gpu_blocks")
-        block_size = _path(config, "cache_config.block_size")
-        kv_tokens = blocks * block_size if blocks and block_size else None
-        return {
-            "max_model_len": max_len,
-            "num_gpu_blocks": blocks,
-            "block_size": block_size,
-            "kv_tokens": kv_tokens,
-        }
 
     def describe(self) -> dict[str, str]:
         info = {"engine": self.name, "model": self.model}
@@ -241,25 +200,7 @@ class VllmLocalEngine:
             return
         self.cancel()
         self._loop.close()
-        core = _path(llm, "llm_engine.engine_core")
-        if core is not None and hasattr(core, "shutdown"):
-            try:
-                core.shutdown()
-            except Exception:
-                log.exception("vLLM engine core shutdown failed")
-        del llm, core
-        gc.collect()
-        try:
-            from vllm.distributed.parallel_state import cleanup_dist_env_and_memory
-
-            cleanup_dist_env_and_memory()
-        except Exception:
-            log.exception("vLLM distributed cleanup failed")
-        with contextlib.suppress(Exception):
-            import torch
-
-            if torch.cuda.is_available():
-                torch.cuda.empty_cache()
+        free(llm)
 
     # ------------------------------------------------------------------ in flight
     def in_flight(self) -> list[PageProgress]:
