@@ -141,6 +141,15 @@ def test_find_needs_a_separation_and_furniture_content():
     assert find([*body, large], 1700, 2200) == []
 
 
+def test_a_row_of_bare_figures_at_the_foot_is_an_axis_not_a_folio():
+    body = _body(200, 300, 20)
+    ticks = [_line(str(50 * k), (200 + 180 * k, 2000, 240 + 180 * k, 2022), 20) for k in range(5)]
+    assert find([*body, *ticks], 1700, 2200) == []  # "0 50 100 150 200" under a chart
+    pair = [_line("Annual report 2024", (200, 2000, 500, 2022), 18),
+            _line("17", (1050, 2000, 1080, 2022), 18)]  # fmt: skip
+    assert [e for e, _ in find([*body, *pair], 1700, 2200)] == ["running_footer"]
+
+
 def test_find_running_head_and_short_page():
     body = _body(200, 300, 20)
     head = [_line("Chapter 3 | Derivatives", (200, 100, 500, 122), 18),

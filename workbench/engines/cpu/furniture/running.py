@@ -27,6 +27,8 @@ number), always leaving :data:`MIN_BODY` rows. Rows furniture by content:
   :data:`LARGE` × the median line height), centred on the page or the text, or flush with
   the text's left or right edge; outside the band too (a 10-K page whose text ends mid-page
   has its folio there);
+* never a row of :data:`SCALE_FIGURES` or more segments each a bare figure ("0  50  100 …
+  400" under a chart, a table's last row): a page has one folio, so that is content;
 * a **running head/foot**: two or more segments, the first or last a page number, not
   larger than the body unless it says so ("Page 2 of 4"): "400 … BRITISH HUSBANDRY. …
   [Ch. XIX."; a larger "3   Methods" is a heading;
@@ -72,6 +74,7 @@ LARGE = 1.15  # type this much larger than the body is a heading, not a folio
 SMALL = 0.9  # text layer: type under 0.9 × the body is small print
 SMALL_OCR = 0.75  # scans: line heights vary more, so only clearly smaller lines
 MAX_WORDS = 14  # a furniture row is a few words; longer is body text
+SCALE_FIGURES = 3  # a row of this many figures and nothing else is an axis or table row
 SMALL_WORDS = 6  # "PREVIOUS EDITION IS OBSOLETE.": short rows beside furniture
 CONTROL = re.compile(
     r"\b(?:rev(?:ision)?\b\.?\s*[:#]?\s*[\dA-Z]|version\s*:?\s*\d|v\d+\.\d|p/n\b|part\s+(?:no|number)"
@@ -79,6 +82,7 @@ CONTROL = re.compile(
     r"|confidential|proprietary|printed in)|©|\(c\)\s*\d{4}",
     re.IGNORECASE,
 )
+_FIGURE = re.compile(r"^[-+−]?\d[\d.,]*%?$")
 _PAGE_OF = re.compile(r"^(?:page\s+\d{1,4}(?:\s+of\s+\d{1,4})?|\d{1,4}\s+of\s+\d{1,4})$", re.I)
 _TEXTY = {
     "text", "reference", "ocr_lines", "title", "header", "footer", "figure_caption",
@@ -189,6 +193,8 @@ def _furniture(
     if BAND * height < centre < (1 - BAND) * height:
         return None
     segs = segments(row)
+    if len(segs) >= SCALE_FIGURES and all(_FIGURE.match(s) for s in segs):
+        return None  # a chart's axis or a table's row of figures: a page has one folio
     ends = (segs[0], segs[-1]) if len(segs) >= 2 else ()
     if any(_PAGE_OF.match(e) for e in ends):
         return STRONG  # "Page 2 of 4" says what it is, at any size
