@@ -119,3 +119,23 @@ def test_dot_leaders_before_figures_that_go_down_are_a_table() -> None:
         lines.append(_line(f"Model {k} . . . . . . . . . . {v}", (200, y, 1500, y + 27)))
     blocks = [Block("table", (200, 100, 1500, 300), lines, 0.9)]
     assert contents.find(blocks, 1700.0) is blocks
+
+
+def _split_labels(heads: list[Line]) -> list[tuple[str, str]]:
+    body = [_line("A line of running text, set at the body size.", (150, y, 1400, y + 30))
+            for y in range(600, 1400, 40)]  # fmt: skip
+    blocks = [Block("text", ln.box, [ln], 0.9) for ln in heads]
+    blocks.append(Block("text", (150, 600, 1400, 1390), body, 0.9))
+    out = headings.split(blocks, [*heads, *body], 30, 2200)
+    return [(b.native, b.lines[0].text) for b in out if b.lines[0] in heads]
+
+
+def test_three_bold_heads_on_one_row_are_column_heads_not_headings() -> None:
+    row = [_line(t, (150 + 400 * k, 400, 400 + 400 * k, 430), bold=True)
+           for k, t in enumerate(["Quantity", "Unit price", "Amount"])]  # fmt: skip
+    alone = _line("Terms of delivery", (150, 500, 500, 530), bold=True)
+    found = _split_labels([*row, alone])
+    assert [n for n, t in found if t != "Terms of delivery"] == ["text"] * 3
+    assert dict((t, n) for n, t in found)["Terms of delivery"].startswith("heading:")
+    pair = _split_labels(row[:2])  # two columns' heads side by side stay headings
+    assert all(n.startswith("heading:") for n, _ in pair), pair

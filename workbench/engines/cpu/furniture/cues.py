@@ -205,6 +205,9 @@ def row(words: list[str]) -> bool:
     return numbers >= 2 and 3 * numbers >= len(words)
 
 
+HEADS_IN_ROW = 3  # this many heading runs level with each other are a table's column heads
+
+
 def join_labels(
     out: list[Block], found: list[tuple[int, float, bool]]
 ) -> tuple[list[Block], list[tuple[int, float, bool]]]:
@@ -292,3 +295,22 @@ def prose_sizes(lines: list[Line]) -> list[float]:
 
 def among(size: float, sizes: list[float]) -> bool:
     return any(abs(size - s) <= SAME_SIZE * s for s in sizes)
+
+
+def column_heads(
+    out: list[Block], found: list[tuple[int, float, bool]]
+) -> list[tuple[int, float, bool]]:
+    """Heading runs that stand :data:`HEADS_IN_ROW` or more on one row are a table's column
+    heads ("Aantal | Prijs / eenheid | Waarde" over an invoice's lines), not headings: each
+    becomes text again (in ``out``) and leaves ``found``. Two side by side may be the heads of
+    two columns of a paper, so two stay headings."""
+    firsts = {k: out[k].lines[0] for k, _, _ in found}
+    heads = {
+        k
+        for k, first in firsts.items()
+        if sum(abs(first.middle - o.middle) < 0.5 * max(first.height, o.height) for o in
+               firsts.values()) >= HEADS_IN_ROW
+    }  # fmt: skip
+    for k in heads:
+        out[k] = Block("text", out[k].box, out[k].lines, out[k].score)
+    return [f for f in found if f[0] not in heads]

@@ -38,7 +38,9 @@ a bold body-size line right over a table (:func:`cues.over_table`: that table's 
 layout-model ``title`` that no line's type makes a heading stays a title on the text layer
 only when a line is set apart by form or face (numbered, small capitals, bold; starting like
 a heading): the model also calls a bold term, a code line or a paragraph's first line a title.
-A chapter's label ("Chapter 5", "Appendix A") over its title is one heading with it.
+A chapter's label ("Chapter 5", "Appendix A") over its title is one heading with it; three
+heading runs or more level on one row are a table's column heads (:func:`cues.column_heads`),
+not headings.
 
 The stroke of an OCR line is measured by :mod:`.weight`.
 
@@ -240,6 +242,7 @@ def split(blocks: list[Block], lines: list[Line], line_h: float, height: float) 
             else:
                 plain = "text" if native == "title" and not cues.model_title(run) else native
                 out.append(Block(plain, rbox, run, score))
+    found = cues.column_heads(out, found)
     if not found:
         return out
     out, found = cues.join_labels(out, found)
