@@ -139,3 +139,21 @@ def test_three_bold_heads_on_one_row_are_column_heads_not_headings() -> None:
     assert dict((t, n) for n, t in found)["Terms of delivery"].startswith("heading:")
     pair = _split_labels(row[:2])  # two columns' heads side by side stay headings
     assert all(n.startswith("heading:") for n, _ in pair), pair
+
+
+def test_a_heading_wrapped_onto_a_line_of_figures_stays_one_heading() -> None:
+    body = [_line("A line of running text, set at the body size.", (150, y, 800, y + 30))
+            for y in range(500, 1300, 40)]  # fmt: skip
+    big = {"conf": 100.0, "source": "text_layer", "size": 36.0}
+    head = [Line("Expatriation After June 3,", (150, 400, 600, 436), **big),  # type: ignore[arg-type]
+            Line("2004", (150, 440, 230, 476), **big)]  # type: ignore[arg-type]  # fmt: skip
+    blocks = [Block("text", (150, 400, 800, 1290), [*head, *body], 0.9)]
+    out = headings.split(blocks, [*head, *body], 30, 2200)
+    heads = [b for b in out if b.native.startswith("heading:")]
+    assert [[ln.text for ln in b.lines] for b in heads] == [["Expatriation After June 3,", "2004"]]
+    page = headings.Page([*head, *body], 30)
+    assert page.kind(head[1]) == ""  # alone, "2004" is no heading: only as the wrap of one
+    smaller = Line("2004", (150, 440, 230, 470), 100.0, "text_layer", size=30.0)
+    assert not page.wraps(head[:1], smaller)  # body type under a heading is the paragraph
+    run_in = Line("exemption amount decreased. The", (150, 440, 700, 476), **big)  # type: ignore[arg-type]
+    assert not page.wraps(head[:1], run_in)  # a run-in heading's line goes on as its paragraph

@@ -79,6 +79,7 @@ TITLE_RATIO = 1.5  # only type this much larger than the body is a page title (#
 OCR_PROSE_WORDS = 8  # an OCR line this long and mostly lower case is running text
 MIN_CHARS = 200  # a reader's median line height is trusted from this many characters on
 MIN_BOLD_HEIGHT = 0.7  # "3 Methods" (no descender) is 0.75 × a body line
+_RUN_ON = re.compile(r"[.:;]\s+\S")  # a sentence ends inside the line and another begins
 MARGIN = 0.08  # lines in the outer 8 % are running heads, never headings
 _FOLIO = re.compile(r"^\d{1,3}\s|\s\d{1,3}$|^page\s", re.IGNORECASE)  # a running head
 #: the blocks whose lines may be headings (:mod:`.outline` too)
@@ -170,6 +171,29 @@ class Page:
             return "weight"
         return ""
 
+    def wraps(self, run: list[Line], ln: Line) -> bool:
+        """``ln`` is the wrapped end of the heading ``run`` although it is no heading alone
+        ("2004" under "Expatriation Before June 4,"; a lower-case "of the Republic"): text
+        layer, the same size and face as the run's last line, right under it (a wrapped
+        heading's gap), short, no sentence ending inside it (a run-in heading's line goes on
+        into its paragraph), and the run not yet :data:`MAX_LINES` lines."""
+        last = run[-1]
+        return (
+            len(run) < MAX_LINES
+            and ln.size > 0
+            and last.size > 0
+            and abs(ln.size - last.size) <= 0.02 * last.size
+            and (ln.bold, ln.caps, ln.italic) == (last.bold, last.caps, last.italic)
+            and len(ln.text.split()) <= MAX_WORDS
+            and not _RUN_ON.search(ln.text)  # "…decreased. The": a run-in head's paragraph
+            and not cues.vertical(ln)
+            and id(ln) not in self.keys
+            and not self._row_label(ln)
+            and _same_row_or_next(last, ln)
+            and not _apart_lines(last, ln)
+            and ln.box[1] >= last.box[3] - 0.5 * last.height  # under it, not beside it
+        )
+
     def _row_label(self, ln: Line) -> bool:
         """Figures stand level with the line, to its right: it labels a table row ("Total"
         in bold, its amounts in separate text-layer lines)."""
@@ -214,6 +238,8 @@ def split(blocks: list[Block], lines: list[Line], line_h: float, height: float) 
             )
             kind = "" if edge else page.kind(ln)
             prev = runs[-1][1][-1] if runs else None
+            if not kind and not edge and prev is not None and runs[-1][0]:
+                kind = runs[-1][0] if page.wraps(runs[-1][1], ln) else ""
             if (
                 prev is not None
                 and bool(runs[-1][0]) == bool(kind)
