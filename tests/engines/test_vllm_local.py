@@ -602,10 +602,10 @@ def test_a_model_vllm_could_not_inspect_names_the_import_that_failed(
         def load_model_cls(self) -> None:
             raise ModuleNotFoundError("No module named 'compressed_tensors'")
 
-    import workbench.engines.vllm_llm as llm_module
+    import workbench.engines.vllm_llm as llm
 
     registry = SimpleNamespace(models={"Qwen3_5ForConditionalGeneration": Lazy()})
-    monkeypatch.setattr(llm_module, "inspection_cause", partial(inspection_cause, registry=registry))
+    monkeypatch.setattr(llm, "inspection_cause", partial(inspection_cause, registry=registry))
 
     import pydantic
 
