@@ -18,8 +18,8 @@ from workbench.engines.factory import (
     build_engine,
     engine_kinds,
 )
+from workbench.engines.llm import INSTALL_HINT
 from workbench.engines.server.engine import VllmServerEngine
-from workbench.engines.vllm_llm import INSTALL_HINT
 from workbench.errors import EngineUnavailable
 from workbench.settings import Settings
 

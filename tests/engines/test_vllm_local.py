@@ -24,8 +24,8 @@ from tests.fakes.fake_vllm import FakeLLM
 from workbench.engines.base import Engine, PageRequest, streams, watchable
 from workbench.engines.dead import known_fix
 from workbench.engines.gate import RESERVE
+from workbench.engines.llm import INSTALL_HINT
 from workbench.engines.load_cause import inspection_cause
-from workbench.engines.vllm_llm import INSTALL_HINT
 from workbench.engines.vllm_local import VllmLocalEngine
 from workbench.errors import CANCELLED, EngineUnavailable
 from workbench.schema import Sampling
@@ -602,7 +602,7 @@ def test_a_model_vllm_could_not_inspect_names_the_import_that_failed(
         def load_model_cls(self) -> None:
             raise ModuleNotFoundError("No module named 'compressed_tensors'")
 
-    import workbench.engines.vllm_llm as llm
+    import workbench.engines.llm as llm
 
     registry = SimpleNamespace(models={"Qwen3_5ForConditionalGeneration": Lazy()})
     monkeypatch.setattr(llm, "inspection_cause", partial(inspection_cause, registry=registry))

@@ -167,7 +167,7 @@ def _build_local(options: LocalOptions) -> Engine:
 
 
 def _local_unavailable() -> str | None:
-    from workbench.engines.vllm_llm import INSTALL_HINT
+    from workbench.engines.llm import INSTALL_HINT
 
     if not _has("vllm"):
         return INSTALL_HINT

@@ -61,11 +61,11 @@ from workbench.engines import core_log
 from workbench.engines.base import DEFAULT_IN_FLIGHT, EngineOutput, PageProgress, PageRequest
 from workbench.engines.dead import dead_in_process
 from workbench.engines.gate import PAUSE, RESERVE, Gate, Ticket
+from workbench.engines.llm import attr_path, free, import_vllm, load_error, read_actual
 from workbench.engines.loop import PACE_STEPS, EngineLoop, Submitted
 from workbench.engines.messages import build_messages, image_pil_part, sampling_params_kwargs
 from workbench.engines.repetition import MAX_ATTEMPTS, PageAttempts
 from workbench.engines.stats import EngineStats, stats_from_metrics
-from workbench.engines.vllm_llm import attr_path, free, import_vllm, load_error, read_actual
 from workbench.engines.warm import warm_sampler
 from workbench.errors import CANCELLED, EngineDeadError
 from workbench.schema import Sampling

@@ -7,7 +7,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from workbench.engines.vllm_llm import INSTALL_HINT, attr_path, free, import_vllm, read_actual
+from workbench.engines.llm import INSTALL_HINT, attr_path, free, import_vllm, read_actual
 from workbench.errors import EngineUnavailable
 
 

@@ -1,5 +1,5 @@
 """The ``vllm.LLM`` object itself: imported lazily, its failed start explained, what vLLM chose
-read back, and its GPU memory given back. :mod:`workbench.engines.vllm_local` drives it.
+read back, and its GPU memory given back; :mod:`workbench.engines.vllm_local` drives it.
 
 Contract
 --------
