@@ -15,7 +15,6 @@ PROSE_WORDS = 6  # a line ending in "." with this many words, mostly lower case:
 MIN_KEYS = 3  # bold lines with a value on their right, at one left edge: a key/value list
 FIELD_GAP = 5.0  # a numbered line in capitals with text this close (heights) on its right
 MAX_UPPER = 4  # more numbered lines in capitals on a page are a form's field labels
-LABEL_GAP = 3.0  # "Chapter 5" this many of its heights over its title: one heading
 KV_GAP = 2.0  # key to value in one row, in its heights: wider than two prose columns' gutter
 KV_WORDS = 6  # a form's key is a label ("Author-email"), not a sentence
 KV_PITCH = 4.0  # a key/value row further below the last (its heights) starts another run
@@ -205,41 +204,6 @@ def row(words: list[str]) -> bool:
     return numbers >= 2 and 3 * numbers >= len(words)
 
 
-HEADS_IN_ROW = 3  # this many heading runs level with each other are a table's column heads
-
-
-def join_labels(
-    out: list[Block], found: list[tuple[int, float, bool]]
-) -> tuple[list[Block], list[tuple[int, float, bool]]]:
-    """A chapter's label heading ("Chapter 5", "Appendix A") directly over the heading of its
-    title, within ``LABEL_GAP`` label heights: one heading of both, sized as the larger."""
-    at = {k: (size, bold) for k, size, bold in found}
-    drop: set[int] = set()
-    for k, size, bold in found:
-        label = out[k].lines
-        if k in drop or len(label) != 1 or not CHAPTER.match(label[0].text):
-            continue
-        reach = LABEL_GAP * max(label[0].height, 1.0)
-        below = [
-            j
-            for j in at
-            if j != k
-            and j not in drop
-            and 0 <= out[j].box[1] - out[k].box[3] <= reach
-            and min(out[j].box[2], out[k].box[2]) > max(out[j].box[0], out[k].box[0])
-        ]
-        if not below:
-            continue
-        j = min(below, key=lambda j: out[j].box[1])
-        lines = label + out[j].lines
-        out[k] = Block("heading", union_all([ln.box for ln in lines]), lines, out[k].score)
-        at[k] = (max(size, at[j][0]), bold and at[j][1])
-        drop.add(j)
-    kept = [k for k in range(len(out)) if k not in drop]
-    new = {old: i for i, old in enumerate(kept)}
-    return [out[k] for k in kept], [(new[k], *at[k]) for k, _, _ in found if k not in drop]
-
-
 def starts_like_heading(text: str) -> bool:
     """After an opening quote or bracket (full-width ones too): a capital (any script: "É",
     "Д"), a digit, "§", or a letter of a script without case ("测试", "教育经历": a Latin-only
@@ -295,22 +259,3 @@ def prose_sizes(lines: list[Line]) -> list[float]:
 
 def among(size: float, sizes: list[float]) -> bool:
     return any(abs(size - s) <= SAME_SIZE * s for s in sizes)
-
-
-def column_heads(
-    out: list[Block], found: list[tuple[int, float, bool]]
-) -> list[tuple[int, float, bool]]:
-    """Heading runs that stand :data:`HEADS_IN_ROW` or more on one row are a table's column
-    heads ("Aantal | Prijs / eenheid | Waarde" over an invoice's lines), not headings: each
-    becomes text again (in ``out``) and leaves ``found``. Two side by side may be the heads of
-    two columns of a paper, so two stay headings."""
-    firsts = {k: out[k].lines[0] for k, _, _ in found}
-    heads = {
-        k
-        for k, first in firsts.items()
-        if sum(abs(first.middle - o.middle) < 0.5 * max(first.height, o.height) for o in
-               firsts.values()) >= HEADS_IN_ROW
-    }  # fmt: skip
-    for k in heads:
-        out[k] = Block("text", out[k].box, out[k].lines, out[k].score)
-    return [f for f in found if f[0] not in heads]

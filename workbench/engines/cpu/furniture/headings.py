@@ -39,13 +39,13 @@ layout-model ``title`` that no line's type makes a heading stays a title on the 
 only when a line is set apart by form or face (numbered, small capitals, bold; starting like
 a heading): the model also calls a bold term, a code line or a paragraph's first line a title.
 A chapter's label ("Chapter 5", "Appendix A") over its title is one heading with it; three
-heading runs or more level on one row are a table's column heads (:func:`cues.column_heads`),
+heading runs or more level on one row are a table's column heads (:func:`joins.column_heads`),
 not headings.
 
 The stroke of an OCR line is measured by :mod:`.weight`.
 
 :func:`split` walks each text-like block's lines top to bottom and cuts it into runs of
-heading-like and other lines (two heading lines more than ``WRAP_GAP`` of their height apart
+heading-like and other lines (two heading lines more than ``joins.WRAP_GAP`` of their height apart
 are two headings); a heading run of at most ``MAX_LINES`` lines becomes its own block (so a
 heading the layout model glued to its paragraph, or left in a text box, is found; a heading
 split over two lines stays one heading); a layout-model ``title`` made only of
@@ -64,13 +64,11 @@ import re
 
 from workbench.engines.cpu.boxes import Line, union_all, weighted_median
 from workbench.engines.cpu.figures.captions import is_caption
-from workbench.engines.cpu.furniture import cues, weight
+from workbench.engines.cpu.furniture import cues, joins, weight
 from workbench.engines.cpu.page import Block
 
 MAX_WORDS = 14  # a heading is a phrase; a longer line is a sentence or a list item
 MAX_LINES = 3  # a heading wraps over two or three lines; more is a paragraph
-WRAP_GAP = 0.9  # a wrapped heading's lines are 0.2-0.6 of their height apart; two headings
-#                 one under the other more than one (1.2 on a scan of pip's docs)
 SIZE_RATIO = 1.15  # text layer: 12 pt over 10.5 pt body is a heading; sizes are exact
 OCR_RATIO = 1.35  # scans: line boxes vary ~20 % with ascenders, so a wider margin
 OCR_BOLD_SIZE = 1.15  # ...or bold and this much taller (14 pt bold over 11 pt: ~1.3×)
@@ -79,7 +77,6 @@ TITLE_RATIO = 1.5  # only type this much larger than the body is a page title (#
 OCR_PROSE_WORDS = 8  # an OCR line this long and mostly lower case is running text
 MIN_CHARS = 200  # a reader's median line height is trusted from this many characters on
 MIN_BOLD_HEIGHT = 0.7  # "3 Methods" (no descender) is 0.75 × a body line
-_RUN_ON = re.compile(r"[.:;]\s+\S")  # a sentence ends inside the line and another begins
 MARGIN = 0.08  # lines in the outer 8 % are running heads, never headings
 _FOLIO = re.compile(r"^\d{1,3}\s|\s\d{1,3}$|^page\s", re.IGNORECASE)  # a running head
 #: the blocks whose lines may be headings (:mod:`.outline` too)
@@ -89,10 +86,6 @@ TEXTY = {"text", "title", "ocr_lines", "reference", "figure_caption", "table_cap
 def body_size(lines: list[Line]) -> float:
     """Character-weighted median font size of text-layer lines (0 without any)."""
     return weighted_median([(ln.size, len(ln.text)) for ln in lines if ln.size > 0])
-
-
-def _size(ln: Line) -> float:
-    return ln.size if ln.size > 0 else ln.height
 
 
 class Page:
@@ -173,25 +166,13 @@ class Page:
 
     def wraps(self, run: list[Line], ln: Line) -> bool:
         """``ln`` is the wrapped end of the heading ``run`` although it is no heading alone
-        ("2004" under "Expatriation Before June 4,"; a lower-case "of the Republic"): text
-        layer, the same size and face as the run's last line, right under it (a wrapped
-        heading's gap), short, no sentence ending inside it (a run-in heading's line goes on
-        into its paragraph), and the run not yet :data:`MAX_LINES` lines."""
-        last = run[-1]
+        (:func:`joins.wraps`), short, and no key of a form nor a table row's label."""
         return (
             len(run) < MAX_LINES
-            and ln.size > 0
-            and last.size > 0
-            and abs(ln.size - last.size) <= 0.02 * last.size
-            and (ln.bold, ln.caps, ln.italic) == (last.bold, last.caps, last.italic)
             and len(ln.text.split()) <= MAX_WORDS
-            and not _RUN_ON.search(ln.text)  # "…decreased. The": a run-in head's paragraph
-            and not cues.vertical(ln)
+            and joins.wraps(run[-1], ln)
             and id(ln) not in self.keys
             and not self._row_label(ln)
-            and _same_row_or_next(last, ln)
-            and not _apart_lines(last, ln)
-            and ln.box[1] >= last.box[3] - 0.5 * last.height  # under it, not beside it
         )
 
     def _row_label(self, ln: Line) -> bool:
@@ -243,10 +224,10 @@ def split(blocks: list[Block], lines: list[Line], line_h: float, height: float) 
             if (
                 prev is not None
                 and bool(runs[-1][0]) == bool(kind)
-                and _same_row_or_next(prev, ln)
+                and joins.same_row_or_next(prev, ln)
                 # a title, then its subtitle; but "Chapter 5" over its title is one heading
-                and not (kind and _other_size(prev, ln) and not cues.CHAPTER.match(prev.text))
-                and not (kind and _apart_lines(prev, ln))
+                and not (kind and joins.other_size(prev, ln) and not cues.CHAPTER.match(prev.text))
+                and not (kind and joins.apart_lines(prev, ln))
             ):
                 runs[-1][1].append(ln)
                 if kind == "size":
@@ -262,16 +243,16 @@ def split(blocks: list[Block], lines: list[Line], line_h: float, height: float) 
             rbox = union_all([ln.box for ln in run]) if len(runs) > 1 else box
             caption = kind == "weight" and cues.over_table(run, blocks)
             if kind and len(run) <= MAX_LINES and not caption:
-                size = max(_size(ln) for ln in run)
+                size = max(joins.size(ln) for ln in run)
                 found.append((len(out), size, kind == "weight"))
                 out.append(Block("heading", rbox, run, score))
             else:
                 plain = "text" if native == "title" and not cues.model_title(run) else native
                 out.append(Block(plain, rbox, run, score))
-    found = cues.column_heads(out, found)
+    found = joins.column_heads(out, found)
     if not found:
         return out
-    out, found = cues.join_labels(out, found)
+    out, found = joins.join_labels(out, found)
     sizes = sorted({round(s, 1) for _, s, b in found if not b}, reverse=True)
     clusters: list[float] = []
     for s in sizes:
@@ -290,23 +271,3 @@ def split(blocks: list[Block], lines: list[Line], line_h: float, height: float) 
             level = max(level, depth + 1)
         out[k] = Block(f"heading:{min(level, 4)}", box, run, score)
     return out
-
-
-def _other_size(a: Line, b: Line) -> bool:
-    """Two heading lines set in clearly different sizes (text layer): two headings, as "The
-    Crazy Ones" over its smaller date line, not one heading of two lines."""
-    small, big = sorted((_size(a), _size(b)))
-    return a.size > 0 and b.size > 0 and small < 0.92 * big
-
-
-def _apart_lines(prev: Line, ln: Line) -> bool:
-    """Two heading lines further apart than a wrapped heading's lines (:data:`WRAP_GAP`):
-    two headings ("What is cached" over "HTTP responses", a section and its first
-    subsection), not one."""
-    return ln.box[1] - prev.box[3] > WRAP_GAP * max(prev.height, ln.height)
-
-
-def _same_row_or_next(prev: Line, ln: Line) -> bool:
-    """Lines of one run: the next line starts within two line heights below the previous."""
-    gap = ln.box[1] - prev.box[3]
-    return gap <= 2.0 * max(prev.height, ln.height, 1.0)
