@@ -6,12 +6,7 @@
 # 2. LightOnOCR-2-1B: its recipe, the plan (now four API servers on Hopper) and the plan with
 #    one API server, two rounds alternated (stage 3c did not run in the ninth hold).
 source "$(dirname "$0")/stages.sh" || exit 1
-echo "== callers: three rounds on a fresh engine that warms its sampler $(date +%T)"
-WORKBENCH_VLLM_ARGS='{"load_format": "dummy"}' timeout 330 python3 benchmarks/gpu_inprocess.py \
-  --model $LIGHTON --max-tokens 128 --stages callers --caller-variants plan+pace plan+pace plan+pace \
-  --work "$W" --json "$O/callers_warm.json" > "$O/callers_warm.log" 2>&1
-echo "callers exit $? $(date +%T)"; grep -v "INFO\|WARNING" "$O/callers_warm.log" | tail -5
-grep -c "JIT compilation during inference" "$O/callers_warm.log"; pkill -9 -f EngineCore; sleep 2
+callers_warm
 # stages.sh's stage 3 (pair_stage.sh reads UTIL and CANDIDATE from the environment)
 UTIL=0.29 CANDIDATE='{"api_server_count": 1}' LIGHTON_ROUNDS=2 LIGHTON_TIMEOUT=720 stage3
 touch "$O/DONE"

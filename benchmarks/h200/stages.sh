@@ -76,3 +76,11 @@ stage5() {
   pkill -9 -f EngineCore
 }
 
+callers_warm() {  # issue 29: the newcomer beside a 200-page caller, three rounds on a fresh engine
+  echo "== callers: three rounds on a fresh engine that warms its sampler $(date +%T)"
+  WORKBENCH_VLLM_ARGS='{"load_format": "dummy"}' timeout 330 python3 benchmarks/gpu_inprocess.py \
+    --model $LIGHTON --max-tokens 128 --stages callers --caller-variants plan+pace plan+pace plan+pace \
+    --work "$W" --json "$O/callers_warm.json" > "$O/callers_warm.log" 2>&1
+  echo "callers exit $? $(date +%T)"; grep -v "INFO\|WARNING" "$O/callers_warm.log" | tail -5
+  grep -c "JIT compilation during inference" "$O/callers_warm.log"; pkill -9 -f EngineCore; sleep 2
+}
