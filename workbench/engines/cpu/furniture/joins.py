@@ -36,7 +36,6 @@ def wraps(last: Line, ln: Line) -> bool:
         and (ln.bold, ln.caps, ln.italic) == (last.bold, last.caps, last.italic)
         and not _RUN_ON.search(ln.text)
         and not vertical(ln)
-        and same_row_or_next(last, ln)
         and not apart_lines(last, ln)
         and ln.box[1] >= last.box[3] - 0.5 * last.height  # under it, not beside it
     )

@@ -58,6 +58,7 @@ from itertools import pairwise
 
 from workbench.engines.cpu.boxes import Box, Line, Word, median, union_all, weighted_median
 from workbench.engines.cpu.figures.captions import is_caption
+from workbench.engines.cpu.furniture.cues import number
 from workbench.engines.cpu.markdown import is_page_number
 from workbench.engines.cpu.page import Block
 
@@ -82,7 +83,6 @@ CONTROL = re.compile(
     r"|confidential|proprietary|printed in)|©|\(c\)\s*\d{4}",
     re.IGNORECASE,
 )
-_FIGURE = re.compile(r"^[-+−]?\d[\d.,]*%?$")
 _PAGE_OF = re.compile(r"^(?:page\s+\d{1,4}(?:\s+of\s+\d{1,4})?|\d{1,4}\s+of\s+\d{1,4})$", re.I)
 _TEXTY = {
     "text", "reference", "ocr_lines", "title", "header", "footer", "figure_caption",
@@ -193,7 +193,7 @@ def _furniture(
     if BAND * height < centre < (1 - BAND) * height:
         return None
     segs = segments(row)
-    if len(segs) >= SCALE_FIGURES and all(_FIGURE.match(s) for s in segs):
+    if len(segs) >= SCALE_FIGURES and all(number(s) for s in segs):
         return None  # a chart's axis or a table's row of figures: a page has one folio
     ends = (segs[0], segs[-1]) if len(segs) >= 2 else ()
     if any(_PAGE_OF.match(e) for e in ends):
