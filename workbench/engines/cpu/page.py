@@ -104,6 +104,7 @@ class Page:
     rules: list[tuple[float, float, float]] = field(default_factory=list)  # (x0, y, x1): its
     #                                         horizontal rules, page_px (tables.banded)
     outline: tuple[tuple[int, str], ...] = ()  # the PDF's bookmarks on the page (depth, title)
+    gutters: list[Box] = field(default_factory=list)  # column channels (layout.gutters)
     members: dict[int, list[Line]] = field(default_factory=dict)
     dissolved: set[int] = field(default_factory=set)
     blocks: list[Block] = field(default_factory=list)

@@ -40,6 +40,7 @@ PASSES: tuple[Pass, ...] = (
     Pass("table_headers", tables.table_headers),
     Pass("side_by_side", tables.side_by_side),  # two tables under one box: two (issue 23)
     Pass("inner_text", tables.inner_text),  # a text box over a table's cells leaves (issue 23)
+    Pass("table_gutters", layout.table_gutters),  # a table over two columns of prose: cut (35)
     Pass("stroke_weight", furniture.stroke_weight),
     Pass("figure_text", figures.figure_text),
     Pass("signature_boxes", signatures.signature_boxes),

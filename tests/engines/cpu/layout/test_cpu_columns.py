@@ -86,6 +86,39 @@ def test_a_box_over_both_columns_is_cut_and_the_left_column_reads_first():
     assert len(off) == 1  # the pass switched off: one block read across both columns
 
 
+def test_a_table_box_over_two_columns_of_prose_is_their_text():
+    # the false table of issue 35 (i1040nr p7): level lines of two prose columns taken for rows
+    lines = _columns({0, 5})
+    lines[-1].text += " LASTLEFT"
+    table = [LayoutBox("table", (40, 90, 1560, 700), 0.9)]
+    regions = compose(1600, 800, table, lines)
+    md = assemble_page(regions)
+    assert "|---" not in md and "<table>" not in md
+    assert [r.label.value for r in regions] == ["text", "text"]
+    assert md.index("LASTLEFT") > md.index("\n\n")  # the left column, then the right
+    off = compose(1600, 800, table, lines, off=["table_gutters"])
+    assert [r.label.value for r in off] == ["table"]
+
+
+def test_a_table_of_cells_over_a_gutter_stays_whole():
+    # a gutter the prose above and below found, and a table of figures across it: no part of
+    # the table is prose, so it is not cut; a prose part beside the figures is cut off as text
+    found = [gutters.Gutter(600, 0, 880, 1000)]
+    rows = [(f"{1990 + k} 1,{k}00", f"{k}.5 {k}.7") for k in range(10)]
+    lines = [_line(_words(a, 50, 100 + 50 * k)) for k, (a, _) in enumerate(rows)]
+    lines += [_line(_words(b, 900, 100 + 50 * k)) for k, (_, b) in enumerate(rows)]
+    box = LayoutBox("table", (40, 90, 1560, 600), 0.9)
+    assert gutters.split_tables([box], lines, found, []) == [box]
+    prose = [_line(_words(PROSE, 50, 100 + 50 * k)) for k in range(10)] + lines[10:]
+    cut = gutters.split_tables([box], prose, found, [])
+    assert [b.native for b in cut] == ["text", "table"]
+    # capitalized labels of three words and more are cells, not sentences
+    labels = [_line(_words("Net Operating Revenue Total", 50, 100 + 50 * k)) for k in range(10)]
+    assert gutters.split_tables([box], labels + lines[10:], found, []) == [box]
+    # the PDF's rules frame it as one grid: a table, whatever its cells read like
+    assert gutters.split_tables([box], prose, found, [(45, 95, 1500, 590)]) == [box]
+
+
 @pytest.mark.parametrize(
     "cells",
     [

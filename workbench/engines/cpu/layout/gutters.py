@@ -17,6 +17,14 @@ numbers stand alone: no gutter.
 :func:`split_lines` cuts each line at its gutter gaps (each part keeps its words, reader and
 confidence); :func:`split_boxes` cuts a prose layout box (text, title, reference) that spans a
 gutter with lines on both sides and none across it, at the gutter's middle.
+
+A *table* box drawn over two columns of prose (the layout model took three columns' lines, set
+level beside a small table, for one table: the false table of issue 35) is cut the same way
+when a part beside the gutter is prose (``PROSE_SHARE`` of its lines hold ``SIDE_WORDS``
+words, over ``LOWER`` of them lower case): its prose parts are text, any other part stays a
+table (or is dropped where it lies inside another table box, which then takes its lines). A
+table whose parts are all cells (capitalized labels, figures) is left whole, whatever its
+column gaps; so is one the PDF rules as a grid.
 """
 
 from __future__ import annotations
@@ -24,14 +32,17 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from itertools import pairwise
 
-from workbench.engines.cpu.boxes import Box, LayoutBox, Line, Word, median, union_all
+from workbench.engines.cpu.boxes import Box, LayoutBox, Line, Word, cover, median, union_all
 
 GUTTER_GAP = 1.2  # line heights: justified prose spaces words under this
 WINDOW = 8.0  # line heights above and below a gap where the channel must stay clear
 CROSSING = 0.15  # share of the window's lines that may cross the channel (a spanning heading)
 SIDE_WORDS = 3  # words a line's part needs to count as prose on its side
 SIDE_LINES = 3  # prose lines needed on each side of the channel
+PROSE_SHARE = 0.6  # share of a table part's lines that are prose for the part to be text
+LOWER = 0.5  # ...and more than this share of its words start lower case
 _PROSE_BOXES = {"text", "title", "reference"}
+_TABLE_BOXES = {"table", "aligned_table"}
 
 
 @dataclass(frozen=True)
@@ -39,8 +50,8 @@ class Gutter:
     """A channel ``x0..x1`` (the gap's middle half) between ``y0`` and ``y1``."""
 
     x0: float
-    x1: float
     y0: float
+    x1: float
     y1: float
 
 
@@ -57,7 +68,7 @@ def find(lines: list[Line]) -> list[Gutter]:
             if gap < GUTTER_GAP * h:
                 continue
             quarter = gap / 4
-            g = Gutter(a.box[2] + quarter, b.box[0] - quarter, ln.box[1] - WINDOW * h,
+            g = Gutter(a.box[2] + quarter, ln.box[1] - WINDOW * h, b.box[0] - quarter,
                        ln.box[3] + WINDOW * h)  # fmt: skip
             if _clear(g, worded):
                 out.append(g)
@@ -119,6 +130,57 @@ def split_boxes(
     for b in layout:
         out.extend(_cut_box(b, lines, gutters) if b.native in _PROSE_BOXES else [b])
     return out
+
+
+def split_tables(
+    layout: list[LayoutBox], lines: list[Line], gutters: list[Gutter], ruled: list[Box]
+) -> list[LayoutBox]:
+    """Table boxes over a gutter cut at it where a part is prose, the prose parts text (module
+    doc); run after tables are found from alignment, which can take level lines of three
+    columns for rows. A box over a ruled grid of the PDF (``ruled``: the grids' boxes) is a
+    table whatever its cells say (a ruled grid of two-word Latin cells reads as prose)."""
+    out: list[LayoutBox] = []
+    for b in layout:
+        if b.native not in _TABLE_BOXES or any(cover(g, b.box) >= 0.5 for g in ruled):
+            out.append(b)
+            continue
+        others = [o.box for o in layout if o is not b and o.native in _TABLE_BOXES]
+        parts = _cut_table(b, lines, gutters)
+        # a cell part inside another table box was that table's: it keeps the lines
+        out.extend(p for p in parts if len(parts) == 1 or not _within(p.box, others))
+    return out
+
+
+def _within(box: Box, others: list[Box]) -> bool:
+    return any(cover(box, o) >= 0.5 for o in others)
+
+
+def as_box(g: Gutter) -> Box:
+    return (g.x0, g.y0, g.x1, g.y1)
+
+
+def _cut_table(b: LayoutBox, lines: list[Line], gutters: list[Gutter]) -> list[LayoutBox]:
+    """A table box over a gutter cut at it when one of its parts is prose (module doc); the
+    prose parts become text boxes."""
+    parts = _cut_box(b, lines, gutters)
+    if len(parts) < 2:
+        return [b]
+    prose = [_is_prose([ln for ln in lines if _centre_in(ln.box, p.box)]) for p in parts]
+    if not any(prose):
+        return [b]
+    return [
+        LayoutBox("text", p.box, p.score) if text else p
+        for p, text in zip(parts, prose, strict=True)
+    ]
+
+
+def _is_prose(lines: list[Line]) -> bool:
+    """Running text: ``PROSE_SHARE`` of the lines hold ``SIDE_WORDS`` words, and most of the
+    words are lower case (a sentence; table cells are capitalized labels and figures)."""
+    words = [w.text for ln in lines for w in ln.words if _prose(w.text)]
+    worded = sum(sum(_prose(w.text) for w in ln.words) >= SIDE_WORDS for ln in lines)
+    lower = sum(w[:1].islower() for w in words)
+    return bool(lines) and worded >= PROSE_SHARE * len(lines) and lower > LOWER * len(words)
 
 
 def _cut_box(b: LayoutBox, lines: list[Line], gutters: list[Gutter]) -> list[LayoutBox]:

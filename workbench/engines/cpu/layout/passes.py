@@ -5,6 +5,9 @@ given, boxes grown over their lines.
   reference and title count as one; the surer box grows over the other) is dropped.
 * ``column_gutters``: lines and prose boxes that bridge a column gutter are cut at it
   (:mod:`.gutters`), so each column's lines land in that column's blocks.
+* ``table_gutters``: a table box (the layout model's or one found from alignment) drawn over
+  a gutter with prose beside it is cut there, its prose parts text, unless the PDF rules it as
+  a grid (:func:`.gutters.split_tables`).
 * ``assign_lines``: every line goes to the box holding the largest share of it (at least half;
   90 % counts as whole; the smaller box wins ties, so a caption inside a figure goes to the
   caption); lines no box holds go to ``members[-1]``.
@@ -47,6 +50,15 @@ def column_gutters(page: Page) -> Page:
     if found:
         page.lines = gutters.split_lines(page.lines, found)
         page.layout = gutters.split_boxes(page.layout, page.lines, found)
+        page.gutters = [gutters.as_box(g) for g in found]
+    return page
+
+
+def table_gutters(page: Page) -> Page:
+    if page.gutters:
+        found = [gutters.Gutter(*g) for g in page.gutters]
+        ruled = [g.box for g in page.grids]
+        page.layout = gutters.split_tables(page.layout, page.lines, found, ruled)
     return page
 
 
