@@ -44,6 +44,7 @@ from PIL import Image
 from workbench.engines.cpu.boxes import Box, Line, Word, cover, union_all
 from workbench.engines.cpu.formulas import find as formulas
 from workbench.engines.cpu.formulas import inline as formula_inline
+from workbench.engines.cpu.readers import faces
 from workbench.engines.cpu.readers.baseline import (
     MARKS,
     SPLIT_GAP,
@@ -198,7 +199,7 @@ def _line(run: list[tuple[TextWord, Box]], scale: float) -> Line:
         "text_layer",
         words,
         size=round(full_sizes[len(full_sizes) // 2] * scale, 2),
-        bold=most(lambda w: w.bold),
+        bold=most(lambda w: w.bold) and not faces.run_in([w for w, _ in run]),
         caps=most(lambda w: "c" in w.style),
         # a math font's italic letters are no italic face
         italic=most(lambda w: "i" in w.style and "m" not in w.style),
