@@ -157,3 +157,31 @@ def test_a_heading_wrapped_onto_a_line_of_figures_stays_one_heading() -> None:
     assert not page.wraps(head[:1], smaller)  # body type under a heading is the paragraph
     run_in = Line("exemption amount decreased. The", (150, 440, 700, 476), **big)  # type: ignore[arg-type]
     assert not page.wraps(head[:1], run_in)  # a run-in heading's line goes on as its paragraph
+
+
+def test_a_heading_wrapped_into_the_next_block_takes_its_wrap_back() -> None:
+    # i1040nr p7 (issue 35): the layout model boxed "2004" with the paragraph under the heading,
+    # and a table's rows stood level with it in the next column
+    body = [_line("A line of running text, set at the body size.", (150, y, 800, y + 30))
+            for y in range(480, 1300, 40)]  # fmt: skip
+    big = {"conf": 100.0, "source": "text_layer", "size": 36.0}
+    head = Line("Expatriation Before June 4,", (150, 400, 600, 436), **big)  # type: ignore[arg-type]
+    wrap = Line("2004", (150, 440, 230, 476), **big)  # type: ignore[arg-type]
+    figures = [_line(f"{1997 + k}", (1000, 440 + 40 * k, 1080, 470 + 40 * k)) for k in range(4)]
+    blocks = [
+        Block("title", head.box, [head], 0.9),
+        Block("text", (150, 440, 800, 1290), [wrap, *body], 0.9),
+        Block("table", (1000, 440, 1080, 600), figures, 0.9),
+    ]
+    out = headings.split(blocks, [head, wrap, *body, *figures], 30, 2200)
+    heads = [b for b in out if b.native.startswith("heading:")]
+    assert [[ln.text for ln in b.lines] for b in heads] == [["Expatriation Before June 4,", "2004"]]
+    paragraph = next(b for b in out if b.native == "text")
+    assert wrap not in paragraph.lines and len(paragraph.lines) == len(body)
+    # the same line set in the next column, level with the heading's next row: not its wrap
+    aside = Line("2004", (900, 440, 980, 476), **big)  # type: ignore[arg-type]
+    blocks[1] = Block("text", (150, 480, 800, 1290), body, 0.9)
+    blocks.append(Block("text", (900, 440, 1500, 480), [aside], 0.9))
+    out = headings.split(blocks, [head, aside, *body, *figures], 30, 2200)
+    heads = [b for b in out if b.native.startswith("heading:")]
+    assert [[ln.text for ln in b.lines] for b in heads] == [["Expatriation Before June 4,"]]

@@ -164,15 +164,18 @@ class Page:
             return "weight"
         return ""
 
-    def wraps(self, run: list[Line], ln: Line) -> bool:
+    def wraps(self, run: list[Line], ln: Line, rows: bool = True) -> bool:
         """``ln`` is the wrapped end of the heading ``run`` although it is no heading alone
-        (:func:`joins.wraps`), short, and no key of a form nor a table row's label."""
+        (:func:`joins.wraps`), short, and no key of a form nor (``rows``) a table row's label.
+        A line of another block is asked without ``rows``: figures level with it there stand
+        in another column (a table beside "2004", the wrap of a heading in the column left
+        of it), while a label among its own table's figures shares their block."""
         return (
             len(run) < MAX_LINES
             and len(ln.text.split()) <= MAX_WORDS
             and joins.wraps(run[-1], ln)
             and id(ln) not in self.keys
-            and not self._row_label(ln)
+            and not (rows and self._row_label(ln))
         )
 
     def _row_label(self, ln: Line) -> bool:
@@ -197,6 +200,27 @@ def _running_prose(words: list[str]) -> bool:
 def _depth(text: str) -> int:
     m = cues.NUMBERED.match(text.strip())
     return m.group(1).count(".") + 1 if m else 0
+
+
+def _carry_over(page: Page, out: list[Block], found: list[tuple[int, float, bool]]) -> None:
+    """A block's first line that is no heading alone but the wrapped end of a heading found
+    in another block (:meth:`Page.wraps`) goes to that heading: the layout model boxed "2004"
+    with the paragraph under "Expatriation Before June 4,". In place; blocks left empty stay
+    (their box is the layout model's, their lines none: nothing prints)."""
+    heads = {k for k, _, _ in found}
+    for j, b in enumerate(out):
+        if j in heads or b.native not in TEXTY or not b.lines:
+            continue
+        first = min(b.lines, key=lambda ln: (round(ln.box[1] / 4), ln.box[0]))
+        if page.kind(first):
+            continue
+        for k in heads:
+            head = out[k]
+            if joins.set_under(head.lines[-1], first) and page.wraps(head.lines, first, rows=False):
+                out[k] = Block(head.native, union_all([head.box, first.box]),
+                               [*head.lines, first], head.score)  # fmt: skip
+                b.lines = [ln for ln in b.lines if ln is not first]
+                break
 
 
 def split(blocks: list[Block], lines: list[Line], line_h: float, height: float) -> list[Block]:
@@ -252,6 +276,7 @@ def split(blocks: list[Block], lines: list[Line], line_h: float, height: float) 
     found = joins.column_heads(out, found)
     if not found:
         return out
+    _carry_over(page, out, found)
     out, found = joins.join_labels(out, found)
     sizes = sorted({round(s, 1) for _, s, b in found if not b}, reverse=True)
     clusters: list[float] = []

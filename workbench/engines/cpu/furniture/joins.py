@@ -41,6 +41,16 @@ def wraps(last: Line, ln: Line) -> bool:
     )
 
 
+def set_under(last: Line, ln: Line) -> bool:
+    """``ln`` is set under ``last`` as a heading's next line is: flush left with it or centred
+    under it, within a line height (a line of the next column, or a folio in the margin, is
+    level with the heading's row but elsewhere)."""
+    h = max(last.height, 1.0)
+    left = abs(ln.box[0] - last.box[0]) <= h
+    centred = abs((ln.box[0] + ln.box[2]) - (last.box[0] + last.box[2])) / 2 <= h
+    return left or centred
+
+
 def join_labels(
     out: list[Block], found: list[tuple[int, float, bool]]
 ) -> tuple[list[Block], list[tuple[int, float, bool]]]:
