@@ -178,6 +178,11 @@ def test_a_heading_wrapped_into_the_next_block_takes_its_wrap_back() -> None:
     assert [[ln.text for ln in b.lines] for b in heads] == [["Expatriation Before June 4,", "2004"]]
     paragraph = next(b for b in out if b.native == "text")
     assert wrap not in paragraph.lines and len(paragraph.lines) == len(body)
+    # a block that held only the wrap is gone, not left as an empty region
+    alone = [Block("title", head.box, [head], 0.9), Block("text", wrap.box, [wrap], 0.9),
+             blocks[1], blocks[2]]  # fmt: skip
+    out = headings.split(alone, [head, wrap, *body, *figures], 30, 2200)
+    assert all(b.lines for b in out) and len(out) == 3
     # the same line set in the next column, level with the heading's next row: not its wrap
     aside = Line("2004", (900, 440, 980, 476), **big)  # type: ignore[arg-type]
     blocks[1] = Block("text", (150, 480, 800, 1290), body, 0.9)

@@ -166,10 +166,9 @@ class Page:
 
     def wraps(self, run: list[Line], ln: Line, rows: bool = True) -> bool:
         """``ln`` is the wrapped end of the heading ``run`` although it is no heading alone
-        (:func:`joins.wraps`), short, and no key of a form nor (``rows``) a table row's label.
-        A line of another block is asked without ``rows``: figures level with it there stand
-        in another column (a table beside "2004", the wrap of a heading in the column left
-        of it), while a label among its own table's figures shares their block."""
+        (:func:`joins.wraps`), short, and no key of a form nor (``rows``) a table row's label
+        (a line of another block is asked without: figures level with it there stand in
+        another column, as a table beside a heading's "2004")."""
         return (
             len(run) < MAX_LINES
             and len(ln.text.split()) <= MAX_WORDS
@@ -202,12 +201,12 @@ def _depth(text: str) -> int:
     return m.group(1).count(".") + 1 if m else 0
 
 
-def _carry_over(page: Page, out: list[Block], found: list[tuple[int, float, bool]]) -> None:
+def _carry_over(page: Page, out: list[Block], found: list[tuple[int, float, bool]]) -> set[int]:
     """A block's first line that is no heading alone but the wrapped end of a heading found
     in another block (:meth:`Page.wraps`) goes to that heading: the layout model boxed "2004"
-    with the paragraph under "Expatriation Before June 4,". In place; blocks left empty stay
-    (their box is the layout model's, their lines none: nothing prints)."""
+    with the paragraph under "Expatriation Before June 4,". In place; returns emptied ids."""
     heads = {k for k, _, _ in found}
+    emptied: set[int] = set()
     for j, b in enumerate(out):
         if j in heads or b.native not in TEXTY or not b.lines:
             continue
@@ -220,7 +219,10 @@ def _carry_over(page: Page, out: list[Block], found: list[tuple[int, float, bool
                 out[k] = Block(head.native, union_all([head.box, first.box]),
                                [*head.lines, first], head.score)  # fmt: skip
                 b.lines = [ln for ln in b.lines if ln is not first]
+                if not b.lines:
+                    emptied.add(id(b))
                 break
+    return emptied
 
 
 def split(blocks: list[Block], lines: list[Line], line_h: float, height: float) -> list[Block]:
@@ -276,7 +278,7 @@ def split(blocks: list[Block], lines: list[Line], line_h: float, height: float) 
     found = joins.column_heads(out, found)
     if not found:
         return out
-    _carry_over(page, out, found)
+    emptied = _carry_over(page, out, found)
     out, found = joins.join_labels(out, found)
     sizes = sorted({round(s, 1) for _, s, b in found if not b}, reverse=True)
     clusters: list[float] = []
@@ -295,4 +297,4 @@ def split(blocks: list[Block], lines: list[Line], line_h: float, height: float) 
         if depth:
             level = max(level, depth + 1)
         out[k] = Block(f"heading:{min(level, 4)}", box, run, score)
-    return out
+    return [b for b in out if id(b) not in emptied]
