@@ -100,6 +100,10 @@ def test_a_table_box_over_two_columns_of_prose_is_their_text():
     assert [r.label.value for r in off] == ["table"]
 
 
+def _unruled(box: tuple[float, float, float, float]) -> bool:
+    return False
+
+
 def test_a_table_of_cells_over_a_gutter_stays_whole():
     # a gutter the prose above and below found, and a table of figures across it: no part of
     # the table is prose, so it is not cut; a prose part beside the figures is cut off as text
@@ -108,15 +112,15 @@ def test_a_table_of_cells_over_a_gutter_stays_whole():
     lines = [_line(_words(a, 50, 100 + 50 * k)) for k, (a, _) in enumerate(rows)]
     lines += [_line(_words(b, 900, 100 + 50 * k)) for k, (_, b) in enumerate(rows)]
     box = LayoutBox("table", (40, 90, 1560, 600), 0.9)
-    assert gutters.split_tables([box], lines, found, []) == [box]
+    assert gutters.split_tables([box], lines, found, _unruled) == [box]
     prose = [_line(_words(PROSE, 50, 100 + 50 * k)) for k in range(10)] + lines[10:]
-    cut = gutters.split_tables([box], prose, found, [])
+    cut = gutters.split_tables([box], prose, found, _unruled)
     assert [b.native for b in cut] == ["text", "table"]
     # capitalized labels of three words and more are cells, not sentences
     labels = [_line(_words("Net Operating Revenue Total", 50, 100 + 50 * k)) for k in range(10)]
-    assert gutters.split_tables([box], labels + lines[10:], found, []) == [box]
+    assert gutters.split_tables([box], labels + lines[10:], found, _unruled) == [box]
     # the PDF's rules frame it as one grid: a table, whatever its cells read like
-    assert gutters.split_tables([box], prose, found, [(45, 95, 1500, 590)]) == [box]
+    assert gutters.split_tables([box], prose, found, lambda b: b == box.box) == [box]
 
 
 @pytest.mark.parametrize(

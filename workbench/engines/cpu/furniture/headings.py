@@ -210,7 +210,7 @@ def _carry_over(page: Page, out: list[Block], found: list[tuple[int, float, bool
     for j, b in enumerate(out):
         if j in heads or b.native not in TEXTY or not b.lines:
             continue
-        first = min(b.lines, key=lambda ln: (round(ln.box[1] / 4), ln.box[0]))
+        first = b.lines[0]  # split sorted every text block's lines, top row first
         if page.kind(first):
             continue
         for k in heads:

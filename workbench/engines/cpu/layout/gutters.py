@@ -29,6 +29,7 @@ column gaps; so is one the PDF rules as a grid.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from itertools import pairwise
 
@@ -133,15 +134,18 @@ def split_boxes(
 
 
 def split_tables(
-    layout: list[LayoutBox], lines: list[Line], gutters: list[Gutter], ruled: list[Box]
+    layout: list[LayoutBox],
+    lines: list[Line],
+    gutters: list[Gutter],
+    ruled: Callable[[Box], bool],
 ) -> list[LayoutBox]:
     """Table boxes over a gutter cut at it where a part is prose, the prose parts text (module
     doc); run after tables are found from alignment, which can take level lines of three
-    columns for rows. A box over a ruled grid of the PDF (``ruled``: the grids' boxes) is a
-    table whatever its cells say (a ruled grid of two-word Latin cells reads as prose)."""
+    columns for rows. A box ``ruled`` says reads a ruled grid of the PDF is a table whatever
+    its cells say (a ruled grid of two-word Latin cells reads as prose)."""
     out: list[LayoutBox] = []
     for b in layout:
-        if b.native not in _TABLE_BOXES or any(cover(g, b.box) >= 0.5 for g in ruled):
+        if b.native not in _TABLE_BOXES or ruled(b.box):
             out.append(b)
             continue
         others = [o.box for o in layout if o is not b and o.native in _TABLE_BOXES]

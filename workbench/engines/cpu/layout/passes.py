@@ -26,10 +26,11 @@ given, boxes grown over their lines.
 
 from __future__ import annotations
 
-from workbench.engines.cpu.boxes import Line, assign_lines, dedupe_layout, level_box, union_all
+from workbench.engines.cpu.boxes import Box, Line, assign_lines, dedupe_layout, level_box, union_all
 from workbench.engines.cpu.labels import canonical
 from workbench.engines.cpu.layout import gutters, keyvalue
 from workbench.engines.cpu.page import Block, Page
+from workbench.engines.cpu.tables.ruled import grid_for
 from workbench.schema import Label
 
 _KEEP_EMPTY = {Label.FIGURE, Label.TABLE, Label.FORMULA, Label.SIGNATURE}
@@ -57,7 +58,11 @@ def column_gutters(page: Page) -> Page:
 def table_gutters(page: Page) -> Page:
     if page.gutters:
         found = [gutters.Gutter(*g) for g in page.gutters]
-        ruled = [g.box for g in page.grids]
+        grids = page.grids
+
+        def ruled(box: Box) -> bool:  # the grid a table block reads (tables.ruled's own rule)
+            return grid_for(box, grids) is not None
+
         page.layout = gutters.split_tables(page.layout, page.lines, found, ruled)
     return page
 
