@@ -16,6 +16,17 @@ from itertools import pairwise
 Box = tuple[float, float, float, float]
 
 
+@dataclass(frozen=True)
+class Gutter:
+    """A column channel ``x0..x1`` (the gap's middle half) between ``y0`` and ``y1``
+    (found by ``layout.gutters``; kept on the page for the passes after it)."""
+
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+
+
 @dataclass
 class Word:
     text: str

@@ -22,7 +22,7 @@ import numpy as np
 from PIL import Image
 
 from workbench.engines.cpu import support
-from workbench.engines.cpu.boxes import Box, LayoutBox, Line
+from workbench.engines.cpu.boxes import Box, Gutter, LayoutBox, Line
 from workbench.schema import BBox, Label, Region
 
 
@@ -104,7 +104,7 @@ class Page:
     rules: list[tuple[float, float, float]] = field(default_factory=list)  # (x0, y, x1): its
     #                                         horizontal rules, page_px (tables.banded)
     outline: tuple[tuple[int, str], ...] = ()  # the PDF's bookmarks on the page (depth, title)
-    gutters: list[Box] = field(default_factory=list)  # column channels (layout.gutters)
+    gutters: list[Gutter] = field(default_factory=list)  # column channels (layout.gutters)
     members: dict[int, list[Line]] = field(default_factory=dict)
     dissolved: set[int] = field(default_factory=set)
     blocks: list[Block] = field(default_factory=list)

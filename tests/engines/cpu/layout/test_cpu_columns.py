@@ -8,7 +8,7 @@ from pathlib import Path
 import pypdfium2 as pdfium
 import pytest
 
-from workbench.engines.cpu.boxes import LayoutBox, Line, Word
+from workbench.engines.cpu.boxes import Gutter, LayoutBox, Line, Word
 from workbench.engines.cpu.compose import compose
 from workbench.engines.cpu.layout import gutters
 from workbench.markdown.assemble import assemble_page
@@ -107,7 +107,7 @@ def _unruled(box: tuple[float, float, float, float]) -> bool:
 def test_a_table_of_cells_over_a_gutter_stays_whole():
     # a gutter the prose above and below found, and a table of figures across it: no part of
     # the table is prose, so it is not cut; a prose part beside the figures is cut off as text
-    found = [gutters.Gutter(600, 0, 880, 1000)]
+    found = [Gutter(600, 0, 880, 1000)]
     rows = [(f"{1990 + k} 1,{k}00", f"{k}.5 {k}.7") for k in range(10)]
     lines = [_line(_words(a, 50, 100 + 50 * k)) for k, (a, _) in enumerate(rows)]
     lines += [_line(_words(b, 900, 100 + 50 * k)) for k, (_, b) in enumerate(rows)]

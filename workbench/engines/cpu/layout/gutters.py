@@ -30,10 +30,10 @@ column gaps; so is one the PDF rules as a grid.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from itertools import pairwise
 
-from workbench.engines.cpu.boxes import Box, LayoutBox, Line, Word, cover, median, union_all
+from workbench.engines.cpu.boxes import Box, Gutter, LayoutBox, Line, Word, cover, median, union_all
 
 GUTTER_GAP = 1.2  # line heights: justified prose spaces words under this
 WINDOW = 8.0  # line heights above and below a gap where the channel must stay clear
@@ -44,16 +44,6 @@ PROSE_SHARE = 0.6  # share of a table part's lines that are prose for the part t
 LOWER = 0.5  # ...and more than this share of its words start lower case
 _PROSE_BOXES = {"text", "title", "reference"}
 _TABLE_BOXES = {"table", "aligned_table"}
-
-
-@dataclass(frozen=True)
-class Gutter:
-    """A channel ``x0..x1`` (the gap's middle half) between ``y0`` and ``y1``."""
-
-    x0: float
-    y0: float
-    x1: float
-    y1: float
 
 
 def find(lines: list[Line]) -> list[Gutter]:
@@ -157,10 +147,6 @@ def split_tables(
 
 def _within(box: Box, others: list[Box]) -> bool:
     return any(cover(box, o) >= 0.5 for o in others)
-
-
-def as_box(g: Gutter) -> Box:
-    return (g.x0, g.y0, g.x1, g.y1)
 
 
 def _cut_table(b: LayoutBox, lines: list[Line], gutters: list[Gutter]) -> list[LayoutBox]:

@@ -51,19 +51,18 @@ def column_gutters(page: Page) -> Page:
     if found:
         page.lines = gutters.split_lines(page.lines, found)
         page.layout = gutters.split_boxes(page.layout, page.lines, found)
-        page.gutters = [gutters.as_box(g) for g in found]
+        page.gutters = found
     return page
 
 
 def table_gutters(page: Page) -> Page:
     if page.gutters:
-        found = [gutters.Gutter(*g) for g in page.gutters]
         grids = page.grids
 
         def ruled(box: Box) -> bool:  # the grid a table block reads (tables.ruled's own rule)
             return grid_for(box, grids) is not None
 
-        page.layout = gutters.split_tables(page.layout, page.lines, found, ruled)
+        page.layout = gutters.split_tables(page.layout, page.lines, page.gutters, ruled)
     return page
 
 
