@@ -1,7 +1,7 @@
-"""workbench.documents.textlayer on pages whose glyphs are drawn as TeX draws them: spacing accents
-as
-glyphs of their own after the line, and PDFium's line-end hyphen mark (real PDFium text
-objects, written here with tests/data/make_born_digital.py's Page; dd0293 is a real form)."""
+"""workbench.documents.textlayer on pages whose glyphs are drawn twice or apart: spacing accents
+drawn as TeX draws them, after the line; PDFium's line-end hyphen mark; a map's labels drawn
+with a drop shadow (real PDFium text objects, written here with
+tests/data/make_born_digital.py's Page; dd0293 and the map's labels are real pages)."""
 
 from __future__ import annotations
 
@@ -52,3 +52,51 @@ def test_pdfium_line_end_hyphen_mark_is_a_hyphen():
     words = [w.text for w in extract_pdf(DATA / "dd0293_p1-2.pdf", 2).words]
     assert not any("\ufffe" in w for w in words)
     assert "https://arba.army.pentagon.mil/online-" in words
+
+
+def test_a_glyph_drawn_again_a_hair_off_reads_once():
+    """A real map's labels (tests/data/shadow_labels_map.pdf): each drawn twice, the shadow
+    1 pt off, which PDFium's text interleaves glyph by glyph."""
+    path = DATA / "shadow_labels_map.pdf"
+    raw = pdfium.PdfDocument(path)[0].get_textpage().get_text_range()
+    assert "MMuunniicciippaalliittéé" in raw  # the layer itself has every glyph twice
+    layer = extract_pdf(path, 1)
+    assert layer is not None
+    text = " ".join(w.text for w in layer.words)
+    assert "Municipalité de Morin-Heights" in text
+    assert "Municipalité de Saint-Sauveur" in text
+    assert not any(a + a + b + b in text for a, b in ("Mu", "un", "ni"))
+
+
+def test_a_letter_repeated_an_advance_on_is_text(tmp_path):
+    pdf = pdfium.PdfDocument.new()
+    page = mbd.Page(pdf)
+    page.text(72, 100, "Mississippi bookkeeper, all in .. ellipses iii", size=14, font="Helvetica")
+    page.close()
+    pdf.save(tmp_path / "doubled.pdf")
+    layer = extract_pdf(tmp_path / "doubled.pdf", 1)
+    assert layer is not None
+    words = [w.text for w in layer.words]
+    assert words == ["Mississippi", "bookkeeper,", "all", "in", "..", "ellipses", "iii"]
+
+
+def test_shadow_is_the_same_character_within_a_fraction_of_the_size():
+    from workbench.documents.chars import shadow
+
+    at = (100.0, 700.0, 108.0, 714.0)
+    assert shadow("M", at, "M", (101.0, 699.0, 109.0, 713.0), 14.0)
+    assert not shadow("M", at, "N", (101.0, 699.0, 109.0, 713.0), 14.0)  # another letter
+    assert not shadow("i", at, "i", (103.2, 700.0, 106.0, 714.0), 14.0)  # "ii": an advance on
+    assert not shadow("M", at, "M", (101.0, 690.0, 109.0, 704.0), 14.0)  # the line below
+
+
+def test_a_ligatures_letters_share_a_box_and_stay_two():
+    """pdfLaTeX's "ff" is one glyph; PDFium gives its two letters the glyph's box, from the
+    same text object: a ligature, no shadow (tests/data/pdflatex_outline.pdf, page 2)."""
+    tp = pdfium.PdfDocument(DATA / "pdflatex_outline.pdf")[1].get_textpage()
+    text = tp.get_text_range()
+    i = text.index("difference") + 2
+    assert tp.get_charbox(i, loose=True) == tp.get_charbox(i + 1, loose=True)
+    layer = extract_pdf(DATA / "pdflatex_outline.pdf", 2)
+    assert layer is not None
+    assert "difference" in [w.text for w in layer.words]

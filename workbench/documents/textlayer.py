@@ -23,6 +23,8 @@ Contract
 * For ruled tables: the page's straight ruling lines (``edges``, :mod:`.ruling`).
 * Spacing accents that TeX draws as glyphs of their own (``´ ˇ ¨ ˆ …`` over a letter, often out
   of reading order: "Min ´ a´c ... ˇ") are composed onto the letter they sit over ("Mináč").
+* A glyph drawn again a hair off itself (a drop shadow, which PDFium's text interleaves
+  glyph by glyph: "MMuunn…") reads once (:func:`.chars.shadow`).
 * Trust signals for the engine: characters without a Unicode mapping (``unmapped``), drawn
   invisibly (``invisible``, render mode 3: an OCR layer under a scan), and the image objects
   on the page (``images``: regions that may hold text the layer lacks).
@@ -39,6 +41,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from workbench.documents import chars as pdfchars
 from workbench.documents import glyphs as textglyphs
 from workbench.documents import outline, ruling
 from workbench.errors import DocumentError, PageRangeError
@@ -51,19 +54,10 @@ PDFIUM_LOCK = threading.RLock()
 _BOLD_NAMES = textglyphs.BOLD_NAMES
 _FORCE_BOLD = 1 << 18  # PDF font descriptor flag
 _MIN_IMAGE = 0.01  # image objects under this share of the page area are ignored (icons, rules)
-#: spacing accents → combining marks; TeX's ``\\'a`` draws the accent as its own glyph
-_ACCENTS = {
-    "\u00b4": "\u0301", "\u0060": "\u0300", "\u02c6": "\u0302", "\u02dc": "\u0303",
-    "\u00a8": "\u0308", "\u02c7": "\u030c", "\u02d8": "\u0306", "\u02d9": "\u0307",
-    "\u00af": "\u0304", "\u02da": "\u030a", "\u02dd": "\u030b", "\u00b8": "\u0327",
-    "\u02db": "\u0328",
-}  # fmt: skip
 #: TeX's ligature slots, OT1 (0x0B-0x0F) and T1 (0x1B-0x1F), which PDFium reports as control
 #: codes when a bitmap (Type 3) TeX font names no glyphs; the two ranges do not overlap
 _TEX_LIGATURES = {chr(base + k): lig for base in (0x0B, 0x1B)
                   for k, lig in enumerate(("ff", "fi", "fl", "ffi", "ffl"))}  # fmt: skip
-_BELOW = {"\u0327", "\u0328"}  # cedilla and ogonek hang under their letter
-_DOTLESS = {"\u0131": "i", "\u0237": "j"}
 
 
 def extract_pdf(source: str | Path | bytes, index: int) -> TextLayer | None:
@@ -166,12 +160,39 @@ class _Word:
         self.right = self.top = float("-inf")
         self.line = line
 
+    def add(self, i: int, ch: str, size: float, box: tuple[float, float, float, float]) -> None:
+        """Character ``i`` (``box``: left, bottom, right, top in page space) at the end."""
+        lt, bt, rt, tpp = box
+        self.chars.append((ch, size, (bt + tpp) / 2, lt))
+        self.boxes.append((i, lt, bt, rt, tpp))
+        self.left, self.right = min(self.left, lt), max(self.right, rt)
+        self.bottom, self.top = min(self.bottom, bt), max(self.top, tpp)
+
+    def shadowed_by(
+        self,
+        raw: Any,
+        tp: Any,
+        i: int,
+        ch: str,
+        box: tuple[float, float, float, float],
+        size: float,
+    ) -> bool:
+        """Character ``i`` (``ch`` at ``box``) is the shadow of this word's last one: at its
+        place (:func:`.chars.shadow`) and from another text object (a ligature's letters, "ff",
+        share their object and their box)."""
+        if not self.chars or not pdfchars.shadow(
+            self.chars[-1][0], self.boxes[-1][1:], ch, box, size
+        ):
+            return False
+        return pdfchars.drawn_apart(raw, tp, i, self.boxes[-1][0])
+
 
 def _words(raw: Any, tp: Any, n: int, to_pt: Transform) -> tuple[list[TextWord], int, int, int]:
     rect = raw.FS_RECTF()
     matrix = raw.FS_MATRIX()
-    text = _chars(raw, tp, n)
-    composed, accents = _composed_accents(raw, tp, text, n) if _has_accent(text) else ({}, set())
+    text = pdfchars.page_text(raw, tp, n)
+    has = pdfchars.has_accent(text)
+    composed, accents = pdfchars.composed_accents(raw, tp, text, n) if has else ({}, set())
     words: list[TextWord] = []
     chars = unmapped = 0
     line = 0
@@ -212,7 +233,7 @@ def _words(raw: Any, tp: Any, n: int, to_pt: Transform) -> tuple[list[TextWord],
             continue
         chars += 1
         marker = False
-        if len(ch) == 1 and _not_text(ch):  # (len > 1: a ligature)
+        if len(ch) == 1 and pdfchars.not_text(ch):  # (len > 1: a ligature)
             unmapped += 1
             if not (fresh and cur is None):
                 continue  # a glyph with no character to show: never a control in the text
@@ -230,6 +251,8 @@ def _words(raw: Any, tp: Any, n: int, to_pt: Transform) -> tuple[list[TextWord],
         if not get_box(tp, i, rect_ref):
             continue
         lt, rt, bt, tpp = rect.left, rect.right, rect.bottom, rect.top
+        if cur is not None and cur.shadowed_by(raw, tp, i, ch, (lt, bt, rt, tpp), size):
+            continue  # the same glyph again a hair off (a drop shadow): it reads once
         if cur is None:
             cur = _Word(line)
             first.append(i)
@@ -237,10 +260,7 @@ def _words(raw: Any, tp: Any, n: int, to_pt: Transform) -> tuple[list[TextWord],
             close()  # a gap (or a jump back) the layer did not mark with a space: a new word
             cur = _Word(line)
             first.append(i)
-        cur.chars.append((ch, size, (bt + tpp) / 2, lt))
-        cur.boxes.append((i, lt, bt, rt, tpp))
-        cur.left, cur.right = min(cur.left, lt), max(cur.right, rt)
-        cur.bottom, cur.top = min(cur.bottom, bt), max(cur.top, tpp)
+        cur.add(i, ch, size, (lt, bt, rt, tpp))
         if marker:
             close()  # the bullet is a word of its own, even glued to the item's first word
     close()
@@ -301,75 +321,6 @@ def _runs(src: _Word, t: Transform) -> str:
     )
     dx, dy = (u0 + u1 - x0 - x1) / 2, (v0 + v1 - y0 - y1) / 2
     return "" if abs(dy) <= abs(dx) else "d" if dy > 0 else "a"
-
-
-def _chars(raw: Any, tp: Any, n: int) -> str:
-    """The ``n`` characters of the text page, one a character index. Not ``FPDFText_GetText``:
-    PDFium leaves the characters it takes for controls (U+0002, U+0003, U+0093-U+0098, a
-    bullet glyph whose font maps it to its code) out of that text but not out of the
-    character indices, so every character after one would be read one place late (the first
-    letter of each following line and word lost, NULs at the end)."""
-    get = raw.FPDFText_GetUnicode
-    out = []
-    for i in range(n):
-        u = get(tp, i)
-        if u == 2 and raw.FPDFText_IsHyphen(tp, i) == 1:
-            u = 0xFFFE  # PDFium's line-end hyphen (U+0002 here, U+FFFE in GetText's text)
-        out.append("\ufffd" if 0xD800 <= u <= 0xDFFF or u > 0x10FFFF else chr(u))
-    return "".join(out)
-
-
-def _not_text(ch: str) -> bool:
-    """A glyph whose code says nothing readable: C0/C1 controls (U+0000 included) and the
-    private-use mirror of symbol fonts (U+F000-U+F0FF: Symbol's and Wingdings' bullets,
-    arrows and checks as Word writes them). Never written into a word; alone at a line's
-    start it is the list bullet it almost always is there."""
-    o = ord(ch)
-    return o < 32 or 0x7F <= o <= 0x9F or 0xF000 <= o <= 0xF0FF
-
-
-def _has_accent(text: str) -> bool:
-    return any(a in text for a in _ACCENTS)
-
-
-def _composed_accents(raw: Any, tp: Any, text: str, n: int) -> tuple[dict[int, str], set[int]]:
-    """Spacing accents drawn over (or, cedilla and ogonek, under) a letter: ``{letter index:
-    composed letter}`` and the accents' indices. An accent whose centre lies over no letter's
-    box (within 120 characters of it, where TeX puts them) stays text."""
-    import unicodedata
-
-    left, bottom, right, top = (ctypes.c_double() for _ in range(4))
-    refs = [ctypes.byref(v) for v in (left, right, bottom, top)]
-
-    def box(i: int) -> tuple[float, float, float, float] | None:
-        if not raw.FPDFText_GetCharBox(tp, i, *refs):
-            return None
-        return left.value, bottom.value, right.value, top.value
-
-    composed: dict[int, str] = {}
-    accents: set[int] = set()
-    for i, ch in enumerate(text):
-        mark = _ACCENTS.get(ch)
-        a = box(i) if mark else None
-        if mark is None or a is None:
-            continue
-        cx, below = (a[0] + a[2]) / 2, mark in _BELOW
-        best, dist = -1, float("inf")
-        for j in range(max(0, i - 120), min(n, i + 120)):
-            if j == i or not text[j].isalpha() or j in composed:
-                continue
-            b = box(j)
-            if b is None or not b[0] <= cx <= b[2]:
-                continue
-            height = max(b[3] - b[1], 1.0)
-            gap = b[1] - a[3] if below else a[1] - b[3]  # page space: y grows upward
-            if -0.5 * height <= gap <= 0.6 * height and abs(gap) < dist:
-                best, dist = j, abs(gap)
-        if best >= 0:
-            base = _DOTLESS.get(text[best], text[best])
-            composed[best] = unicodedata.normalize("NFC", base + mark)
-            accents.add(i)
-    return composed, accents
 
 
 def _finish(w: _Word, to_pt: Transform) -> TextWord:
