@@ -32,7 +32,7 @@ probe3() {
 }
 chandra_pair() {
   echo "== Chandra's recipe beside the plan (four API servers on Hopper), 0.29 each $(date +%T)"
-  WORKBENCH_VLLM_ARGS='{"load_format": "dummy", "gdn_prefill_backend": "triton"}' ROUNDS=3 PAGES=56 UTIL=0.29 \
+  WORKBENCH_VLLM_ARGS='{"load_format": "dummy", "gdn_prefill_backend": "triton"}' ROUNDS=${CHANDRA_ROUNDS:-3} PAGES=56 UTIL=0.29 \
     timeout 900 bash benchmarks/h200/pair_stage.sh chandra $CHANDRA server-chandra a \
     "$(python3 benchmarks/chandra_client.py --serve-args)" > "$O/chandra_stage.log" 2>&1
   echo "chandra pair exit $? $(date +%T)"; tail -12 "$O/chandra_stage.log"
