@@ -184,6 +184,10 @@ def assign_lines(boxes: list[LayoutBox], lines: list[Line]) -> dict[int, list[Li
 
 
 _ENDS_SENTENCE = (".", "!", "?", ":", "\u201d", '"', ".)")
+#: a text-layer block's gap over this many line heights and this many of its median gaps is
+#: space between paragraphs (``_spaced``; 1.2 line heights is every block's rule)
+SPACED = 0.6
+SPACED_LEADING = 3.0
 
 
 def paragraph_gaps(group: list[Line]) -> list[float]:
@@ -207,7 +211,20 @@ def paragraph_gaps(group: list[Line]) -> list[float]:
         if short and (opens.isupper() or opens.isdigit() or opens in "\"\u201c\u2018'("):
             gap = float("inf")
         gaps.append(gap)
-    return gaps
+    return _spaced(group, gaps)
+
+
+def _spaced(group: list[Line], gaps: list[float]) -> list[float]:
+    """``gaps`` with the space between paragraphs of a tightly set text-layer block made
+    ``inf``: over ``SPACED`` × the line height and ``SPACED_LEADING`` × the block's median
+    gap. A text layer's line boxes are its fonts' (every line as tall as its size), so a gap
+    that wide is space set between paragraphs; OCR boxes follow ink (a line without
+    descenders sits higher), so OCR blocks keep the 1.2-line rule of the paragraph writer."""
+    finite = [g for g in gaps if g != float("inf")]
+    if len(finite) < 3 or any(ln.source != "text_layer" for ln in group):
+        return gaps
+    wide = max(SPACED * median([ln.height for ln in group]), SPACED_LEADING * median(finite))
+    return [float("inf") if g > wide else g for g in gaps]
 
 
 def rows(lines: list[Line]) -> list[list[Line]]:

@@ -8,6 +8,8 @@ page numbers) all import it downwards.
   joined to the next without the hyphen when the next line starts in lower case
   ("exam-" + "ple" → "example"), and kept with its hyphen otherwise ("self-" + "Help"); a URL,
   path or e-mail address broken at a hyphen is joined with it ("…/online-" + "form.html").
+* In a block of prose, a run of numbered lines ("1. …", "2. …", counting on) opens a paragraph
+  at each; with the paragraph rule below each becomes a numbered item.
 * A block whose lines start with bullets or enumerators is a list: one Markdown item a line,
   continuation lines joined to their item; a numbered item ("157. A potato …") keeps its
   number as an ordered-list marker, the others are "- " items. A paragraph that opens with a
@@ -32,6 +34,7 @@ page numbers) all import it downwards.
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 
 _BULLET = re.compile(r"^\s*(?:[•·▪●○◦■□➢►▶✓❖\-–*»]|\(?\d{1,3}[.)]|\(?[a-zA-Z][.)])\s+")
 #: a bullet glyph opening a line: a list item inside a block of prose ("-", "*" and numbers
@@ -177,8 +180,9 @@ def paragraphs(lines: list[str], gaps: list[float], line_height: float) -> str:
     if is_list(lines):
         return list_markdown(lines)
     paras: list[list[str]] = [[]]
+    starts = _numbered_run(lines)
     for i, line in enumerate(lines):
-        if i and (gaps[i - 1] > 1.2 * line_height or _GLYPH_BULLET.match(line)):
+        if i and (gaps[i - 1] > 1.2 * line_height or _GLYPH_BULLET.match(line) or i in starts):
             paras.append([])
         paras[-1].append(line)
     out: list[str] = []
@@ -194,6 +198,22 @@ def paragraphs(lines: list[str], gaps: list[float], line_height: float) -> str:
     if items:
         out.append(list_markdown(items))
     return "\n\n".join(out)
+
+
+#: a line opening with a number of one or two digits and "." or ")" (an item's number)
+_NUMBERED = re.compile(r"^\s*(\d{1,2})[.)]\s+\S")
+
+
+def _numbered_run(lines: list[str]) -> set[int]:
+    """The lines that open items of a numbered run inside prose: a line that starts "2." right
+    after (among the lines that start with a number) one that starts "1.", and that one. A
+    wrapped line may start with a number ("2004 (see …"), never two in a row counting on."""
+    numbered = [(i, int(m.group(1))) for i, ln in enumerate(lines) if (m := _NUMBERED.match(ln))]
+    out: set[int] = set()
+    for (i, a), (j, b) in pairwise(numbered):
+        if b == a + 1:
+            out |= {i, j}
+    return out
 
 
 def _paragraph(text: str) -> str:

@@ -12,6 +12,7 @@ from workbench.documents.textlayer import extract_pdf
 from workbench.engines.base import PageRequest
 from workbench.engines.cpu import get_cpu_engine
 from workbench.engines.cpu.boxes import Line, paragraph_gaps
+from workbench.engines.cpu.markdown import paragraphs
 from workbench.markdown.assemble import assemble_page
 
 PARAGRAPHS = [
@@ -68,3 +69,43 @@ def test_a_short_line_ending_a_sentence_ends_its_paragraph():
     ]
     gaps = paragraph_gaps(group)
     assert [g == float("inf") for g in gaps] == [False, True, False, False, False]
+
+
+def _full(text: str, y: float, source: str = "text_layer") -> Line:
+    return Line(text, (100.0, y, 900.0, y + 25), 95.0, source)
+
+
+def test_space_between_paragraphs_of_a_tight_block_ends_a_paragraph():
+    """i1040nr p7 (the IRS's instructions): lines 3 px apart, a paragraph's last line and the
+    next paragraph 25 px apart, less than the 1.2 line heights every block splits at."""
+    ys = [0, 28, 56, 84, 133, 161]  # 3 px between lines, 24 px after the fourth
+    group = [
+        _full(f"line {k} of running text, a full one and then some", y) for k, y in enumerate(ys)
+    ]
+    gaps = paragraph_gaps(group)
+    assert [g == float("inf") for g in gaps] == [False, False, False, True, False]
+    # OCR boxes follow ink: the same gaps keep the block whole (the 1.2-line rule decides)
+    ocr = [_full(ln.text, ln.box[1], "tesseract") for ln in group]
+    assert float("inf") not in paragraph_gaps(ocr)
+    # a block set with loose leading throughout has no such gap
+    loose = [_full(f"line {k}", y) for k, y in enumerate([0, 40, 80, 120, 160])]
+    assert float("inf") not in paragraph_gaps(loose)
+
+
+def test_a_numbered_run_inside_prose_opens_an_item_at_each_number():
+    lines = [
+        "considered to have tax avoidance as a principal purpose if:",
+        "1. Your average annual net income tax was more than",
+        "$100,000, or",
+        "2. Your net worth on the date of your action was",
+        "$500,000 or more.",
+    ]
+    out = paragraphs(lines, [3.0] * 4, 25.0).split("\n\n")
+    assert out == [
+        "considered to have tax avoidance as a principal purpose if:",
+        "1. Your average annual net income tax was more than \\$100,000, or",
+        "2. Your net worth on the date of your action was \\$500,000 or more.",
+    ]
+    # a wrapped line that happens to start with a number is no item
+    wrapped = ["the amounts are adjusted after", "2004 (see the chart below). Then", "5. the rest"]
+    assert paragraphs(wrapped, [3.0, 3.0], 25.0).count("\n\n") == 0
