@@ -3,7 +3,7 @@
 # byte-compiled first, as a wheel install leaves them (the lab copies a bare tree: every CLI
 # start compiled ~600 modules, part of the ~1 s the CLI's wall time paid before "ready").
 # On an H200 (the issue's card): LightOnOCR-2-1B's recipe beside the plan (driver14), then
-# Chandra OCR 2's, then the LightOnOCR-3 probe (driver16). On another card: the probe first
+# Chandra OCR 2's, then the LightOnOCR-3 probe (stages.sh probe_lighton3). On another card: the probe first
 # (never run), then Chandra's pair (recipe and the plan with its four API servers, 0.29 each,
 # three rounds), whose wall ratio was 0.96x on the ninth hold.
 source "$(dirname "$0")/stages.sh" || exit 1
@@ -15,21 +15,6 @@ done
 { time python3 -m compileall -q -j 8 workbench benchmarks $PKGS; } > "$O/compileall.log" 2>&1
 echo "byte-compiled $(date +%T): $(tail -3 "$O/compileall.log" | tr '\n' ' ')"
 TOTAL=$(nvidia-smi --query-gpu=memory.total --format=csv,noheader,nounits | head -1)
-probe3() {
-  timeout 120 python3 -m workbench.models.weightless --model lightonai/LightOnOCR-3-1B \
-    --model lightonai/LightOnOCR-3-4B --out "$HF_HOME" > "$O/folders3.log" 2>&1
-  mkdir -p "$O/probe"
-  for m in lightonai/LightOnOCR-3-1B lightonai/LightOnOCR-3-4B; do
-    n=$(basename $m); args='{}'
-    [ "$n" = LightOnOCR-3-4B ] && args='{"gdn_prefill_backend": "triton"}'  # Qwen3.5 only
-    echo "== probe $n on the $CARD $(date +%T)"
-    WORKBENCH_VLLM_ARGS=$args timeout 330 python3 -m workbench probe \
-      --model $m --card $CARD --eager --pages 16 --max-tokens 16 --timeout 270 \
-      --page-pdf tests/data/pdflatex_outline.pdf --out "$O/probe/$n" > "$O/probe/$n.log" 2>&1
-    echo "probe $n exit $? $(date +%T)"; tail -2 "$O/probe/$n.log"
-    pkill -9 -f EngineCore; sleep 3
-  done
-}
 chandra_pair() {
   echo "== Chandra's recipe beside the plan (four API servers on Hopper), 0.29 each $(date +%T)"
   WORKBENCH_VLLM_ARGS='{"load_format": "dummy", "gdn_prefill_backend": "triton"}' ROUNDS=${CHANDRA_ROUNDS:-3} PAGES=56 UTIL=0.29 \
@@ -43,9 +28,9 @@ if [ "$CARD" = H200 ]; then
   SHARE=$(python3 -c "print(round(26 * 1024 / $TOTAL, 2))")
   UTIL=$SHARE CANDIDATE="" LIGHTON_ROUNDS=3 LIGHTON_TIMEOUT=840 stage3
   chandra_pair
-  probe3
+  probe_lighton3
 else
-  probe3
+  probe_lighton3
   chandra_pair
 fi
 touch "$O/DONE"

@@ -84,3 +84,19 @@ callers_warm() {  # issue 29: the newcomer beside a 200-page caller, three round
   echo "callers exit $? $(date +%T)"; grep -v "INFO\|WARNING" "$O/callers_warm.log" | tail -5
   grep -c "JIT compilation during inference" "$O/callers_warm.log"; pkill -9 -f EngineCore; sleep 2
 }
+
+probe_lighton3() {  # issue 34: LightOnOCR-3 1B and 4B at the card's plan, eager, 16 pages
+  timeout 120 python3 -m workbench.models.weightless --model lightonai/LightOnOCR-3-1B \
+    --model lightonai/LightOnOCR-3-4B --out "$HF_HOME" > "$O/folders3.log" 2>&1
+  mkdir -p "$O/probe"
+  for m in lightonai/LightOnOCR-3-1B lightonai/LightOnOCR-3-4B; do
+    n=$(basename $m); args='{}'
+    [ "$n" = LightOnOCR-3-4B ] && args='{"gdn_prefill_backend": "triton"}'  # Qwen3.5 only
+    echo "== probe $n on the $CARD $(date +%T)"
+    WORKBENCH_VLLM_ARGS=$args timeout 330 python3 -m workbench probe \
+      --model $m --card $CARD --eager --pages 16 --max-tokens 16 --timeout 270 \
+      --page-pdf tests/data/pdflatex_outline.pdf --out "$O/probe/$n" > "$O/probe/$n.log" 2>&1
+    echo "probe $n exit $? $(date +%T)"; tail -2 "$O/probe/$n.log"
+    pkill -9 -f EngineCore; sleep 3
+  done
+}
