@@ -66,6 +66,7 @@ def test_a_glyph_drawn_again_a_hair_off_reads_once():
     assert "Municipalité de Morin-Heights" in text
     assert "Municipalité de Saint-Sauveur" in text
     assert not any(a + a + b + b in text for a, b in ("Mu", "un", "ni"))
+    assert layer.chars == sum(len(w.text) for w in layer.words)  # a shadow is no character
 
 
 def test_a_letter_repeated_an_advance_on_is_text(tmp_path):

@@ -56,14 +56,13 @@ def not_text(ch: str) -> bool:
     return o < 32 or 0x7F <= o <= 0x9F or 0xF000 <= o <= 0xF0FF
 
 
-def has_accent(text: str) -> bool:
-    return any(a in text for a in ACCENTS)
-
-
 def composed_accents(raw: Any, tp: Any, text: str, n: int) -> tuple[dict[int, str], set[int]]:
     """Spacing accents drawn over (or, cedilla and ogonek, under) a letter: ``{letter index:
     composed letter}`` and the accents' indices. An accent whose centre lies over no letter's
-    box (within 120 characters of it, where TeX puts them) stays text."""
+    box (within 120 characters of it, where TeX puts them) stays text. A text without any
+    is answered at once (most pages)."""
+    if not any(a in text for a in ACCENTS):
+        return {}, set()
     import unicodedata
 
     left, bottom, right, top = (ctypes.c_double() for _ in range(4))

@@ -191,8 +191,7 @@ def _words(raw: Any, tp: Any, n: int, to_pt: Transform) -> tuple[list[TextWord],
     rect = raw.FS_RECTF()
     matrix = raw.FS_MATRIX()
     text = pdfchars.page_text(raw, tp, n)
-    has = pdfchars.has_accent(text)
-    composed, accents = pdfchars.composed_accents(raw, tp, text, n) if has else ({}, set())
+    composed, accents = pdfchars.composed_accents(raw, tp, text, n)
     words: list[TextWord] = []
     chars = unmapped = 0
     line = 0
@@ -252,7 +251,8 @@ def _words(raw: Any, tp: Any, n: int, to_pt: Transform) -> tuple[list[TextWord],
             continue
         lt, rt, bt, tpp = rect.left, rect.right, rect.bottom, rect.top
         if cur is not None and cur.shadowed_by(raw, tp, i, ch, (lt, bt, rt, tpp), size):
-            continue  # the same glyph again a hair off (a drop shadow): it reads once
+            chars -= 1  # the same glyph again a hair off (a drop shadow): it reads once
+            continue
         if cur is None:
             cur = _Word(line)
             first.append(i)
