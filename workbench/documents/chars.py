@@ -21,14 +21,14 @@ from typing import Any
 SHADOW_SHIFT = 0.12
 
 #: spacing accents → combining marks; TeX's ``\\'a`` draws the accent as its own glyph
-ACCENTS = {
+_ACCENTS = {
     "\u00b4": "\u0301", "\u0060": "\u0300", "\u02c6": "\u0302", "\u02dc": "\u0303",
     "\u00a8": "\u0308", "\u02c7": "\u030c", "\u02d8": "\u0306", "\u02d9": "\u0307",
     "\u00af": "\u0304", "\u02da": "\u030a", "\u02dd": "\u030b", "\u00b8": "\u0327",
     "\u02db": "\u0328",
 }  # fmt: skip
-BELOW = {"\u0327", "\u0328"}  # cedilla and ogonek hang under their letter
-DOTLESS = {"\u0131": "i", "\u0237": "j"}
+_BELOW = {"\u0327", "\u0328"}  # cedilla and ogonek hang under their letter
+_DOTLESS = {"\u0131": "i", "\u0237": "j"}
 
 
 def page_text(raw: Any, tp: Any, n: int) -> str:
@@ -61,7 +61,7 @@ def composed_accents(raw: Any, tp: Any, text: str, n: int) -> tuple[dict[int, st
     composed letter}`` and the accents' indices. An accent whose centre lies over no letter's
     box (within 120 characters of it, where TeX puts them) stays text. A text without any
     is answered at once (most pages)."""
-    if not any(a in text for a in ACCENTS):
+    if not any(a in text for a in _ACCENTS):
         return {}, set()
     import unicodedata
 
@@ -76,11 +76,11 @@ def composed_accents(raw: Any, tp: Any, text: str, n: int) -> tuple[dict[int, st
     composed: dict[int, str] = {}
     accents: set[int] = set()
     for i, ch in enumerate(text):
-        mark = ACCENTS.get(ch)
+        mark = _ACCENTS.get(ch)
         a = box(i) if mark else None
         if mark is None or a is None:
             continue
-        cx, below = (a[0] + a[2]) / 2, mark in BELOW
+        cx, below = (a[0] + a[2]) / 2, mark in _BELOW
         best, dist = -1, float("inf")
         for j in range(max(0, i - 120), min(n, i + 120)):
             if j == i or not text[j].isalpha() or j in composed:
@@ -93,7 +93,7 @@ def composed_accents(raw: Any, tp: Any, text: str, n: int) -> tuple[dict[int, st
             if -0.5 * height <= gap <= 0.6 * height and abs(gap) < dist:
                 best, dist = j, abs(gap)
         if best >= 0:
-            base = DOTLESS.get(text[best], text[best])
+            base = _DOTLESS.get(text[best], text[best])
             composed[best] = unicodedata.normalize("NFC", base + mark)
             accents.add(i)
     return composed, accents

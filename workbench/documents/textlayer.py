@@ -180,11 +180,12 @@ class _Word:
         """Character ``i`` (``ch`` at ``box``) is the shadow of this word's last one: at its
         place (:func:`.chars.shadow`) and from another text object (a ligature's letters, "ff",
         share their object and their box)."""
-        if not self.chars or not pdfchars.shadow(
-            self.chars[-1][0], self.boxes[-1][1:], ch, box, size
-        ):
+        if not self.chars or self.chars[-1][0] != ch:  # most characters: no slice, no call
             return False
-        return pdfchars.drawn_apart(raw, tp, i, self.boxes[-1][0])
+        last = self.boxes[-1]
+        return pdfchars.shadow(ch, last[1:], ch, box, size) and pdfchars.drawn_apart(
+            raw, tp, i, last[0]
+        )
 
 
 def _words(raw: Any, tp: Any, n: int, to_pt: Transform) -> tuple[list[TextWord], int, int, int]:

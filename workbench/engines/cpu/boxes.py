@@ -195,7 +195,8 @@ def paragraph_gaps(group: list[Line]) -> list[float]:
     gap of its own (``inf``): a line ending a sentence well short of the block's right edge
     (under 75 % of its width), followed by a line starting with a capital, a digit or a
     quote, ends a paragraph even where paragraphs are set without space between them (hanging
-    or first-line indents)."""
+    or first-line indents); so does the space set between paragraphs of a tight text-layer
+    block (``_spaced``)."""
     if not group:
         return []
     way = turned_way(group)  # text on its side: the gaps of its own frame
